@@ -1,0 +1,3 @@
+from cosmem_tui.cli import main
+
+raise SystemExit(main())

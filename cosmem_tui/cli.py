@@ -1,0 +1,314 @@
+"""The ``cosmem`` command: the TUI by default, headless subcommands for runbooks.
+
+Every headless command prints a readable table, or ``--json`` (one JSON array on
+stdout) or ``--csv``. Problems a user can cause end as one line on stderr and
+exit status 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from cosmem_tui import __version__
+from cosmem_tui.core import records
+from cosmem_tui.core.errors import LookupFailed
+from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session
+from cosmem_tui.core.text import json_for_terminal, one_line, visible
+from cosmem_tui.model import SystemClock, ThreadRef
+from cosmem_tui.profiles import SchemaError
+from cosmem_tui.sources.errors import StoreError
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class CliError(Exception):
+    """A one-line problem to print on stderr with exit status 1."""
+
+
+# -- arguments -------------------------------------------------------------------
+
+
+def _source_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--workspace", type=Path, default=default, metavar="PATH",
+        help="a local workspace file (default: the demo workspace in the user data dir)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--schema", default=default, metavar="NAME",
+        help="how items map to tenant/thread/turn (default: the workspace's own schema)",
+    )  # fmt: skip
+
+
+def _output_options(parser: argparse.ArgumentParser) -> None:
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", dest="format", action="store_const", const="json",
+                     help="a JSON array on stdout")  # fmt: skip
+    fmt.add_argument("--csv", dest="format", action="store_const", const="csv",
+                     help="CSV with a header row on stdout")  # fmt: skip
+    parser.set_defaults(format="table")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cosmem",
+        description="Operations console for Cosmos DB containers that hold AI-agent memory. "
+        "With no command it opens the terminal UI.",
+    )
+    parser.add_argument("--version", action="version", version=f"cosmem {__version__}")
+    _source_options(parser, suppress=False)
+    parser.add_argument("--theme", default=None, metavar="NAME",
+                        help="UI theme: cosmem-dark, cosmem-light, high-contrast, production")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    tenants = commands.add_parser("tenants", help="list tenants with thread and item counts")
+    _source_options(tenants, suppress=True)
+    _output_options(tenants)
+
+    threads = commands.add_parser("threads", help="list the threads of a tenant")
+    threads.add_argument("tenant", nargs="?", help="the tenant (omit for schemas without one)")
+    _source_options(threads, suppress=True)
+    _output_options(threads)
+
+    turns = commands.add_parser("turns", help="list the turns of a thread, oldest first")
+    turns.add_argument("names", nargs="+", metavar="[TENANT] THREAD",
+                       help="tenant and thread (just the thread for schemas without tenants)")
+    turns.add_argument("--last", type=int, metavar="N", help="only the newest N turns")
+    _source_options(turns, suppress=True)
+    _output_options(turns)
+
+    demo = commands.add_parser("demo", help="create (or with --reset rebuild) the demo workspace")
+    demo.add_argument("--reset", action="store_true", help="rebuild it from the seed")
+    _source_options(demo, suppress=True)
+    return parser
+
+
+# -- output ------------------------------------------------------------------------
+
+
+def _csv_value(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return "; ".join(str(v) for v in value) if value and not isinstance(value[0], dict) else ""
+    return visible(str(value))
+
+
+class Output:
+    """Streams records as a table, a JSON array or CSV, escaping all item text."""
+
+    def __init__(self, fmt: str, fields: Sequence[str], table_fields: Sequence[str],
+                 stream: TextIO) -> None:  # fmt: skip
+        self.fmt = fmt
+        self.fields = fields
+        self.table_fields = table_fields
+        self.stream = stream
+        self.count = 0
+        self._table_rows: list[list[str]] = []
+        self._csv = csv.writer(stream) if fmt == "csv" else None
+
+    def __enter__(self) -> Output:
+        if self.fmt == "json":
+            self.stream.write("[")
+        elif self._csv is not None:
+            self._csv.writerow(self.fields)
+        return self
+
+    def write(self, record: dict[str, Any]) -> None:
+        if self.fmt == "json":
+            self.stream.write(",\n" if self.count else "\n")
+            self.stream.write(json_for_terminal(record))
+        elif self._csv is not None:
+            self._csv.writerow([_csv_value(record.get(f)) for f in self.fields])
+        else:
+            self._table_rows.append([_cell(record.get(f)) for f in self.table_fields])
+            if len(self._table_rows) >= 500:
+                self._flush_table()
+        self.count += 1
+
+    def _flush_table(self) -> None:
+        if self._table_rows:
+            _print_table(self.table_fields, self._table_rows, self.stream, header=not self._flushed)
+            self._flushed = True
+            self._table_rows = []
+
+    _flushed = False
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fmt == "json":
+            self.stream.write("\n]\n" if self.count else "]\n")
+        elif self.fmt == "table":
+            self._flush_table()
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value) if all(isinstance(v, str) for v in value) else (
+            f"{len(value)}"
+        )
+    return one_line(str(value), 72)
+
+
+def _print_table(fields: Sequence[str], rows: list[list[str]], stream: TextIO,
+                 *, header: bool) -> None:  # fmt: skip
+    from rich.cells import cell_len, set_cell_size
+
+    widths = [max(cell_len(f), *(cell_len(r[i]) for r in rows)) for i, f in enumerate(fields)]
+    lines = []
+    if header:
+        lines.append("  ".join(f.upper().ljust(w) for f, w in zip(fields, widths, strict=True)))
+    for row in rows:
+        lines.append("  ".join(set_cell_size(c, w) for c, w in zip(row, widths, strict=True)))
+    stream.write("\n".join(line.rstrip() for line in lines) + "\n")
+
+
+# -- commands ----------------------------------------------------------------------
+
+
+def _session(args: argparse.Namespace) -> Session:
+    options = SessionOptions(workspace=args.workspace, schema=args.schema)
+    if options.needs_demo_build():
+        print(f"cosmem: creating the demo workspace at {options.workspace_path} …",
+              file=sys.stderr)  # fmt: skip
+    return open_session(options)
+
+
+async def _cmd_tenants(session: Session, args: argparse.Namespace, out: TextIO) -> None:
+    if not session.schema.has_tenant_level:
+        raise CliError(f"schema {session.schema.name} has no tenant level; use 'cosmem threads'")
+    tenants = await session.service.tenants()
+    with Output(args.format, records.TENANT_FIELDS, records.TENANT_FIELDS, out) as output:
+        for tenant in tenants:
+            output.write(records.tenant_record(tenant))
+
+
+async def _cmd_threads(session: Session, args: argparse.Namespace, out: TextIO) -> None:
+    schema = session.schema
+    if schema.has_tenant_level and args.tenant is None:
+        raise CliError(f"name a {schema.tenant_label}: cosmem threads {schema.tenant_label.upper()}")
+    if not schema.has_tenant_level and args.tenant is not None:
+        raise CliError(f"schema {schema.name} has no tenant level; run 'cosmem threads' alone")
+    threads = await session.service.threads(args.tenant)
+    fields = records.THREAD_FIELDS if schema.has_tenant_level else tuple(
+        f for f in records.THREAD_FIELDS if f != "tenant"
+    )
+    with Output(args.format, fields, fields, out) as output:
+        for thread in threads:
+            output.write(records.thread_record(thread))
+
+
+def _thread_ref(session: Session, names: list[str]) -> ThreadRef:
+    schema = session.schema
+    if schema.has_tenant_level:
+        if len(names) != 2:
+            raise CliError(f"usage: cosmem turns {schema.tenant_label.upper()} THREAD")
+        return ThreadRef(names[0], names[1])
+    if len(names) != 1:
+        raise CliError(f"schema {schema.name} has no tenant level: usage: cosmem turns THREAD")
+    return ThreadRef(None, names[0])
+
+
+async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) -> None:
+    ref = _thread_ref(session, args.names)
+    if args.last is not None and args.last < 1:
+        raise CliError("--last needs a positive number")
+    now = session.clock.now()
+    table_fields = ("order", "timestamp", "kind", "roles", "text", "expires_in")
+
+    async def turns() -> AsyncIterator[Any]:
+        if args.last is not None:
+            for turn in await session.service.last_turns(ref, args.last):
+                yield turn
+        else:
+            async for turn in session.service.iter_turns(ref):
+                yield turn
+
+    with Output(args.format, records.TURN_FIELDS, table_fields, out) as output:
+        async for turn in turns():
+            record = records.turn_record(turn, now)
+            if output.fmt == "table":
+                record["text"] = ("⚠ " if turn.malformed else "") + record["text"]
+                record["expires_in"] = _expires_in(record["expires_in"], record["ttl_state"])
+            output.write(record)
+
+
+def _expires_in(seconds: int | None, state: str) -> str:
+    from cosmem_tui.model.ttl import format_duration
+
+    if seconds is None:
+        return "never" if state == "never" else "ttl off"
+    return "expired" if seconds <= 0 else format_duration(seconds)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    options = SessionOptions(workspace=args.workspace, schema=None)
+    path = options.workspace_path
+    if path.exists() and not args.reset:
+        print(f"demo workspace: {path} (use --reset to rebuild it)")
+        return EXIT_OK
+    started = time.perf_counter()
+    manifest = build_demo(path, SystemClock())
+    elapsed = time.perf_counter() - started
+    print(f"demo workspace: {path}\n"
+          f"  {manifest.items:,} items in {manifest.threads:,} threads, built in {elapsed:.1f}s\n"
+          f"  hot tenant: {manifest.hot_tenant}; malformed items: "
+          f"{manifest.malformed.get('tenant')}/{manifest.malformed.get('thread')}; hostile text: "
+          f"{manifest.hostile.get('tenant')}/{visible(manifest.hostile.get('thread', ''))}")
+    return EXIT_OK
+
+
+Command = Callable[[Session, argparse.Namespace, TextIO], Any]
+_HEADLESS: dict[str, Command] = {
+    "tenants": _cmd_tenants,
+    "threads": _cmd_threads,
+    "turns": _cmd_turns,
+}
+
+
+async def _run_headless(command: Command, args: argparse.Namespace) -> None:
+    session = _session(args)
+    try:
+        await command(session, args, sys.stdout)
+    finally:
+        await session.close()
+
+
+def _run_tui(args: argparse.Namespace) -> int:
+    from cosmem_tui.ui.app import run_app  # textual is only imported for the TUI
+
+    return run_app(SessionOptions(workspace=args.workspace, schema=args.schema), theme=args.theme)
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    args = build_parser().parse_args(None if argv is None else list(argv))
+    try:
+        if args.command is None:
+            return _run_tui(args)
+        if args.command == "demo":
+            return _cmd_demo(args)
+        asyncio.run(_run_headless(_HEADLESS[args.command], args))
+        sys.stdout.flush()
+        return EXIT_OK
+    except (CliError, LookupFailed, StoreError, SchemaError) as exc:
+        print(f"cosmem: {visible(_message(exc))}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        # `cosmem turns … | head` closed the pipe: not an error worth a traceback.
+        sys.stderr.close()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+def _message(exc: Exception) -> str:
+    message = getattr(exc, "message", None)
+    return str(message if message is not None else exc)

@@ -1,0 +1,136 @@
+"""The browse use case: tenants → threads → turns → one item, shared by the TUI and the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from dataclasses import dataclass
+
+from cosmem_tui.core.errors import UnknownItem, UnknownTenant, UnknownThread
+from cosmem_tui.model import Clock, ContainerProperties, Item, Tenant, Thread, ThreadRef, Turn
+from cosmem_tui.profiles import Schema, turn_from_item
+from cosmem_tui.sources.errors import NotFound
+from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, MemoryStore
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPage:
+    turns: tuple[Turn, ...]
+    continuation: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnDetail:
+    ref: ThreadRef
+    turn: Turn
+    item: Item
+
+
+class BrowseService:
+    def __init__(self, store: MemoryStore, clock: Clock) -> None:
+        self.store = store
+        self.clock = clock
+        self._container: ContainerProperties | None = None
+
+    @property
+    def schema(self) -> Schema:
+        return self.store.schema
+
+    @property
+    def gateway(self) -> Gateway:
+        return self.store.gateway
+
+    @property
+    def tenant_label(self) -> str:
+        return self.schema.tenant_label
+
+    async def container(self) -> ContainerProperties:
+        if self._container is None:
+            self._container = await self.store.container_properties()
+        return self._container
+
+    async def tenants(self) -> list[Tenant]:
+        """Tenants, busiest first (the hot tenant is what on-call looks for)."""
+        tenants = await self.store.list_tenants()
+        return sorted(tenants, key=lambda t: (-t.items, t.name))
+
+    async def threads(self, tenant: str | None) -> list[Thread]:
+        """Threads of a tenant (or of the container), most recently active first."""
+        threads = await self.store.list_threads(tenant)
+        if tenant is not None and not threads:
+            raise UnknownTenant(
+                f"no {self.tenant_label} {tenant!r} with visible items in {self.store.label}"
+            )
+        return sorted(threads, key=lambda t: (-(t.last_activity or 0), t.name))
+
+    async def turns_page(
+        self,
+        ref: ThreadRef,
+        *,
+        continuation: str | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        newest_first: bool = False,
+    ) -> TurnPage:
+        container = await self.container()
+        page = await self.store.page_turns(
+            ref, continuation=continuation, page_size=page_size, newest_first=newest_first
+        )
+        turns = tuple(turn_from_item(self.schema, i, container.default_ttl) for i in page.items)
+        return TurnPage(turns, page.continuation)
+
+    async def first_page(
+        self, ref: ThreadRef, *, page_size: int = DEFAULT_PAGE_SIZE, newest_first: bool = False
+    ) -> TurnPage:
+        """The first page of a thread, or UnknownThread/UnknownTenant when it has none."""
+        page = await self.turns_page(ref, page_size=page_size, newest_first=newest_first)
+        if not page.turns:
+            await self._explain_missing_thread(ref)
+        return page
+
+    async def _explain_missing_thread(self, ref: ThreadRef) -> None:
+        if ref.tenant is not None:
+            await self.threads(ref.tenant)  # raises UnknownTenant if the tenant is empty
+            raise UnknownThread(
+                f"no thread {ref.thread!r} with visible items in {self.tenant_label} {ref.tenant!r}"
+            )
+        raise UnknownThread(f"no thread {ref.thread!r} with visible items in {self.store.label}")
+
+    async def iter_turns(
+        self, ref: ThreadRef, *, page_size: int = 200, newest_first: bool = False
+    ) -> AsyncIterator[Turn]:
+        """Every turn of a thread, page by page (never the whole thread in memory)."""
+        page = await self.first_page(ref, page_size=page_size, newest_first=newest_first)
+        while True:
+            for turn in page.turns:
+                yield turn
+            if page.continuation is None:
+                return
+            page = await self.turns_page(
+                ref, continuation=page.continuation, page_size=page_size,
+                newest_first=newest_first,
+            )
+
+    async def last_turns(self, ref: ThreadRef, count: int) -> list[Turn]:
+        """The newest ``count`` turns, oldest first."""
+        newest: list[Turn] = []
+        pages = self.iter_turns(ref, page_size=min(count, 500), newest_first=True)
+        async with aclosing(pages):
+            async for turn in pages:
+                newest.append(turn)
+                if len(newest) >= count:
+                    break
+        newest.reverse()
+        return newest
+
+    async def detail(self, ref: ThreadRef, item_id: str) -> TurnDetail:
+        """The whole item (point read) and its turn view."""
+        container = await self.container()
+        try:
+            item = await self.store.read_item(ref, item_id)
+        except NotFound:
+            raise UnknownItem(
+                f"item {item_id!r} is gone from {ref.describe(self.tenant_label)} "
+                "(expired or deleted)"
+            ) from None
+        return TurnDetail(ref, turn_from_item(self.schema, item, container.default_ttl), item)

@@ -1,0 +1,74 @@
+"""Flat records of tenants, threads and turns for headless output (JSON, CSV, tables).
+
+The keys are a runbook-facing contract (documented in the README): add keys freely,
+never rename or remove one.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from cosmem_tui.model import MISSING, JsonValue, Tenant, Thread, Turn
+
+TENANT_FIELDS = ("tenant", "threads", "items", "last_activity")
+THREAD_FIELDS = ("thread", "tenant", "turns", "last_activity", "short_term", "long_term")
+TURN_FIELDS = (
+    "id", "order", "timestamp", "kind", "roles", "text", "ttl", "ttl_state", "ttl_effective",
+    "expires_at", "expires_in", "problems",
+)  # fmt: skip
+
+
+def iso(epoch: float | None) -> str | None:
+    if epoch is None:
+        return None
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def tenant_record(tenant: Tenant) -> dict[str, Any]:
+    return {
+        "tenant": tenant.name,
+        "threads": tenant.threads,
+        "items": tenant.items,
+        "last_activity": iso(tenant.last_activity),
+    }
+
+
+def thread_record(thread: Thread) -> dict[str, Any]:
+    return {
+        "thread": thread.name,
+        "tenant": thread.ref.tenant,
+        "turns": thread.items,
+        "last_activity": iso(thread.last_activity),
+        "short_term": thread.short_term,
+        "long_term": thread.long_term,
+    }
+
+
+def _stored(value: JsonValue) -> JsonValue:
+    return None if value is MISSING else value
+
+
+def turn_text(turn: Turn) -> str:
+    return "\n".join(f"{m.role}: {m.text}" for m in turn.messages)
+
+
+def turn_record(turn: Turn, now: float) -> dict[str, Any]:
+    remaining = turn.ttl.remaining(now)
+    return {
+        "id": turn.item_id,
+        "order": _stored(turn.order),
+        "timestamp": iso(turn.timestamp),
+        "kind": turn.kind,
+        "roles": list(turn.roles),
+        "text": turn_text(turn),
+        "ttl": _stored(turn.ttl.raw),
+        "ttl_state": turn.ttl.state.value,
+        "ttl_effective": turn.ttl.effective if turn.ttl.effective is not None else (
+            -1 if turn.ttl.state.value == "never" else None
+        ),
+        "expires_at": iso(turn.ttl.expires_at),
+        "expires_in": None if remaining is None else int(remaining),
+        "problems": list(turn.problems),
+        "messages": [{"role": m.role, "text": m.text} for m in turn.messages],
+    }

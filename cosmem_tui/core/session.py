@@ -1,0 +1,105 @@
+"""Open what the user asked for: a local workspace (the demo by default) and its services."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+from cosmem_tui.core.browse import BrowseService
+from cosmem_tui.model import Clock, SystemClock
+from cosmem_tui.profiles import Schema, get_schema
+from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.local import LocalStore, Workspace
+from cosmem_tui.sources.local.demo import DemoManifest, build_demo_workspace, read_manifest
+from cosmem_tui.sources.store import MemoryStore
+
+APP_NAME = "cosmem"
+DEMO_FILE = "demo.sqlite"
+DEFAULT_SCHEMA = "lab"
+
+
+def data_dir() -> Path:
+    """The user data dir (``$XDG_DATA_HOME/cosmem`` on Linux)."""
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def config_dir() -> Path:
+    """The user config dir (``$XDG_CONFIG_HOME/cosmem`` on Linux): user schemas live here."""
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def default_workspace_path() -> Path:
+    return data_dir() / DEMO_FILE
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    workspace: Path | None = None  # None: the demo workspace in the user data dir
+    schema: str | None = None  # None: the schema the workspace was built for
+
+    @property
+    def workspace_path(self) -> Path:
+        return self.workspace if self.workspace is not None else default_workspace_path()
+
+    @property
+    def is_demo(self) -> bool:
+        return self.workspace is None
+
+    def needs_demo_build(self) -> bool:
+        return self.is_demo and not self.workspace_path.exists()
+
+
+@dataclass
+class Session:
+    store: MemoryStore
+    service: BrowseService
+    clock: Clock
+    is_demo: bool
+    manifest: DemoManifest | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def gateway(self) -> Gateway:
+        return self.store.gateway
+
+    @property
+    def schema(self) -> Schema:
+        return self.store.schema
+
+    async def close(self) -> None:
+        await self.store.close()
+
+
+def build_demo(
+    path: Path, clock: Clock, progress: Callable[[int], None] | None = None
+) -> DemoManifest:
+    """(Re)build the demo workspace at ``path`` anchored at the current minute."""
+    anchor = int(clock.now()) // 60 * 60
+    return build_demo_workspace(path, anchor, progress=progress)
+
+
+def open_session(options: SessionOptions, clock: Clock | None = None) -> Session:
+    """Open the workspace (building the demo first if this is the first run)."""
+    clock = clock or SystemClock()
+    path = options.workspace_path
+    notes: list[str] = []
+    if options.needs_demo_build():
+        build_demo(path, clock)
+        notes.append(f"created the demo workspace at {path}")
+    workspace = Workspace.open(path)
+    name = options.schema or workspace.meta("schema") or DEFAULT_SCHEMA
+    schema = get_schema(name, config_dir() / "schemas")
+    workspace.ensure_derived(schema)
+    label = f"demo workspace {path}" if options.is_demo else f"workspace {path}"
+    store = LocalStore(workspace, schema, gateway=Gateway(), clock=clock, label=label)
+    return Session(
+        store=store,
+        service=BrowseService(store, clock),
+        clock=clock,
+        is_demo=options.is_demo,
+        manifest=read_manifest(workspace),
+        notes=notes,
+    )

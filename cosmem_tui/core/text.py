@@ -1,0 +1,84 @@
+"""Text is data: make attacker-controlled strings safe to put on a terminal.
+
+Chat messages, thread ids and every other item field may carry Rich markup,
+ANSI/OSC escape sequences, C1 controls or bidirectional overrides. The UI renders
+strings as ``rich.text.Text`` (never markup); this module guarantees that no
+character of item content can act on the terminal: control, format (bidi,
+zero-width), separator and surrogate characters become visible escapes such as
+``\\x1b`` or ``\\u202e``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from typing import Any
+
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_WHITESPACE_RUN = re.compile(r"[ \t\r\n]+")
+
+
+def _escape_char(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def must_escape(ch: str) -> bool:
+    return unicodedata.category(ch) in _ESCAPED_CATEGORIES
+
+
+def visible(text: str, *, multiline: bool = False) -> str:
+    """``text`` with every dangerous character shown as an escape.
+
+    With ``multiline`` newlines are kept (``\\r\\n`` becomes ``\\n``; a lone ``\\r``
+    is escaped, it could overwrite a line) and tabs become four spaces.
+    """
+    if text.isprintable():  # fast path: no Cc/Cf/Cs/Zl/Zp (and no unusual spaces)
+        return text
+    if multiline:
+        text = text.replace("\r\n", "\n").replace("\t", "    ")
+    out: list[str] = []
+    for ch in text:
+        if ch == "\n" and multiline:
+            out.append(ch)
+        elif must_escape(ch):
+            out.append(_escape_char(ch))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """A single-line preview: whitespace runs collapse to one space, then escaping."""
+    flat = _WHITESPACE_RUN.sub(" ", text).strip()
+    if limit is not None and len(flat) > limit:
+        flat = flat[: max(0, limit - 1)] + "…"
+    return visible(flat)
+
+
+def json_for_terminal(value: Any, *, indent: int | None = None) -> str:
+    """JSON that decodes to exactly ``value`` but carries no raw control characters.
+
+    ``ensure_ascii=False`` keeps text readable; C0 controls are escaped by the
+    encoder itself, and this also escapes C1, format, separator and lone
+    surrogate characters (all legal only inside JSON strings).
+    """
+    encoded = json.dumps(value, ensure_ascii=False, indent=indent)
+    if encoded.replace("\n", "").isprintable():
+        return encoded
+    return "".join(
+        _json_escape(ch) if ch != "\n" and must_escape(ch) else ch for ch in encoded
+    )
+
+
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

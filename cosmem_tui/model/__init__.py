@@ -1,0 +1,43 @@
+"""Plain data shared by every layer (standard library only)."""
+
+from cosmem_tui.model.clock import Clock, FrozenClock, SystemClock
+from cosmem_tui.model.entities import (
+    ContainerProperties,
+    Item,
+    JsonValue,
+    Message,
+    Page,
+    PartitionKeyDefinition,
+    PartitionKeyValue,
+    RequestCharge,
+    Scope,
+    Tenant,
+    Thread,
+    ThreadRef,
+    Turn,
+)
+from cosmem_tui.model.ttl import MISSING, ItemTtl, TtlClass, TtlState, resolve_ttl
+
+__all__ = [
+    "MISSING",
+    "Clock",
+    "ContainerProperties",
+    "FrozenClock",
+    "Item",
+    "ItemTtl",
+    "JsonValue",
+    "Message",
+    "Page",
+    "PartitionKeyDefinition",
+    "PartitionKeyValue",
+    "RequestCharge",
+    "Scope",
+    "SystemClock",
+    "Tenant",
+    "Thread",
+    "ThreadRef",
+    "TtlClass",
+    "TtlState",
+    "Turn",
+    "resolve_ttl",
+]

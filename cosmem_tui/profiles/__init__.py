@@ -1,0 +1,18 @@
+"""Schema profiles: how a container's items map onto tenant → thread → turn."""
+
+from cosmem_tui.profiles.mapping import turn_from_item
+from cosmem_tui.profiles.paths import FieldPath
+from cosmem_tui.profiles.registry import all_schemas, builtin_schemas, get_schema
+from cosmem_tui.profiles.schema import Granularity, Schema, SchemaError, ValueType
+
+__all__ = [
+    "FieldPath",
+    "Granularity",
+    "Schema",
+    "SchemaError",
+    "ValueType",
+    "all_schemas",
+    "builtin_schemas",
+    "get_schema",
+    "turn_from_item",
+]

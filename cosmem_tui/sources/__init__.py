@@ -1,0 +1,1 @@
+"""Where data comes from: the MemoryStore contract, its backends, and the Gateway."""

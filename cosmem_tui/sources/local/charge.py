@@ -1,0 +1,51 @@
+"""The modelled request charge of the local workspace.
+
+A local workspace has no RU meter, but the console must still show what a
+navigation step would cost, so the numbers are modelled on published Cosmos DB
+behaviour and every record is marked simulated:
+
+* point read: 1 RU per started KB of the item (a 1 KB point read costs 1 RU);
+* query: 2.8 RU per partition range visited (the fixed cost of a small query),
+  plus 0.35 RU per item returned, plus 0.1 RU per KB returned, plus 0.005 RU per
+  item an aggregate reads;
+* a cross-partition query visits every physical partition range of the
+  container (``physical_partitions``, 4 in the demo workspace); single-partition
+  and prefix queries visit one.
+
+These figures are deliberately round: they are for comparing navigation steps
+("a fan-out costs 4× a prefix query"), not for capacity planning.
+"""
+
+from __future__ import annotations
+
+import math
+
+from cosmem_tui.model import Scope
+
+QUERY_BASE_RU = 2.8
+PER_ITEM_RETURNED_RU = 0.35
+PER_KB_RETURNED_RU = 0.1
+PER_ITEM_SCANNED_RU = 0.005
+DEFAULT_PHYSICAL_PARTITIONS = 4
+
+
+def point_read_charge(size_bytes: int) -> float:
+    return float(max(1, math.ceil(size_bytes / 1024)))
+
+
+def query_charge(
+    scope: Scope,
+    *,
+    returned: int,
+    returned_bytes: int,
+    scanned: int = 0,
+    physical_partitions: int = DEFAULT_PHYSICAL_PARTITIONS,
+) -> float:
+    ranges = physical_partitions if scope is Scope.CROSS_PARTITION else 1
+    charge = (
+        QUERY_BASE_RU * ranges
+        + PER_ITEM_RETURNED_RU * returned
+        + PER_KB_RETURNED_RU * returned_bytes / 1024
+        + PER_ITEM_SCANNED_RU * scanned
+    )
+    return round(charge, 2)

@@ -1,0 +1,254 @@
+"""The MemoryStore over a local workspace (SQLite), with Cosmos semantics.
+
+SQLite work runs in a worker thread (``asyncio.to_thread``) so the UI's event
+loop never waits on disk. Every call passes the Gateway with a modelled charge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+from pathlib import Path
+from typing import Any
+
+from cosmem_tui.model import (
+    Clock,
+    ContainerProperties,
+    Item,
+    Page,
+    Scope,
+    SystemClock,
+    Tenant,
+    Thread,
+    ThreadRef,
+)
+from cosmem_tui.profiles import Schema, SchemaError
+from cosmem_tui.sources.errors import BadRequest, NotFound
+from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.local.charge import (
+    DEFAULT_PHYSICAL_PARTITIONS,
+    point_read_charge,
+    query_charge,
+)
+from cosmem_tui.sources.local.keys import pk_text
+from cosmem_tui.sources.local.workspace import Workspace
+from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
+
+_SYSTEM_PROPERTIES = ("_ts", "_etag")
+
+
+def _encode_position(rank: int, value: Any, item_id: str) -> str:
+    raw = json.dumps([rank, value, item_id], ensure_ascii=False, separators=(",", ":"))
+    return "L1." + base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii")
+
+
+def _decode_position(token: str) -> tuple[int, Any, str]:
+    try:
+        if not token.startswith("L1."):
+            raise ValueError("unknown version")
+        rank, value, item_id = json.loads(base64.urlsafe_b64decode(token[3:].encode("ascii")))
+        if not isinstance(rank, int) or not isinstance(item_id, str):
+            raise ValueError("bad position")
+        return rank, value, item_id
+    except (ValueError, binascii.Error, TypeError) as exc:
+        raise BadRequest(f"invalid continuation token ({exc})") from None
+
+
+class LocalStore:
+    """Reads a workspace. Exposes no write operations: the console is read-only."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        schema: Schema,
+        *,
+        gateway: Gateway | None = None,
+        clock: Clock | None = None,
+        label: str | None = None,
+    ) -> None:
+        self._workspace = workspace
+        self._schema = schema
+        self._gateway = gateway or Gateway()
+        self._clock = clock or SystemClock()
+        self._label = label or f"workspace {workspace.path}"
+        self._projection = schema.list_projection()
+        partitions = workspace.meta("physical_partitions")
+        self._physical_partitions = int(partitions) if partitions else DEFAULT_PHYSICAL_PARTITIONS
+
+    @classmethod
+    def open(
+        cls,
+        path: Path,
+        schema: Schema,
+        *,
+        gateway: Gateway | None = None,
+        clock: Clock | None = None,
+        label: str | None = None,
+    ) -> LocalStore:
+        workspace = Workspace.open(path)
+        workspace.ensure_derived(schema)
+        return cls(workspace, schema, gateway=gateway, clock=clock, label=label)
+
+    @property
+    def schema(self) -> Schema:
+        return self._schema
+
+    @property
+    def gateway(self) -> Gateway:
+        return self._gateway
+
+    @property
+    def label(self) -> str:
+        return self._label
+
+    @property
+    def simulated(self) -> bool:
+        return True
+
+    @property
+    def workspace(self) -> Workspace:
+        return self._workspace
+
+    def _now(self) -> int:
+        return int(self._clock.now())
+
+    async def container_properties(self) -> ContainerProperties:
+        async with self._gateway.request("read-container", Scope.METADATA) as ticket:
+            ticket.charge(1.0, simulated=True)
+            return self._workspace.container
+
+    async def list_tenants(self) -> list[Tenant]:
+        if not self._schema.has_tenant_level:
+            raise SchemaError(f"schema {self._schema.name} has no tenant level")
+        async with self._gateway.request(
+            "list-tenants", Scope.CROSS_PARTITION, target="all tenants"
+        ) as ticket:
+            rows = await asyncio.to_thread(
+                self._workspace.query, "list_tenants", {"now": self._now()}
+            )
+            scanned = sum(r[2] for r in rows)
+            ticket.items = len(rows)
+            ticket.charge(
+                query_charge(
+                    Scope.CROSS_PARTITION,
+                    returned=len(rows),
+                    returned_bytes=64 * len(rows),
+                    scanned=scanned,
+                    physical_partitions=self._physical_partitions,
+                ),
+                simulated=True,
+            )
+        return [Tenant(r[0], r[1], r[2], r[3]) for r in rows]
+
+    async def list_threads(self, tenant: str | None) -> list[Thread]:
+        if self._schema.has_tenant_level:
+            if tenant is None:
+                raise SchemaError(f"schema {self._schema.name} needs a {self._schema.tenant_label}")
+            scope, name, params = Scope.PREFIX, "list_threads_of_tenant", {"tenant": tenant}
+            target = f"{self._schema.tenant_label} {tenant}"
+        else:
+            scope, name, params = Scope.CROSS_PARTITION, "list_threads_all", {}
+            target = "all threads"
+        async with self._gateway.request("list-threads", scope, target=target) as ticket:
+            rows = await asyncio.to_thread(
+                self._workspace.query, name, {**params, "now": self._now()}
+            )
+            ticket.items = len(rows)
+            ticket.charge(
+                query_charge(
+                    scope,
+                    returned=len(rows),
+                    returned_bytes=96 * len(rows),
+                    scanned=sum(r[1] for r in rows),
+                    physical_partitions=self._physical_partitions,
+                ),
+                simulated=True,
+            )
+        return [
+            Thread(ThreadRef(tenant, r[0]), items=r[1], last_activity=r[2], short_term=r[3],
+                   long_term=r[4])
+            for r in rows
+        ]
+
+    def _turn_scope(self) -> Scope:
+        covered = {self._schema.thread.text} | (
+            {self._schema.tenant.text} if self._schema.tenant else set()
+        )
+        if set(self._schema.partition_key) <= covered:
+            return Scope.PARTITION
+        return Scope.PREFIX
+
+    async def page_turns(
+        self,
+        ref: ThreadRef,
+        *,
+        continuation: str | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        newest_first: bool = False,
+    ) -> Page[Item]:
+        limit = check_page_size(page_size)
+        if continuation is None:
+            position: tuple[int, Any, str] = (99, 0, "") if newest_first else (-1, 0, "")
+        else:
+            position = _decode_position(continuation)
+        params = {
+            "thread": ref.thread,
+            "tenant": ref.tenant,
+            "now": self._now(),
+            "rank": position[0],
+            "value": position[1],
+            "id": position[2],
+            "limit": limit + 1,  # one extra row tells us whether another page exists
+        }
+        name = "turns_backward" if newest_first else "turns_forward"
+        async with self._gateway.request(
+            "turns-page", self._turn_scope(), target=ref.describe(self._schema.tenant_label)
+        ) as ticket:
+            rows = await asyncio.to_thread(self._workspace.query, name, params)
+            more = len(rows) > limit
+            rows = rows[:limit]
+            items = tuple(self._project(row) for row in rows)
+            ticket.items = len(items)
+            ticket.charge(
+                query_charge(
+                    self._turn_scope(),
+                    returned=len(items),
+                    returned_bytes=sum(len(json.dumps(i.body)) for i in items),
+                ),
+                simulated=True,
+            )
+        token = None
+        if more and rows:
+            last = rows[-1]
+            token = _encode_position(last[5], last[6], last[0])
+        return Page(items, token)
+
+    def _project(self, row: tuple[Any, ...]) -> Item:
+        item_id, pk, ts, etag, body = row[:5]
+        doc = json.loads(body)
+        projected = {k: doc[k] for k in self._projection if k in doc}
+        for key in _SYSTEM_PROPERTIES:
+            if key in doc:
+                projected[key] = doc[key]
+        return Item(item_id, tuple(json.loads(pk)), ts, etag, projected)
+
+    async def read_item(self, ref: ThreadRef, item_id: str) -> Item:
+        pk = pk_text(self._schema.partition_key_for(ref))
+        async with self._gateway.request(
+            "read-item", Scope.POINT, target=f"{item_id} in {ref.describe()}"
+        ) as ticket:
+            rows = await asyncio.to_thread(
+                self._workspace.query, "read_item", {"pk": pk, "id": item_id, "now": self._now()}
+            )
+            if not rows:
+                ticket.charge(1.0, simulated=True)
+                raise NotFound(f"no item {item_id!r} in {ref.describe(self._schema.tenant_label)}")
+            item_id, pk_json, ts, etag, body = rows[0]
+            ticket.items = 1
+            ticket.charge(point_read_charge(len(body.encode("utf-8"))), simulated=True)
+        return Item(item_id, tuple(json.loads(pk_json)), ts, etag, json.loads(body))
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._workspace.close)

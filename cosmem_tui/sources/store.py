@@ -1,0 +1,68 @@
+"""The MemoryStore contract: what every backend (local workspace, Cosmos) must answer.
+
+Behaviour the contract suite pins down for every backend:
+
+* expired items (``now >= _ts + effective ttl``) are invisible everywhere;
+* tenants are listed by name, threads by name, with counts of visible items;
+* turns come in the schema's order (undefined < null < numbers < strings, then
+  ``id``), in pages of at most ``MAX_PAGE_SIZE`` with an opaque continuation;
+  ``newest_first`` walks the same order backwards;
+* list pages carry only the projected fields (never embeddings);
+* ``read_item`` returns the whole item with its system properties, or raises NotFound;
+* every request passes the store's Gateway.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from cosmem_tui.model import ContainerProperties, Item, Page, Tenant, Thread, ThreadRef
+from cosmem_tui.profiles import Schema
+from cosmem_tui.sources.gateway import Gateway
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 1000
+
+
+def check_page_size(page_size: int) -> int:
+    if page_size < 1:
+        raise ValueError(f"page size must be at least 1, got {page_size}")
+    return min(page_size, MAX_PAGE_SIZE)
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    @property
+    def schema(self) -> Schema: ...
+
+    @property
+    def gateway(self) -> Gateway: ...
+
+    @property
+    def label(self) -> str:
+        """Where the data is, for the header: a workspace path or an account/container."""
+        ...
+
+    @property
+    def simulated(self) -> bool:
+        """True when request charges are modelled rather than measured."""
+        ...
+
+    async def container_properties(self) -> ContainerProperties: ...
+
+    async def list_tenants(self) -> list[Tenant]: ...
+
+    async def list_threads(self, tenant: str | None) -> list[Thread]: ...
+
+    async def page_turns(
+        self,
+        ref: ThreadRef,
+        *,
+        continuation: str | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
+        newest_first: bool = False,
+    ) -> Page[Item]: ...
+
+    async def read_item(self, ref: ThreadRef, item_id: str) -> Item: ...
+
+    async def close(self) -> None: ...

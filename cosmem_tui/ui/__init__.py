@@ -1,0 +1,1 @@
+"""The Textual UI. The only package allowed to import textual."""

@@ -1,0 +1,111 @@
+"""The Textual application: opens the session in a worker, then hands it to the panes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from textual.app import App
+from textual.message import Message
+
+from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session
+from cosmem_tui.model import Clock, SystemClock
+from cosmem_tui.sources.local.demo import DemoShape
+from cosmem_tui.ui.browse import BrowseScreen, describe_error
+from cosmem_tui.ui.help import HelpScreen
+from cosmem_tui.ui.keys import APP_KEYS
+from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
+
+
+class SessionReady(Message):
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+
+
+class SessionFailed(Message):
+    def __init__(self, error: str) -> None:
+        super().__init__()
+        self.error = error
+
+
+class Progress(Message):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class CosmemApp(App[None]):
+    TITLE = "cosmem"
+    BINDINGS: ClassVar = [k.binding() for k in APP_KEYS]
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(
+        self,
+        options: SessionOptions | None = None,
+        *,
+        clock: Clock | None = None,
+        theme: str | None = None,
+        session_factory: Callable[[], Session] | None = None,
+    ) -> None:
+        super().__init__()
+        self.options = options or SessionOptions()
+        self.clock = clock or SystemClock()
+        self._theme_name = theme or DEFAULT_THEME
+        self._session_factory = session_factory
+        self.session: Session | None = None
+        self.browse = BrowseScreen()
+
+    def on_mount(self) -> None:
+        for theme in load_themes():
+            self.register_theme(theme)
+        self.theme = self._theme_name if self._theme_name in self.available_themes \
+            else DEFAULT_THEME  # fmt: skip
+        self.push_screen(self.browse)
+        if self.options.needs_demo_build() and self._session_factory is None:
+            self.browse.show_progress("first run: creating the demo workspace…")
+        self.run_worker(self._open, thread=True, group="session", exit_on_error=False)
+
+    def _open(self) -> None:
+        """Thread worker: build the demo on first run, open the workspace, report back."""
+        try:
+            if self._session_factory is not None:
+                session = self._session_factory()
+            else:
+                if self.options.needs_demo_build():
+                    expected = DemoShape().threads * 30
+
+                    def progress(items: int) -> None:
+                        percent = min(99, items * 100 // expected)
+                        self.post_message(Progress(
+                            f"first run: creating the demo workspace… {percent}%"))
+
+                    build_demo(self.options.workspace_path, self.clock, progress)
+                session = open_session(self.options, self.clock)
+        except Exception as exc:
+            self.post_message(SessionFailed(describe_error(exc)))
+            return
+        self.post_message(SessionReady(session))
+
+    def on_progress(self, message: Progress) -> None:
+        self.browse.show_progress(message.text)
+
+    def on_session_ready(self, message: SessionReady) -> None:
+        self.session = message.session
+        self.browse.attach(message.session)
+
+    def on_session_failed(self, message: SessionFailed) -> None:
+        self.browse.set_status(message.error, error=True)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    async def on_unmount(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+
+
+def run_app(options: SessionOptions, *, theme: str | None = None) -> int:
+    CosmemApp(options, theme=theme).run()
+    return 0

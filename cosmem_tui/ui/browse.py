@@ -1,0 +1,580 @@
+"""The browse pane: tenants → threads → turns → one turn, as Miller columns.
+
+Threading rule: workers only fetch and ``post_message`` a snapshot; the message
+handlers (main thread) own every widget and every piece of screen state. A
+generation number per level drops results that arrive after the user moved on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from enum import IntEnum
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Static
+
+from cosmem_tui.core.browse import TurnDetail, TurnPage
+from cosmem_tui.core.errors import LookupFailed
+from cosmem_tui.core.session import Session
+from cosmem_tui.core.text import one_line
+from cosmem_tui.core.turn_window import Side, TurnWindow
+from cosmem_tui.model import RequestCharge, Tenant, Thread, ThreadRef
+from cosmem_tui.profiles import SchemaError
+from cosmem_tui.sources.errors import StoreError
+from cosmem_tui.sources.gateway import Meter
+from cosmem_tui.ui.detail import render_detail
+from cosmem_tui.ui.keys import BROWSE_KEYS
+from cosmem_tui.ui.rows import (
+    TENANT_COLUMNS,
+    THREAD_COLUMNS,
+    TURN_COLUMNS,
+    TenantRows,
+    ThreadRows,
+    TurnRows,
+)
+from cosmem_tui.ui.widgets.command_bar import CommandBar
+from cosmem_tui.ui.widgets.header import SessionHeader
+from cosmem_tui.ui.widgets.row_list import RowList
+
+log = logging.getLogger(__name__)
+
+TURN_PAGE_SIZE = 100
+WIDE = 110  # columns from which a third Miller column fits
+COUNTDOWN_REFRESH_S = 30.0
+
+
+class Level(IntEnum):
+    TENANTS = 0
+    THREADS = 1
+    TURNS = 2
+    DETAIL = 3
+
+
+# -- messages from workers (snapshots only) ---------------------------------------------
+
+
+class Loaded(Message):
+    def __init__(self, level: Level, generation: int, value: Any, cost: Meter,
+                 side: Side | None = None) -> None:  # fmt: skip
+        super().__init__()
+        self.level = level
+        self.generation = generation
+        self.value = value
+        self.cost = cost
+        self.side = side
+
+
+class LoadFailed(Message):
+    def __init__(self, level: Level, generation: int, error: str,
+                 side: Side | None = None) -> None:  # fmt: skip
+        super().__init__()
+        self.level = level
+        self.generation = generation
+        self.error = error
+        self.side = side
+
+
+class Charged(Message):
+    def __init__(self, record: RequestCharge) -> None:
+        super().__init__()
+        self.record = record
+
+
+def describe_error(exc: BaseException) -> str:
+    if isinstance(exc, LookupFailed | StoreError):
+        return exc.message
+    if isinstance(exc, SchemaError):
+        return str(exc)
+    log.exception("unexpected error while loading", exc_info=exc)
+    return f"unexpected error: {type(exc).__name__}: {exc}"
+
+
+def cost_text(cost: Meter) -> str:
+    sim = " sim" if cost.simulated else ""
+    plural = "" if cost.requests == 1 else "s"
+    return f"{cost.requests} request{plural}, {cost.request_units:,.1f} RU{sim}"
+
+
+class BrowseScreen(Screen[None]):
+    BINDINGS: ClassVar = [k.binding() for k in BROWSE_KEYS]
+
+    DEFAULT_CSS = """
+    BrowseScreen { layout: vertical; }
+    #crumbs { height: 1; padding: 0 1; color: $text-muted; }
+    #columns { height: 1fr; }
+    #columns > * { height: 1fr; border: round $panel-lighten-2; border-title-color: $text;
+                   border-subtitle-color: $text-muted; display: none; }
+    #columns > *:focus, #columns > *:focus-within { border: round $accent; }
+    #detail { background: $surface; padding: 0 1; }
+    #status { height: 1; padding: 0 1; color: $text-muted; }
+    #status.error { color: $error; text-style: bold; }
+    #hints { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.session: Session | None = None
+        self.level = Level.TENANTS
+        self.tenant: str | None = None
+        self.thread: ThreadRef | None = None
+        self.window: TurnWindow | None = None
+        self.detail_turn_index: int | None = None
+        self.detail: TurnDetail | None = None
+        self.generation = {level: 0 for level in Level}
+        self.fetching: set[Side] = set()
+        self.tenants: list[Tenant] = []
+        self.threads: list[Thread] = []
+
+    # -- composition -----------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield SessionHeader(id="header")
+        yield Static(id="crumbs")
+        with Horizontal(id="columns"):
+            yield RowList(TENANT_COLUMNS, id="tenants", empty_text="loading tenants…")
+            yield RowList(THREAD_COLUMNS, id="threads", empty_text="no threads")
+            yield RowList(TURN_COLUMNS, id="turns", empty_text="no turns")
+            with VerticalScroll(id="detail", can_focus=True):
+                yield Static(id="detail-body")
+        yield Static(id="status")
+        yield Static(
+            Text(" ↑↓ jk move · ⏎ open · esc back · / filter · : command · ? help · q quit",
+                 no_wrap=True, overflow="ellipsis"),  # fmt: skip
+            id="hints",
+        )
+        yield CommandBar(id="bar")
+
+    def on_mount(self) -> None:
+        self.query_one("#tenants", RowList).border_title = "tenants"
+        self.query_one("#threads", RowList).border_title = "threads"
+        self.query_one("#turns", RowList).border_title = "turns"
+        self.query_one("#detail").border_title = "turn"
+        self.set_interval(COUNTDOWN_REFRESH_S, self._refresh_countdowns)
+        self._layout()
+
+    # -- session -----------------------------------------------------------------------
+
+    def show_progress(self, message: str) -> None:
+        self.set_status(message)
+
+    def attach(self, session: Session) -> None:
+        """The session is open: show where we are and load the first list."""
+        self.session = session
+        self.query_one(SessionHeader).show(
+            source=self._source_label(), schema=session.schema.name,
+            totals=session.gateway.totals(),
+        )  # fmt: skip
+        session.gateway.subscribe(lambda record: self.post_message(Charged(record)))
+        self.run_worker(self._fetch_container(), group="container", exit_on_error=False)
+        if session.schema.has_tenant_level:
+            self.level = Level.TENANTS
+            self.query_one("#tenants", RowList).border_title = f"{session.schema.tenant_label}s"
+            self._load_tenants()
+        else:
+            self.level = Level.THREADS
+            self._open_threads(None)
+        self._layout()
+        if session.notes:
+            self.set_status("; ".join(session.notes))
+
+    def _source_label(self) -> str:
+        assert self.session is not None
+        return "demo workspace" if self.session.is_demo else self.session.store.label
+
+    async def _fetch_container(self) -> None:
+        assert self.session is not None
+        try:
+            container = await self.session.service.container()
+        except Exception as exc:
+            self.post_message(LoadFailed(Level.TENANTS, -1, describe_error(exc)))
+            return
+        self.app.call_later(self.query_one(SessionHeader).show, container=container)
+
+    def on_charged(self, message: Charged) -> None:
+        if self.session is not None:
+            self.query_one(SessionHeader).show(totals=self.session.gateway.totals())
+
+    # -- layout ------------------------------------------------------------------------
+
+    def on_resize(self) -> None:
+        self._layout()
+
+    def _columns_for_level(self) -> list[tuple[str, str]]:
+        wide = self.size.width >= WIDE
+        has_tenants = self.session is None or self.session.schema.has_tenant_level
+        level = self.level
+        if level is Level.TENANTS:
+            return [("tenants", "1fr")]
+        if level is Level.THREADS:
+            if not has_tenants:
+                return [("threads", "1fr")]
+            return [("tenants", "32" if wide else "26"), ("threads", "1fr")]
+        if level is Level.TURNS:
+            if wide and has_tenants:
+                return [("tenants", "22"), ("threads", "28"), ("turns", "1fr")]
+            return [("threads", "30" if wide else "24"), ("turns", "1fr")]
+        return [("turns", "50" if wide else "30"), ("detail", "1fr")]
+
+    def _layout(self) -> None:
+        shown = dict(self._columns_for_level())
+        for widget in self.query_one("#columns").children:
+            width = shown.get(widget.id or "")
+            widget.display = width is not None
+            if width is not None:
+                widget.styles.width = width
+        focus_id = {Level.TENANTS: "tenants", Level.THREADS: "threads", Level.TURNS: "turns",
+                    Level.DETAIL: "detail"}[self.level]  # fmt: skip
+        if not self.query_one(CommandBar).display:
+            self.query_one(f"#{focus_id}").focus()
+        self._update_crumbs()
+
+    def _update_crumbs(self) -> None:
+        if self.session is None:
+            return
+        parts = [f"{self.session.schema.tenant_label}s"] if self.session.schema.has_tenant_level \
+            else ["threads"]  # fmt: skip
+        if self.tenant is not None and self.level >= Level.THREADS:
+            parts.append(self.tenant)
+        if self.thread is not None and self.level >= Level.TURNS:
+            parts.append(self.thread.thread)
+        if self.level is Level.DETAIL and self.detail_turn_index is not None:
+            parts.append(f"turn #{self.detail_turn_index + 1}")
+        self.query_one("#crumbs", Static).update(
+            Text(" › ".join(one_line(p, 40) for p in parts), no_wrap=True, overflow="ellipsis")
+        )
+
+    def set_status(self, message: str, *, error: bool = False) -> None:
+        status = self.query_one("#status", Static)
+        status.set_class(error, "error")
+        status.update(Text(one_line(message), no_wrap=True, overflow="ellipsis"))
+
+    # -- workers ----------------------------------------------------------------------
+
+    def _start(self, level: Level, fetch: Callable[[], Awaitable[Any]], *,
+               group: str, side: Side | None = None) -> None:  # fmt: skip
+        """Run ``fetch`` in a worker that reports back with a message, never touching widgets."""
+        assert self.session is not None
+        generation = self.generation[level]
+        gateway = self.session.gateway
+
+        async def work() -> None:
+            try:
+                with gateway.meter() as cost:
+                    value = await fetch()
+            except Exception as exc:  # every failure becomes a line in the status bar
+                self.post_message(LoadFailed(level, generation, describe_error(exc), side))
+                return
+            self.post_message(Loaded(level, generation, value, cost, side))
+
+        self.run_worker(work(), group=group, exclusive=True, exit_on_error=False)
+
+    def _bump(self, level: Level) -> None:
+        """Invalidate in-flight results of ``level`` and every level below it."""
+        for lower in Level:
+            if lower >= level:
+                self.generation[lower] += 1
+        if level <= Level.TURNS:
+            self.fetching.clear()
+
+    # -- loading each level -------------------------------------------------------------
+
+    def _load_tenants(self) -> None:
+        assert self.session is not None
+        self._bump(Level.TENANTS)
+        tenants = self.query_one("#tenants", RowList)
+        tenants.border_subtitle = "loading…"
+        self._start(Level.TENANTS, self.session.service.tenants, group="tenants")
+
+    def _open_threads(self, tenant: str | None) -> None:
+        assert self.session is not None
+        self._bump(Level.THREADS)
+        self.tenant = tenant
+        self.thread = None
+        threads = self.query_one("#threads", RowList)
+        threads.set_source(ThreadRows([], self.session.clock), empty_text="loading threads…")
+        label = f"threads of {tenant}" if tenant is not None else "threads"
+        threads.border_title = one_line(label, 60)
+        threads.border_subtitle = "loading…"
+        self.level = Level.THREADS
+        self._layout()
+        service = self.session.service
+        self._start(Level.THREADS, lambda: service.threads(tenant), group="threads")
+
+    def _open_turns(self, ref: ThreadRef, expected: int | None) -> None:
+        assert self.session is not None
+        self._bump(Level.TURNS)
+        self.workers.cancel_group(self, "turns-head")
+        self.workers.cancel_group(self, "turns-tail")
+        self.thread = ref
+        self.window = TurnWindow(ref, expected)
+        turns = self.query_one("#turns", RowList)
+        turns.set_source(TurnRows(self.window, self.session.clock), empty_text="loading turns…")
+        turns.border_title = one_line(f"turns of {ref.thread}", 60)
+        turns.border_subtitle = "loading…"
+        self.level = Level.TURNS
+        self._layout()
+        self._fetch_turns(Side.HEAD, first=True)
+
+    def _fetch_turns(self, side: Side, *, first: bool = False) -> None:
+        assert self.session is not None and self.window is not None
+        if side in self.fetching or (not first and not self.window.can_fetch(side)):
+            return
+        self.fetching.add(side)
+        window, service = self.window, self.session.service
+        continuation = window.continuation(side)
+        newest_first = side is Side.TAIL
+
+        async def fetch() -> TurnPage:
+            if continuation is None and (first or newest_first):
+                return await service.first_page(window.ref, page_size=TURN_PAGE_SIZE,
+                                                newest_first=newest_first)  # fmt: skip
+            return await service.turns_page(window.ref, continuation=continuation,
+                                            page_size=TURN_PAGE_SIZE,
+                                            newest_first=newest_first)  # fmt: skip
+
+        self._start(Level.TURNS, fetch, group=f"turns-{side.value}", side=side)
+
+    def _open_detail(self, index: int) -> None:
+        assert self.session is not None and self.window is not None and self.thread is not None
+        turn = self.window.get(index)
+        if turn is None:
+            return
+        self._bump(Level.DETAIL)
+        self.detail_turn_index = index
+        self.detail = None
+        self.level = Level.DETAIL
+        self.query_one("#detail").border_title = f"turn #{index + 1}"
+        self._render_detail()
+        self._layout()
+        self.query_one("#detail", VerticalScroll).scroll_home(animate=False)
+        service, ref = self.session.service, self.thread
+        self._start(Level.DETAIL, lambda: service.detail(ref, turn.item_id), group="detail")
+
+    def _render_detail(self, raw_status: str | None = None) -> None:
+        if self.session is None or self.window is None or self.detail_turn_index is None:
+            return
+        turn = self.window.get(self.detail_turn_index)
+        if turn is None:
+            return
+        if self.detail is not None and self.detail.turn.item_id == turn.item_id:
+            turn = self.detail.turn
+        body = render_detail(turn, self.detail, self.session.clock.now(), raw_status=raw_status)
+        self.query_one("#detail-body", Static).update(body)
+
+    # -- results -----------------------------------------------------------------------
+
+    def on_loaded(self, message: Loaded) -> None:
+        if message.generation != self.generation[message.level] or self.session is None:
+            return
+        clock = self.session.clock
+        if message.level is Level.TENANTS:
+            self.tenants = message.value
+            tenants = self.query_one("#tenants", RowList)
+            tenants.set_source(TenantRows(self.tenants, clock), empty_text="no tenants")
+            tenants.border_title = f"{self.session.schema.tenant_label}s ({len(self.tenants)})"
+            tenants.border_subtitle = cost_text(message.cost)
+            items = sum(t.items for t in self.tenants)
+            self.set_status(f"{items:,} visible items in {len(self.tenants)} "
+                            f"{self.session.schema.tenant_label}s · expired items are hidden")
+        elif message.level is Level.THREADS:
+            self.threads = message.value
+            threads = self.query_one("#threads", RowList)
+            threads.set_source(ThreadRows(self.threads, clock), empty_text="no threads")
+            label = f"threads of {self.tenant}" if self.tenant is not None else "threads"
+            threads.border_title = one_line(f"{label} ({len(self.threads)})", 60)
+            threads.border_subtitle = cost_text(message.cost)
+            self.set_status("")
+        elif message.level is Level.TURNS and message.side is not None:
+            self.fetching.discard(message.side)
+            assert self.window is not None
+            self.window.apply(message.side, message.value)
+            turns = self.query_one("#turns", RowList)
+            turns.source_changed()
+            total = f"{len(self.window):,}" if self.window.complete else f"~{len(self.window):,}"
+            turns.border_subtitle = (
+                f"{self.window.loaded:,} of {total} loaded · page: {cost_text(message.cost)}"
+            )
+        elif message.level is Level.DETAIL:
+            self.detail = message.value
+            self._render_detail()
+            self.query_one("#detail").border_subtitle = f"point read {cost_text(message.cost)}"
+
+    def on_load_failed(self, message: LoadFailed) -> None:
+        if message.generation not in (-1, self.generation[message.level]):
+            return
+        self.set_status(message.error, error=True)
+        if message.level is Level.TENANTS:
+            self.query_one("#tenants", RowList).border_subtitle = "failed"
+        elif message.level is Level.THREADS:
+            self.query_one("#threads", RowList).border_subtitle = "failed"
+            if not self.threads and self.session and self.session.schema.has_tenant_level:
+                self.level = Level.TENANTS
+                self._layout()
+        elif message.level is Level.TURNS:
+            if message.side is not None:
+                self.fetching.discard(message.side)
+            self.query_one("#turns", RowList).border_subtitle = "failed"
+            if self.window is not None and self.window.loaded == 0:
+                self.level = Level.THREADS if self.threads or self.tenant is not None else \
+                    self.level  # fmt: skip
+                self._layout()
+        elif message.level is Level.DETAIL:
+            self._render_detail(raw_status=message.error)
+
+    @on(RowList.NeedRows, "#turns")
+    def _need_turns(self, event: RowList.NeedRows) -> None:
+        if self.window is None:
+            return
+        side = self.window.side_for(event.index)
+        if side is not None:
+            self._fetch_turns(side)
+
+    def _refresh_countdowns(self) -> None:
+        if self.level >= Level.TURNS:
+            self.query_one("#turns", RowList).refresh()
+        if self.level is Level.DETAIL:
+            self._render_detail()
+
+    # -- actions ------------------------------------------------------------------------
+
+    def action_open(self) -> None:
+        if self.session is None:
+            return
+        if self.level is Level.TENANTS:
+            index = self.query_one("#tenants", RowList).current_index
+            if index is not None:
+                self._open_threads(self.tenants[index].name)
+        elif self.level is Level.THREADS:
+            index = self.query_one("#threads", RowList).current_index
+            if index is not None:
+                thread = self.threads[index]
+                self._open_turns(thread.ref, thread.items)
+        elif self.level is Level.TURNS:
+            index = self.query_one("#turns", RowList).current_index
+            if index is not None:
+                self._open_detail(index)
+
+    def action_back(self) -> None:
+        focused = self.focused
+        if isinstance(focused, RowList) and focused.filter_text:
+            focused.set_filter("")
+            self._show_filter_status(focused)
+            return
+        if self.session is None:
+            return
+        lowest = Level.TENANTS if self.session.schema.has_tenant_level else Level.THREADS
+        if self.level > lowest:
+            self.level = Level(self.level - 1)
+            self._layout()
+
+    def action_reload(self) -> None:
+        if self.session is None:
+            return
+        if self.level is Level.TENANTS:
+            self._load_tenants()
+        elif self.level is Level.THREADS:
+            self._open_threads(self.tenant)
+        elif self.level is Level.TURNS and self.thread is not None and self.window is not None:
+            self._open_turns(self.thread, self.window.expected_total)
+        elif self.level is Level.DETAIL and self.detail_turn_index is not None:
+            self._open_detail(self.detail_turn_index)
+
+    def action_filter(self) -> None:
+        focused = self.focused
+        if isinstance(focused, RowList):
+            self._filter_target = focused
+            self.query_one(CommandBar).open("filter", focused.filter_text)
+
+    def action_command(self) -> None:
+        self._filter_target = None
+        self.query_one(CommandBar).open("command")
+
+    _filter_target: RowList | None = None
+
+    @on(CommandBar.Changed)
+    def _filter_changed(self, event: CommandBar.Changed) -> None:
+        bar = self.query_one(CommandBar)
+        if bar.mode == "filter" and self._filter_target is not None:
+            self._filter_target.set_filter(event.value)
+            self._show_filter_status(self._filter_target)
+
+    def _show_filter_status(self, target: RowList) -> None:
+        if not target.filter_text:
+            self.set_status("")
+            return
+        partial = " (loaded rows only)" if target.id == "turns" and self.window is not None \
+            and not self.window.complete else ""  # fmt: skip
+        self.set_status(f"filter /{one_line(target.filter_text)}: {target.row_count:,} rows"
+                        f"{partial} · Esc clears")  # fmt: skip
+
+    @on(CommandBar.Closed)
+    def _bar_closed(self, event: CommandBar.Closed) -> None:
+        if event.mode == "filter" and self._filter_target is not None:
+            if not event.submitted:
+                self._filter_target.set_filter("")
+            self._show_filter_status(self._filter_target)
+        self._layout()
+        if event.mode == "command" and event.submitted:
+            self.run_command(event.value)
+
+    def run_command(self, line: str) -> None:
+        """``:tenant NAME``, ``:thread ID``, ``:thread TENANT ID``, ``:tenants``, ``:help``, ``:q``."""
+        if self.session is None:
+            return
+        words = line.strip().lstrip(":").split()
+        if not words:
+            return
+        verb, args = words[0].lower(), words[1:]
+        schema = self.session.schema
+        if verb in ("q", "quit", "exit"):
+            self.app.exit()
+        elif verb in ("help", "h", "?"):
+            self.app.action_help()  # type: ignore[attr-defined]
+        elif verb in ("tenant", "user", schema.tenant_label) and len(args) == 1:
+            if not schema.has_tenant_level:
+                self.set_status(f"schema {schema.name} has no tenant level", error=True)
+                return
+            self._select_tenant_row(args[0])
+            self._open_threads(args[0])
+        elif verb in ("tenants", "users", f"{schema.tenant_label}s") and not args:
+            if schema.has_tenant_level:
+                self.level = Level.TENANTS
+                self._layout()
+        elif verb == "thread" and len(args) in (1, 2):
+            self._command_thread(args)
+        else:
+            self.set_status(f"unknown command: {one_line(line, 40)} (try :help)", error=True)
+
+    def _command_thread(self, args: list[str]) -> None:
+        assert self.session is not None
+        schema = self.session.schema
+        if len(args) == 2:
+            if not schema.has_tenant_level:
+                self.set_status(f"schema {schema.name} has no tenant level: :thread ID",
+                                error=True)  # fmt: skip
+                return
+            tenant, thread = args
+            if tenant != self.tenant:
+                self._select_tenant_row(tenant)
+                self._open_threads(tenant)
+        else:
+            tenant, thread = self.tenant, args[0]
+            if schema.has_tenant_level and tenant is None:
+                self.set_status(f"open a {schema.tenant_label} first, or use "
+                                f":thread {schema.tenant_label.upper()} ID", error=True)  # fmt: skip
+                return
+        known = next((t for t in self.threads if t.name == thread and t.ref.tenant == tenant), None)
+        self._open_turns(ThreadRef(tenant, thread), known.items if known else None)
+
+    def _select_tenant_row(self, name: str) -> None:
+        for index, tenant in enumerate(self.tenants):
+            if tenant.name == name:
+                self.query_one("#tenants", RowList).select_index(index)
+                return

@@ -1,0 +1,87 @@
+"""The turn detail: who said what, why it will (or won't) expire, and the raw item."""
+
+from __future__ import annotations
+
+import time
+
+from rich.highlighter import JSONHighlighter
+from rich.text import Text
+
+from cosmem_tui.core.browse import TurnDetail
+from cosmem_tui.core.text import json_for_terminal, one_line, visible
+from cosmem_tui.model import Turn, TtlState
+from cosmem_tui.model.ttl import format_duration
+from cosmem_tui.ui.rows import order_text
+
+ROLE_STYLES = {"user": "bold #6cb6ff", "agent": "bold #6cc38a", "assistant": "bold #6cc38a",
+               "system": "bold #c9a0ff", "tool": "bold #e5b454"}  # fmt: skip
+
+
+def utc(epoch: float | None) -> str:
+    if epoch is None:
+        return "—"
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(epoch))
+
+
+def ttl_lines(turn: Turn, now: float) -> list[tuple[str, str]]:
+    """(text, style) lines explaining the item's lifecycle."""
+    ttl = turn.ttl
+    own = "no item ttl" if ttl.raw_display == "—" else f"item ttl {ttl.raw_display}"
+    written = f"last write (_ts) {utc(ttl.last_write)}"
+    if ttl.state is TtlState.OFF:
+        return [("never expires: TTL is off on the container"
+                 + (f" ({own} is ignored)" if ttl.raw_display != "—" else ""), "dim"),
+                (written, "dim")]  # fmt: skip
+    default = f"container default {ttl.container_default}"
+    if ttl.state is TtlState.NEVER:
+        why = own if ttl.raw_display == "-1" else f"{own}; {default}"
+        return [(f"long-term: never expires ({why})", "green"), (written, "dim")]
+    remaining = ttl.remaining(now) or 0.0
+    source = own if ttl.effective == ttl.raw else f"{own}; {default} applies"
+    when = utc(ttl.expires_at)
+    if remaining <= 0:
+        head = f"expired {format_duration(-remaining)} ago at {when} (hidden from new queries)"
+        style = "bold red"
+    else:
+        head = f"short-term: expires in {format_duration(remaining)} at {when}"
+        style = "bold yellow" if remaining <= 3600 else "yellow"
+    return [(head, style), (f"ttl {ttl.effective}s ({source}), counted from the {written}", "dim")]
+
+
+def render_detail(
+    turn: Turn,
+    detail: TurnDetail | None,
+    now: float,
+    *,
+    raw_status: str | None = None,
+) -> Text:
+    text = Text()
+    kind = "" if turn.kind == "turn" else f" · {turn.kind}"
+    text.append(f"turn {order_text(turn)}{one_line(kind)}", "bold")
+    text.append(f" · {utc(turn.timestamp)}\n", "dim")
+    text.append(f"id {visible(turn.item_id)}\n", "dim")
+    for line, style in ttl_lines(turn, now):
+        text.append(line + "\n", style)
+    if turn.problems:
+        text.append("\n⚠ malformed item\n", "bold yellow")
+        for problem in turn.problems:
+            text.append(f"  • {visible(problem)}\n", "yellow")
+    text.append("\n── transcript ──\n", "bold dim")
+    if not turn.messages:
+        text.append("(no messages: see the raw item)\n", "dim")
+    for message in turn.messages:
+        text.append(visible(message.role), ROLE_STYLES.get(message.role, "bold"))
+        text.append("\n")
+        body = visible(message.text, multiline=True) or "(empty)"
+        for line in body.split("\n"):
+            text.append(f"  {line}\n")
+    text.append("\n── raw item", "bold dim")
+    if detail is None:
+        text.append(" ──\n", "bold dim")
+        text.append((raw_status or "loading the item (point read)…") + "\n", "dim")
+        return text
+    text.append(f" (point read, {len(detail.item.raw_json()):,} bytes) ──\n", "bold dim")
+    raw = Text(json_for_terminal(dict(detail.item.body), indent=2))
+    JSONHighlighter().highlight(raw)
+    text.append_text(raw)
+    return text

@@ -1,0 +1,341 @@
+"""RowList: a keyboard-first list of rows drawn with the Line API.
+
+Only the visible lines are rendered, so a list costs the same at 50 rows and at
+100,000. Rows come from a ``RowSource`` that may be lazy: a row it cannot give
+yet is drawn as a placeholder and the list asks for it with ``NeedRows``. Cell
+text is always drawn as plain segments (never markup) and must already be made
+safe by ``cosmem_tui.core.text``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Literal, Protocol
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from cosmem_tui.ui.keys import LIST_KEYS
+
+Tone = Literal["", "dim", "warn", "bad", "good", "accent"]
+Cell = tuple[str, Tone]
+
+
+@dataclass(frozen=True)
+class Column:
+    title: str
+    width: int | None = None  # None: takes the remaining width
+    justify: Literal["left", "right"] = "left"
+    drop_order: int = 0  # columns with a higher number are dropped first when narrow
+    min_width: int = 8  # for the flexible column: drop others before going narrower
+
+
+class RowSource(Protocol):
+    def __len__(self) -> int: ...
+
+    def row(self, index: int) -> Sequence[Cell] | None:
+        """The cells of row ``index``, or None while it is not loaded."""
+        ...
+
+    def search_text(self, index: int) -> str | None:
+        """What ``/`` filters on (lower-cased by the list), None while not loaded."""
+        ...
+
+
+class _Empty:
+    def __len__(self) -> int:
+        return 0
+
+    def row(self, index: int) -> Sequence[Cell] | None:
+        return None
+
+    def search_text(self, index: int) -> str | None:
+        return None
+
+
+def fit_columns(columns: Sequence[Column], width: int) -> list[tuple[int, int]]:
+    """(column index, width) of the columns that fit, in display order."""
+    kept = list(range(len(columns)))
+    while True:
+        fixed = sum(columns[i].width or 0 for i in kept)
+        flexible = [i for i in kept if columns[i].width is None]
+        gaps = max(0, len(kept) - 1)
+        need = fixed + gaps + sum(columns[i].min_width for i in flexible)
+        if need <= width or len(kept) == 1:
+            break
+        drop = max(kept, key=lambda i: (columns[i].drop_order, i))
+        if columns[drop].drop_order == 0:
+            break
+        kept.remove(drop)
+    fixed = sum(columns[i].width or 0 for i in kept)
+    flexible = [i for i in kept if columns[i].width is None]
+    spare = max(0, width - fixed - max(0, len(kept) - 1))
+    widths: list[tuple[int, int]] = []
+    for n, i in enumerate(kept):
+        if columns[i].width is not None:
+            w = columns[i].width or 0
+        else:
+            share = spare // len(flexible)
+            w = share + (spare % len(flexible) if i == flexible[-1] else 0)
+        widths.append((i, max(1, w)))
+        del n
+    return widths
+
+
+def fit_text(text: str, width: int, justify: str = "left") -> str:
+    """Crop (with an ellipsis) or pad ``text`` to exactly ``width`` cells."""
+    length = cell_len(text)
+    if length > width:
+        return set_cell_size(text, width - 1) + "…" if width > 1 else "…"[:width]
+    pad = " " * (width - length)
+    return pad + text if justify == "right" else text + pad
+
+
+class RowList(ScrollView, can_focus=True):
+    BINDINGS: ClassVar = [k.binding() for k in LIST_KEYS]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "row-list--header",
+        "row-list--cursor",
+        "row-list--cursor-blurred",
+        "row-list--dim",
+        "row-list--warn",
+        "row-list--bad",
+        "row-list--good",
+        "row-list--accent",
+        "row-list--placeholder",
+    }
+
+    DEFAULT_CSS = """
+    RowList { background: $surface; overflow-x: hidden; scrollbar-size-vertical: 1; }
+    RowList > .row-list--header { color: $text-muted; text-style: bold; }
+    RowList > .row-list--cursor { background: $accent 60%; color: $text; text-style: bold; }
+    RowList > .row-list--cursor-blurred { background: $panel-lighten-2; }
+    RowList > .row-list--dim { color: $text-muted; }
+    RowList > .row-list--warn { color: $warning; }
+    RowList > .row-list--bad { color: $error; }
+    RowList > .row-list--good { color: $success; }
+    RowList > .row-list--accent { color: $accent; }
+    RowList > .row-list--placeholder { color: $text-disabled; }
+    """
+
+    class Highlighted(Message):
+        def __init__(self, row_list: RowList, index: int | None) -> None:
+            super().__init__()
+            self.row_list = row_list
+            self.index = index
+
+        @property
+        def control(self) -> RowList:
+            return self.row_list
+
+    class NeedRows(Message):
+        """A placeholder row is on screen or under the cursor: load around ``index``."""
+
+        def __init__(self, row_list: RowList, index: int) -> None:
+            super().__init__()
+            self.row_list = row_list
+            self.index = index
+
+        @property
+        def control(self) -> RowList:
+            return self.row_list
+
+    def __init__(self, columns: Sequence[Column], *, id: str | None = None,
+                 empty_text: str = "nothing here") -> None:  # fmt: skip
+        super().__init__(id=id)
+        self.columns = list(columns)
+        self.source: RowSource = _Empty()
+        self.empty_text = empty_text
+        self.cursor = 0  # position in the (possibly filtered) view
+        self.filter_text = ""
+        self._view: list[int] | None = None  # source indices matching the filter
+        self._need_pending = False
+
+    # -- data ------------------------------------------------------------------------
+
+    def set_source(self, source: RowSource, *, empty_text: str | None = None) -> None:
+        self.source = source
+        if empty_text is not None:
+            self.empty_text = empty_text
+        self.filter_text = ""
+        self._view = None
+        self.cursor = 0
+        self._need_pending = False
+        self._resize()
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self.refresh()
+        self.post_message(self.Highlighted(self, self.current_index))
+
+    def source_changed(self) -> None:
+        """Rows were added or loaded: keep the cursor on the same source row."""
+        current = self.current_index
+        self._need_pending = False
+        if self.filter_text:
+            self._apply_filter()
+            if current is not None and self._view is not None and current in self._view:
+                self.cursor = self._view.index(current)
+        self.cursor = min(self.cursor, max(0, self.row_count - 1))
+        self._resize()
+        self.refresh()
+
+    def set_filter(self, text: str) -> None:
+        current = self.current_index
+        self.filter_text = text
+        self._apply_filter()
+        if current is not None and self._view is not None and current in self._view:
+            self.cursor = self._view.index(current)
+        else:
+            self.cursor = 0
+        self._resize()
+        self._scroll_cursor_into_view()
+        self.refresh()
+        self.post_message(self.Highlighted(self, self.current_index))
+
+    def _apply_filter(self) -> None:
+        if not self.filter_text:
+            self._view = None
+            return
+        needle = self.filter_text.casefold()
+        view = []
+        for i in range(len(self.source)):
+            text = self.source.search_text(i)
+            if text is not None and needle in text.casefold():
+                view.append(i)
+        self._view = view
+
+    @property
+    def row_count(self) -> int:
+        return len(self._view) if self._view is not None else len(self.source)
+
+    def source_index(self, position: int) -> int | None:
+        if not 0 <= position < self.row_count:
+            return None
+        return self._view[position] if self._view is not None else position
+
+    @property
+    def current_index(self) -> int | None:
+        return self.source_index(self.cursor)
+
+    def select_index(self, index: int) -> None:
+        """Put the cursor on source row ``index`` (clearing a filter that hides it)."""
+        if self._view is not None and index not in self._view:
+            self.set_filter("")
+        position = self._view.index(index) if self._view is not None else index
+        self.move_cursor(position)
+
+    # -- cursor ----------------------------------------------------------------------
+
+    @property
+    def _page(self) -> int:
+        return max(1, self.size.height - 1)
+
+    def move_cursor(self, position: int) -> None:
+        if self.row_count == 0:
+            return
+        position = max(0, min(position, self.row_count - 1))
+        changed = position != self.cursor
+        self.cursor = position
+        self._scroll_cursor_into_view()
+        self.refresh()
+        if changed:
+            self.post_message(self.Highlighted(self, self.current_index))
+        index = self.current_index
+        if index is not None and self.source.row(index) is None:
+            self.post_message(self.NeedRows(self, index))
+
+    def _scroll_cursor_into_view(self) -> None:
+        top = int(self.scroll_y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + self._page:
+            self.scroll_to(y=self.cursor - self._page + 1, animate=False, immediate=True)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self.cursor + 1)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self.cursor - 1)
+
+    def action_page_down(self) -> None:
+        self.move_cursor(self.cursor + self._page)
+
+    def action_page_up(self) -> None:
+        self.move_cursor(self.cursor - self._page)
+
+    def action_first(self) -> None:
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        self.move_cursor(self.row_count - 1)
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y >= 1:
+            self.move_cursor(int(self.scroll_y) + event.y - 1)
+
+    # -- drawing -----------------------------------------------------------------------
+
+    def _resize(self) -> None:
+        self.virtual_size = Size(self._width, self.row_count + 1)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._resize()
+
+    @property
+    def _width(self) -> int:
+        return self.scrollable_content_region.width
+
+    def render_line(self, y: int) -> Strip:
+        width = self._width
+        base = self.rich_style
+        layout = fit_columns(self.columns, width)
+        if y == 0:
+            style = base + self.get_component_rich_style("row-list--header")
+            cells = [fit_text(self.columns[i].title, w, self.columns[i].justify)
+                     for i, w in layout]  # fmt: skip
+            return Strip([Segment(" ".join(cells), style)]).adjust_cell_length(width, base)
+        position = int(self.scroll_y) + y - 1
+        if self.row_count == 0:
+            if y == 1:
+                style = base + self.get_component_rich_style("row-list--placeholder")
+                return Strip([Segment(fit_text(self.empty_text, width), style)])
+            return Strip.blank(width, base)
+        index = self.source_index(position)
+        if index is None:
+            return Strip.blank(width, base)
+        row = self.source.row(index)
+        if row is None:
+            if not self._need_pending:
+                self._need_pending = True
+                self.post_message(self.NeedRows(self, index))
+            style = base + self.get_component_rich_style("row-list--placeholder")
+            line = Segment(fit_text("  … loading", width), style)
+            return self._with_cursor(Strip([line]), position, width)
+        segments: list[Segment] = []
+        for n, (i, w) in enumerate(layout):
+            text, tone = row[i] if i < len(row) else ("", "")
+            style = base + self.get_component_rich_style(f"row-list--{tone}") if tone else base
+            if n:
+                segments.append(Segment(" ", base))
+            segments.append(Segment(fit_text(text, w, self.columns[i].justify), style))
+        return self._with_cursor(Strip(segments).adjust_cell_length(width, base), position, width)
+
+    def _with_cursor(self, strip: Strip, position: int, width: int) -> Strip:
+        if position != self.cursor:
+            return strip
+        name = "row-list--cursor" if self.has_focus else "row-list--cursor-blurred"
+        cursor = self.get_component_rich_style(name)
+        return Strip([Segment(s.text, (s.style or Style()) + cursor) for s in strip])
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
