@@ -38,21 +38,32 @@ class CliError(Exception):
 def _source_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     default = argparse.SUPPRESS if suppress else None
     parser.add_argument(
-        "--workspace", type=Path, default=default, metavar="PATH",
+        "--workspace",
+        type=Path,
+        default=default,
+        metavar="PATH",
         help="a local workspace file (default: the demo workspace in the user data dir)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--schema", default=default, metavar="NAME",
+        "--schema",
+        default=default,
+        metavar="NAME",
         help="how items map to tenant/thread/turn (default: the workspace's own schema)",
-    )  # fmt: skip
+    )
 
 
 def _output_options(parser: argparse.ArgumentParser) -> None:
     fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--json", dest="format", action="store_const", const="json",
-                     help="a JSON array on stdout")  # fmt: skip
-    fmt.add_argument("--csv", dest="format", action="store_const", const="csv",
-                     help="CSV with a header row on stdout")  # fmt: skip
+    fmt.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="a JSON array on stdout"
+    )
+    fmt.add_argument(
+        "--csv",
+        dest="format",
+        action="store_const",
+        const="csv",
+        help="CSV with a header row on stdout",
+    )
     parser.set_defaults(format="table")
 
 
@@ -64,8 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cosmem {__version__}")
     _source_options(parser, suppress=False)
-    parser.add_argument("--theme", default=None, metavar="NAME",
-                        help="UI theme: cosmem-dark, cosmem-light, high-contrast, production")
+    parser.add_argument(
+        "--theme",
+        default=None,
+        metavar="NAME",
+        help="UI theme: cosmem-dark, cosmem-light, high-contrast, production",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     tenants = commands.add_parser("tenants", help="list tenants with thread and item counts")
@@ -78,8 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
     _output_options(threads)
 
     turns = commands.add_parser("turns", help="list the turns of a thread, oldest first")
-    turns.add_argument("names", nargs="+", metavar="[TENANT] THREAD",
-                       help="tenant and thread (just the thread for schemas without tenants)")
+    turns.add_argument(
+        "names",
+        nargs="+",
+        metavar="[TENANT] THREAD",
+        help="tenant and thread (just the thread for schemas without tenants)",
+    )
     turns.add_argument("--last", type=int, metavar="N", help="only the newest N turns")
     _source_options(turns, suppress=True)
     _output_options(turns)
@@ -104,8 +123,9 @@ def _csv_value(value: Any) -> str:
 class Output:
     """Streams records as a table, a JSON array or CSV, escaping all item text."""
 
-    def __init__(self, fmt: str, fields: Sequence[str], table_fields: Sequence[str],
-                 stream: TextIO) -> None:  # fmt: skip
+    def __init__(
+        self, fmt: str, fields: Sequence[str], table_fields: Sequence[str], stream: TextIO
+    ) -> None:
         self.fmt = fmt
         self.fields = fields
         self.table_fields = table_fields
@@ -152,14 +172,17 @@ def _cell(value: Any) -> str:
     if value is None:
         return "—"
     if isinstance(value, list):
-        return ",".join(str(v) for v in value) if all(isinstance(v, str) for v in value) else (
-            f"{len(value)}"
+        return (
+            ",".join(str(v) for v in value)
+            if all(isinstance(v, str) for v in value)
+            else (f"{len(value)}")
         )
     return one_line(str(value), 72)
 
 
-def _print_table(fields: Sequence[str], rows: list[list[str]], stream: TextIO,
-                 *, header: bool) -> None:  # fmt: skip
+def _print_table(
+    fields: Sequence[str], rows: list[list[str]], stream: TextIO, *, header: bool
+) -> None:
     from rich.cells import cell_len, set_cell_size
 
     widths = [max(cell_len(f), *(cell_len(r[i]) for r in rows)) for i, f in enumerate(fields)]
@@ -177,8 +200,7 @@ def _print_table(fields: Sequence[str], rows: list[list[str]], stream: TextIO,
 def _session(args: argparse.Namespace) -> Session:
     options = SessionOptions(workspace=args.workspace, schema=args.schema)
     if options.needs_demo_build():
-        print(f"cosmem: creating the demo workspace at {options.workspace_path} …",
-              file=sys.stderr)  # fmt: skip
+        print(f"cosmem: creating the demo workspace at {options.workspace_path} …", file=sys.stderr)
     return open_session(options)
 
 
@@ -194,12 +216,16 @@ async def _cmd_tenants(session: Session, args: argparse.Namespace, out: TextIO) 
 async def _cmd_threads(session: Session, args: argparse.Namespace, out: TextIO) -> None:
     schema = session.schema
     if schema.has_tenant_level and args.tenant is None:
-        raise CliError(f"name a {schema.tenant_label}: cosmem threads {schema.tenant_label.upper()}")
+        raise CliError(
+            f"name a {schema.tenant_label}: cosmem threads {schema.tenant_label.upper()}"
+        )
     if not schema.has_tenant_level and args.tenant is not None:
         raise CliError(f"schema {schema.name} has no tenant level; run 'cosmem threads' alone")
     threads = await session.service.threads(args.tenant)
-    fields = records.THREAD_FIELDS if schema.has_tenant_level else tuple(
-        f for f in records.THREAD_FIELDS if f != "tenant"
+    fields = (
+        records.THREAD_FIELDS
+        if schema.has_tenant_level
+        else tuple(f for f in records.THREAD_FIELDS if f != "tenant")
     )
     with Output(args.format, fields, fields, out) as output:
         for thread in threads:
@@ -258,11 +284,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     manifest = build_demo(path, SystemClock())
     elapsed = time.perf_counter() - started
-    print(f"demo workspace: {path}\n"
-          f"  {manifest.items:,} items in {manifest.threads:,} threads, built in {elapsed:.1f}s\n"
-          f"  hot tenant: {manifest.hot_tenant}; malformed items: "
-          f"{manifest.malformed.get('tenant')}/{manifest.malformed.get('thread')}; hostile text: "
-          f"{manifest.hostile.get('tenant')}/{visible(manifest.hostile.get('thread', ''))}")
+    print(
+        f"demo workspace: {path}\n"
+        f"  {manifest.items:,} items in {manifest.threads:,} threads, built in {elapsed:.1f}s\n"
+        f"  hot tenant: {manifest.hot_tenant}; malformed items: "
+        f"{manifest.malformed.get('tenant')}/{manifest.malformed.get('thread')}; hostile text: "
+        f"{manifest.hostile.get('tenant')}/{visible(manifest.hostile.get('thread', ''))}"
+    )
     return EXIT_OK
 
 

@@ -107,7 +107,9 @@ class BrowseService:
             if page.continuation is None:
                 return
             page = await self.turns_page(
-                ref, continuation=page.continuation, page_size=page_size,
+                ref,
+                continuation=page.continuation,
+                page_size=page_size,
                 newest_first=newest_first,
             )
 

@@ -14,9 +14,19 @@ from cosmem_tui.model import MISSING, JsonValue, Tenant, Thread, Turn
 TENANT_FIELDS = ("tenant", "threads", "items", "last_activity")
 THREAD_FIELDS = ("thread", "tenant", "turns", "last_activity", "short_term", "long_term")
 TURN_FIELDS = (
-    "id", "order", "timestamp", "kind", "roles", "text", "ttl", "ttl_state", "ttl_effective",
-    "expires_at", "expires_in", "problems",
-)  # fmt: skip
+    "id",
+    "order",
+    "timestamp",
+    "kind",
+    "roles",
+    "text",
+    "ttl",
+    "ttl_state",
+    "ttl_effective",
+    "expires_at",
+    "expires_in",
+    "problems",
+)
 
 
 def iso(epoch: float | None) -> str | None:
@@ -64,9 +74,9 @@ def turn_record(turn: Turn, now: float) -> dict[str, Any]:
         "text": turn_text(turn),
         "ttl": _stored(turn.ttl.raw),
         "ttl_state": turn.ttl.state.value,
-        "ttl_effective": turn.ttl.effective if turn.ttl.effective is not None else (
-            -1 if turn.ttl.state.value == "never" else None
-        ),
+        "ttl_effective": turn.ttl.effective
+        if turn.ttl.effective is not None
+        else (-1 if turn.ttl.state.value == "never" else None),
         "expires_at": iso(turn.ttl.expires_at),
         "expires_in": None if remaining is None else int(remaining),
         "problems": list(turn.problems),

@@ -71,9 +71,7 @@ def json_for_terminal(value: Any, *, indent: int | None = None) -> str:
     encoded = json.dumps(value, ensure_ascii=False, indent=indent)
     if encoded.replace("\n", "").isprintable():
         return encoded
-    return "".join(
-        _json_escape(ch) if ch != "\n" and must_escape(ch) else ch for ch in encoded
-    )
+    return "".join(_json_escape(ch) if ch != "\n" and must_escape(ch) else ch for ch in encoded)
 
 
 def _json_escape(ch: str) -> str:

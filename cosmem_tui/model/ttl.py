@@ -142,10 +142,18 @@ def resolve_ttl(raw: object, last_write: int, container_default: int | None) -> 
     item = valid_item_ttl(raw)
     effective = item if item is not None else container_default
     if effective == -1:
-        return ItemTtl(raw, container_default, last_write, TtlState.NEVER, None, None,
-                       tuple(problems))
-    return ItemTtl(raw, container_default, last_write, TtlState.EXPIRES, effective,
-                   last_write + effective, tuple(problems))
+        return ItemTtl(
+            raw, container_default, last_write, TtlState.NEVER, None, None, tuple(problems)
+        )
+    return ItemTtl(
+        raw,
+        container_default,
+        last_write,
+        TtlState.EXPIRES,
+        effective,
+        last_write + effective,
+        tuple(problems),
+    )
 
 
 def expires_at(raw: object, last_write: int, container_default: int | None) -> int | None:

@@ -111,12 +111,17 @@ def _messages(schema: Schema, body: Mapping[str, JsonValue], problems: list[str]
             role = role_value
         else:
             role = "?"
-            problems.append(f"{where}{_field_name(schema.role)} is {_type_name(role_value)}"
-                            if role_value is not MISSING else f"{where}no role")
+            problems.append(
+                f"{where}{_field_name(schema.role)} is {_type_name(role_value)}"
+                if role_value is not MISSING
+                else f"{where}no role"
+            )
         text, text_problem = _text_of(schema.text.get(raw))
         if text_problem:
-            problems.append(f"{where}{_field_name(schema.text)} is {text_problem}"
-                            + (", expected a string" if text_problem not in ("missing",) else ""))
+            problems.append(
+                f"{where}{_field_name(schema.text)} is {text_problem}"
+                + (", expected a string" if text_problem not in ("missing",) else "")
+            )
         messages.append(Message(role, text))
     return messages
 
@@ -150,8 +155,11 @@ def turn_from_item(schema: Schema, item: Item, container_default_ttl: int | None
         timestamp = parse_time(field.path.get(body), field.type)
         if timestamp is not None:
             break
-    if timestamp is None and schema.order is not None and schema.order.type in (
-        ValueType.ISO8601, ValueType.EPOCH_S, ValueType.EPOCH_MS, ValueType.EPOCH_NS
+    if (
+        timestamp is None
+        and schema.order is not None
+        and schema.order.type
+        in (ValueType.ISO8601, ValueType.EPOCH_S, ValueType.EPOCH_MS, ValueType.EPOCH_NS)
     ):
         timestamp = parse_time(order, schema.order.type)
     if timestamp is None:

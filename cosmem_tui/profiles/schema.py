@@ -118,8 +118,20 @@ def _typed(raw: Any, where: str) -> TypedField:
 
 
 _KNOWN_KEYS = {
-    "name", "title", "partition_key", "tenant", "tenant_label", "thread", "granularity",
-    "order", "timestamp", "kind", "messages", "role", "text", "memory",
+    "name",
+    "title",
+    "partition_key",
+    "tenant",
+    "tenant_label",
+    "thread",
+    "granularity",
+    "order",
+    "timestamp",
+    "kind",
+    "messages",
+    "role",
+    "text",
+    "memory",
 }
 
 
@@ -137,7 +149,9 @@ def schema_from_mapping(data: Mapping[str, Any], source: str) -> Schema:
         raise SchemaError(where("name") + ": required")
     pk = data.get("partition_key")
     if not isinstance(pk, list) or not pk or not all(isinstance(p, str) for p in pk):
-        raise SchemaError(where("partition_key") + ": a list of paths like ['/tenantId', '/threadId']")
+        raise SchemaError(
+            where("partition_key") + ": a list of paths like ['/tenantId', '/threadId']"
+        )
     for p in pk:
         _path(p, where("partition_key"))
     if "thread" not in data:

@@ -59,8 +59,9 @@ class CosmemApp(App[None]):
     def on_mount(self) -> None:
         for theme in load_themes():
             self.register_theme(theme)
-        self.theme = self._theme_name if self._theme_name in self.available_themes \
-            else DEFAULT_THEME  # fmt: skip
+        self.theme = (
+            self._theme_name if self._theme_name in self.available_themes else DEFAULT_THEME
+        )
         self.push_screen(self.browse)
         if self.options.needs_demo_build() and self._session_factory is None:
             self.browse.show_progress("first run: creating the demo workspace…")
@@ -77,8 +78,9 @@ class CosmemApp(App[None]):
 
                     def progress(items: int) -> None:
                         percent = min(99, items * 100 // expected)
-                        self.post_message(Progress(
-                            f"first run: creating the demo workspace… {percent}%"))
+                        self.post_message(
+                            Progress(f"first run: creating the demo workspace… {percent}%")
+                        )
 
                     build_demo(self.options.workspace_path, self.clock, progress)
                 session = open_session(self.options, self.clock)

@@ -16,6 +16,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
@@ -61,8 +62,9 @@ class Level(IntEnum):
 
 
 class Loaded(Message):
-    def __init__(self, level: Level, generation: int, value: Any, cost: Meter,
-                 side: Side | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, level: Level, generation: int, value: Any, cost: Meter, side: Side | None = None
+    ) -> None:
         super().__init__()
         self.level = level
         self.generation = generation
@@ -72,8 +74,7 @@ class Loaded(Message):
 
 
 class LoadFailed(Message):
-    def __init__(self, level: Level, generation: int, error: str,
-                 side: Side | None = None) -> None:  # fmt: skip
+    def __init__(self, level: Level, generation: int, error: str, side: Side | None = None) -> None:
         super().__init__()
         self.level = level
         self.generation = generation
@@ -94,6 +95,11 @@ def describe_error(exc: BaseException) -> str:
         return str(exc)
     log.exception("unexpected error while loading", exc_info=exc)
     return f"unexpected error: {type(exc).__name__}: {exc}"
+
+
+def plain(text: str) -> Content:
+    """Border titles parse markup when given a str: item text must arrive as Content."""
+    return Content(one_line(text, 80))
 
 
 def cost_text(cost: Meter) -> str:
@@ -131,6 +137,7 @@ class BrowseScreen(Screen[None]):
         self.fetching: set[Side] = set()
         self.tenants: list[Tenant] = []
         self.threads: list[Thread] = []
+        self._pending_status: tuple[str, bool] | None = None
 
     # -- composition -----------------------------------------------------------------
 
@@ -145,19 +152,24 @@ class BrowseScreen(Screen[None]):
                 yield Static(id="detail-body")
         yield Static(id="status")
         yield Static(
-            Text(" ↑↓ jk move · ⏎ open · esc back · / filter · : command · ? help · q quit",
-                 no_wrap=True, overflow="ellipsis"),  # fmt: skip
+            Text(
+                " ↑↓ jk move · ⏎ open · esc back · / filter · : command · ? help · q quit",
+                no_wrap=True,
+                overflow="ellipsis",
+            ),
             id="hints",
         )
         yield CommandBar(id="bar")
 
     def on_mount(self) -> None:
-        self.query_one("#tenants", RowList).border_title = "tenants"
-        self.query_one("#threads", RowList).border_title = "threads"
-        self.query_one("#turns", RowList).border_title = "turns"
-        self.query_one("#detail").border_title = "turn"
+        self.query_one("#tenants", RowList).border_title = plain("tenants")
+        self.query_one("#threads", RowList).border_title = plain("threads")
+        self.query_one("#turns", RowList).border_title = plain("turns")
+        self.query_one("#detail").border_title = plain("turn")
         self.set_interval(COUNTDOWN_REFRESH_S, self._refresh_countdowns)
         self._layout()
+        if self._pending_status is not None:
+            self.set_status(self._pending_status[0], error=self._pending_status[1])
 
     # -- session -----------------------------------------------------------------------
 
@@ -168,14 +180,16 @@ class BrowseScreen(Screen[None]):
         """The session is open: show where we are and load the first list."""
         self.session = session
         self.query_one(SessionHeader).show(
-            source=self._source_label(), schema=session.schema.name,
+            source=self._source_label(),
+            schema=session.schema.name,
             totals=session.gateway.totals(),
-        )  # fmt: skip
+        )
         session.gateway.subscribe(lambda record: self.post_message(Charged(record)))
         self.run_worker(self._fetch_container(), group="container", exit_on_error=False)
         if session.schema.has_tenant_level:
             self.level = Level.TENANTS
-            self.query_one("#tenants", RowList).border_title = f"{session.schema.tenant_label}s"
+            tenants = self.query_one("#tenants", RowList)
+            tenants.border_title = plain(f"{session.schema.tenant_label}s")
             self._load_tenants()
         else:
             self.level = Level.THREADS
@@ -229,8 +243,12 @@ class BrowseScreen(Screen[None]):
             widget.display = width is not None
             if width is not None:
                 widget.styles.width = width
-        focus_id = {Level.TENANTS: "tenants", Level.THREADS: "threads", Level.TURNS: "turns",
-                    Level.DETAIL: "detail"}[self.level]  # fmt: skip
+        focus_id = {
+            Level.TENANTS: "tenants",
+            Level.THREADS: "threads",
+            Level.TURNS: "turns",
+            Level.DETAIL: "detail",
+        }[self.level]
         if not self.query_one(CommandBar).display:
             self.query_one(f"#{focus_id}").focus()
         self._update_crumbs()
@@ -238,8 +256,11 @@ class BrowseScreen(Screen[None]):
     def _update_crumbs(self) -> None:
         if self.session is None:
             return
-        parts = [f"{self.session.schema.tenant_label}s"] if self.session.schema.has_tenant_level \
-            else ["threads"]  # fmt: skip
+        parts = (
+            [f"{self.session.schema.tenant_label}s"]
+            if self.session.schema.has_tenant_level
+            else ["threads"]
+        )
         if self.tenant is not None and self.level >= Level.THREADS:
             parts.append(self.tenant)
         if self.thread is not None and self.level >= Level.TURNS:
@@ -251,14 +272,23 @@ class BrowseScreen(Screen[None]):
         )
 
     def set_status(self, message: str, *, error: bool = False) -> None:
+        if not self.is_mounted:  # e.g. first-run progress posted before the first paint
+            self._pending_status = (message, error)
+            return
         status = self.query_one("#status", Static)
         status.set_class(error, "error")
         status.update(Text(one_line(message), no_wrap=True, overflow="ellipsis"))
 
     # -- workers ----------------------------------------------------------------------
 
-    def _start(self, level: Level, fetch: Callable[[], Awaitable[Any]], *,
-               group: str, side: Side | None = None) -> None:  # fmt: skip
+    def _start(
+        self,
+        level: Level,
+        fetch: Callable[[], Awaitable[Any]],
+        *,
+        group: str,
+        side: Side | None = None,
+    ) -> None:
         """Run ``fetch`` in a worker that reports back with a message, never touching widgets."""
         assert self.session is not None
         generation = self.generation[level]
@@ -289,7 +319,7 @@ class BrowseScreen(Screen[None]):
         assert self.session is not None
         self._bump(Level.TENANTS)
         tenants = self.query_one("#tenants", RowList)
-        tenants.border_subtitle = "loading…"
+        tenants.border_subtitle = plain("loading…")
         self._start(Level.TENANTS, self.session.service.tenants, group="tenants")
 
     def _open_threads(self, tenant: str | None) -> None:
@@ -297,11 +327,12 @@ class BrowseScreen(Screen[None]):
         self._bump(Level.THREADS)
         self.tenant = tenant
         self.thread = None
+        self.threads = []
         threads = self.query_one("#threads", RowList)
         threads.set_source(ThreadRows([], self.session.clock), empty_text="loading threads…")
         label = f"threads of {tenant}" if tenant is not None else "threads"
-        threads.border_title = one_line(label, 60)
-        threads.border_subtitle = "loading…"
+        threads.border_title = plain(label)
+        threads.border_subtitle = plain("loading…")
         self.level = Level.THREADS
         self._layout()
         service = self.session.service
@@ -316,8 +347,8 @@ class BrowseScreen(Screen[None]):
         self.window = TurnWindow(ref, expected)
         turns = self.query_one("#turns", RowList)
         turns.set_source(TurnRows(self.window, self.session.clock), empty_text="loading turns…")
-        turns.border_title = one_line(f"turns of {ref.thread}", 60)
-        turns.border_subtitle = "loading…"
+        turns.border_title = plain(f"turns of {ref.thread}")
+        turns.border_subtitle = plain("loading…")
         self.level = Level.TURNS
         self._layout()
         self._fetch_turns(Side.HEAD, first=True)
@@ -333,11 +364,15 @@ class BrowseScreen(Screen[None]):
 
         async def fetch() -> TurnPage:
             if continuation is None and (first or newest_first):
-                return await service.first_page(window.ref, page_size=TURN_PAGE_SIZE,
-                                                newest_first=newest_first)  # fmt: skip
-            return await service.turns_page(window.ref, continuation=continuation,
-                                            page_size=TURN_PAGE_SIZE,
-                                            newest_first=newest_first)  # fmt: skip
+                return await service.first_page(
+                    window.ref, page_size=TURN_PAGE_SIZE, newest_first=newest_first
+                )
+            return await service.turns_page(
+                window.ref,
+                continuation=continuation,
+                page_size=TURN_PAGE_SIZE,
+                newest_first=newest_first,
+            )
 
         self._start(Level.TURNS, fetch, group=f"turns-{side.value}", side=side)
 
@@ -350,7 +385,7 @@ class BrowseScreen(Screen[None]):
         self.detail_turn_index = index
         self.detail = None
         self.level = Level.DETAIL
-        self.query_one("#detail").border_title = f"turn #{index + 1}"
+        self.query_one("#detail").border_title = plain(f"turn #{index + 1}")
         self._render_detail()
         self._layout()
         self.query_one("#detail", VerticalScroll).scroll_home(animate=False)
@@ -378,18 +413,21 @@ class BrowseScreen(Screen[None]):
             self.tenants = message.value
             tenants = self.query_one("#tenants", RowList)
             tenants.set_source(TenantRows(self.tenants, clock), empty_text="no tenants")
-            tenants.border_title = f"{self.session.schema.tenant_label}s ({len(self.tenants)})"
-            tenants.border_subtitle = cost_text(message.cost)
+            label = f"{self.session.schema.tenant_label}s"
+            tenants.border_title = plain(f"{label} ({len(self.tenants)})")
+            tenants.border_subtitle = plain(cost_text(message.cost))
             items = sum(t.items for t in self.tenants)
-            self.set_status(f"{items:,} visible items in {len(self.tenants)} "
-                            f"{self.session.schema.tenant_label}s · expired items are hidden")
+            self.set_status(
+                f"{items:,} visible items in {len(self.tenants)} "
+                f"{self.session.schema.tenant_label}s · expired items are hidden"
+            )
         elif message.level is Level.THREADS:
             self.threads = message.value
             threads = self.query_one("#threads", RowList)
             threads.set_source(ThreadRows(self.threads, clock), empty_text="no threads")
             label = f"threads of {self.tenant}" if self.tenant is not None else "threads"
-            threads.border_title = one_line(f"{label} ({len(self.threads)})", 60)
-            threads.border_subtitle = cost_text(message.cost)
+            threads.border_title = plain(f"{label} ({len(self.threads)})")
+            threads.border_subtitle = plain(cost_text(message.cost))
             self.set_status("")
         elif message.level is Level.TURNS and message.side is not None:
             self.fetching.discard(message.side)
@@ -398,32 +436,34 @@ class BrowseScreen(Screen[None]):
             turns = self.query_one("#turns", RowList)
             turns.source_changed()
             total = f"{len(self.window):,}" if self.window.complete else f"~{len(self.window):,}"
-            turns.border_subtitle = (
+            turns.border_subtitle = plain(
                 f"{self.window.loaded:,} of {total} loaded · page: {cost_text(message.cost)}"
             )
         elif message.level is Level.DETAIL:
             self.detail = message.value
             self._render_detail()
-            self.query_one("#detail").border_subtitle = f"point read {cost_text(message.cost)}"
+            detail = self.query_one("#detail")
+            detail.border_subtitle = plain(f"point read {cost_text(message.cost)}")
 
     def on_load_failed(self, message: LoadFailed) -> None:
         if message.generation not in (-1, self.generation[message.level]):
             return
         self.set_status(message.error, error=True)
         if message.level is Level.TENANTS:
-            self.query_one("#tenants", RowList).border_subtitle = "failed"
+            self.query_one("#tenants", RowList).border_subtitle = plain("failed")
         elif message.level is Level.THREADS:
-            self.query_one("#threads", RowList).border_subtitle = "failed"
+            self.query_one("#threads", RowList).border_subtitle = plain("failed")
             if not self.threads and self.session and self.session.schema.has_tenant_level:
                 self.level = Level.TENANTS
                 self._layout()
         elif message.level is Level.TURNS:
             if message.side is not None:
                 self.fetching.discard(message.side)
-            self.query_one("#turns", RowList).border_subtitle = "failed"
+            self.query_one("#turns", RowList).border_subtitle = plain("failed")
             if self.window is not None and self.window.loaded == 0:
-                self.level = Level.THREADS if self.threads or self.tenant is not None else \
-                    self.level  # fmt: skip
+                self.level = (
+                    Level.THREADS if self.threads or self.tenant is not None else self.level
+                )
                 self._layout()
         elif message.level is Level.DETAIL:
             self._render_detail(raw_status=message.error)
@@ -509,10 +549,15 @@ class BrowseScreen(Screen[None]):
         if not target.filter_text:
             self.set_status("")
             return
-        partial = " (loaded rows only)" if target.id == "turns" and self.window is not None \
-            and not self.window.complete else ""  # fmt: skip
-        self.set_status(f"filter /{one_line(target.filter_text)}: {target.row_count:,} rows"
-                        f"{partial} · Esc clears")  # fmt: skip
+        partial = (
+            " (loaded rows only)"
+            if target.id == "turns" and self.window is not None and not self.window.complete
+            else ""
+        )
+        self.set_status(
+            f"filter /{one_line(target.filter_text)}: {target.row_count:,} rows"
+            f"{partial} · Esc clears"
+        )
 
     @on(CommandBar.Closed)
     def _bar_closed(self, event: CommandBar.Closed) -> None:
@@ -525,7 +570,7 @@ class BrowseScreen(Screen[None]):
             self.run_command(event.value)
 
     def run_command(self, line: str) -> None:
-        """``:tenant NAME``, ``:thread ID``, ``:thread TENANT ID``, ``:tenants``, ``:help``, ``:q``."""
+        """Run one command-mode line: tenant NAME, thread [TENANT] ID, tenants, help, q."""
         if self.session is None:
             return
         words = line.strip().lstrip(":").split()
@@ -557,8 +602,7 @@ class BrowseScreen(Screen[None]):
         schema = self.session.schema
         if len(args) == 2:
             if not schema.has_tenant_level:
-                self.set_status(f"schema {schema.name} has no tenant level: :thread ID",
-                                error=True)  # fmt: skip
+                self.set_status(f"schema {schema.name} has no tenant level: :thread ID", error=True)
                 return
             tenant, thread = args
             if tenant != self.tenant:
@@ -567,8 +611,11 @@ class BrowseScreen(Screen[None]):
         else:
             tenant, thread = self.tenant, args[0]
             if schema.has_tenant_level and tenant is None:
-                self.set_status(f"open a {schema.tenant_label} first, or use "
-                                f":thread {schema.tenant_label.upper()} ID", error=True)  # fmt: skip
+                self.set_status(
+                    f"open a {schema.tenant_label} first, or use "
+                    f":thread {schema.tenant_label.upper()} ID",
+                    error=True,
+                )
                 return
         known = next((t for t in self.threads if t.name == thread and t.ref.tenant == tenant), None)
         self._open_turns(ThreadRef(tenant, thread), known.items if known else None)

@@ -9,12 +9,17 @@ from rich.text import Text
 
 from cosmem_tui.core.browse import TurnDetail
 from cosmem_tui.core.text import json_for_terminal, one_line, visible
-from cosmem_tui.model import Turn, TtlState
+from cosmem_tui.model import TtlState, Turn
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.rows import order_text
 
-ROLE_STYLES = {"user": "bold #6cb6ff", "agent": "bold #6cc38a", "assistant": "bold #6cc38a",
-               "system": "bold #c9a0ff", "tool": "bold #e5b454"}  # fmt: skip
+ROLE_STYLES = {
+    "user": "bold #6cb6ff",
+    "agent": "bold #6cc38a",
+    "assistant": "bold #6cc38a",
+    "system": "bold #c9a0ff",
+    "tool": "bold #e5b454",
+}
 
 
 def utc(epoch: float | None) -> str:
@@ -29,9 +34,14 @@ def ttl_lines(turn: Turn, now: float) -> list[tuple[str, str]]:
     own = "no item ttl" if ttl.raw_display == "—" else f"item ttl {ttl.raw_display}"
     written = f"last write (_ts) {utc(ttl.last_write)}"
     if ttl.state is TtlState.OFF:
-        return [("never expires: TTL is off on the container"
-                 + (f" ({own} is ignored)" if ttl.raw_display != "—" else ""), "dim"),
-                (written, "dim")]  # fmt: skip
+        return [
+            (
+                "never expires: TTL is off on the container"
+                + (f" ({own} is ignored)" if ttl.raw_display != "—" else ""),
+                "dim",
+            ),
+            (written, "dim"),
+        ]
     default = f"container default {ttl.container_default}"
     if ttl.state is TtlState.NEVER:
         why = own if ttl.raw_display == "-1" else f"{own}; {default}"

@@ -27,8 +27,9 @@ def help_text() -> Text:
     for command, description in COMMANDS:
         text.append(f"  {command:<22}", "bold")
         text.append(f"{description}\n")
-    text.append("\nRequest charges marked 'sim' are modelled (local workspace), not measured.\n",
-                "dim")  # fmt: skip
+    text.append(
+        "\nRequest charges marked 'sim' are modelled (local workspace), not measured.\n", "dim"
+    )
     return text
 
 

@@ -17,28 +17,43 @@ class KeyAction:
     id: str
 
     def binding(self, *, show: bool = False, priority: bool = False) -> Binding:
-        return Binding(self.keys, self.action, self.description, show=show,
-                       priority=priority, id=self.id)  # fmt: skip
+        return Binding(
+            self.keys, self.action, self.description, show=show, priority=priority, id=self.id
+        )
 
 
 LIST_KEYS = (
     KeyAction("down,j", "cursor_down", "next row", "↓  j", "Move", "list.down"),
     KeyAction("up,k", "cursor_up", "previous row", "↑  k", "Move", "list.up"),
-    KeyAction("pagedown,ctrl+f,space", "page_down", "next page", "PgDn  ctrl+f  space", "Move",
-              "list.page_down"),  # fmt: skip
+    KeyAction(
+        "pagedown,ctrl+f,space",
+        "page_down",
+        "next page",
+        "PgDn  ctrl+f  space",
+        "Move",
+        "list.page_down",
+    ),
     KeyAction("pageup,ctrl+b", "page_up", "previous page", "PgUp  ctrl+b", "Move", "list.page_up"),
     KeyAction("home,g", "first", "first row", "Home  g", "Move", "list.first"),
     KeyAction("end,G", "last", "last row (newest turn)", "End  G", "Move", "list.last"),
 )
 
 BROWSE_KEYS = (
-    KeyAction("enter,l,right", "open", "open: drill into the row", "Enter  l  →", "Browse",
-              "browse.open"),  # fmt: skip
-    KeyAction("escape,h,left", "back", "back to the parent list", "Esc  h  ←", "Browse",
-              "browse.back"),  # fmt: skip
+    KeyAction(
+        "enter,l,right", "open", "open: drill into the row", "Enter  l  →", "Browse", "browse.open"
+    ),
+    KeyAction(
+        "escape,h,left", "back", "back to the parent list", "Esc  h  ←", "Browse", "browse.back"
+    ),
     KeyAction("slash", "filter", "filter the focused list", "/", "Browse", "browse.filter"),
-    KeyAction("colon", "command", "command mode: :tenant NAME, :thread ID", ":", "Browse",
-              "browse.command"),  # fmt: skip
+    KeyAction(
+        "colon",
+        "command",
+        "command mode: :tenant NAME, :thread ID",
+        ":",
+        "Browse",
+        "browse.command",
+    ),
     KeyAction("r", "reload", "reload the focused list", "r", "Browse", "browse.reload"),
 )
 
@@ -48,7 +63,7 @@ APP_KEYS = (
 )
 
 COMMANDS = (
-    (":tenant NAME", "open a tenant's threads (\":user NAME\" on user-keyed schemas)"),
+    (":tenant NAME", 'open a tenant\'s threads (":user NAME" on user-keyed schemas)'),
     (":thread ID", "open a thread of the current tenant"),
     (":thread TENANT ID", "open a thread of any tenant"),
     (":tenants", "back to the tenant list"),

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnWindow
-from cosmem_tui.model import MISSING, Clock, Tenant, Thread, Turn, TtlState
+from cosmem_tui.model import MISSING, Clock, Tenant, Thread, TtlState, Turn
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.widgets.row_list import Cell, Column
 

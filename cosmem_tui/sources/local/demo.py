@@ -37,15 +37,55 @@ DAY = 86_400
 HOUR = 3_600
 
 TENANTS = (
-    "contoso", "fabrikam", "northwind", "adventure-works", "tailspin", "wingtip", "litware",
-    "proseware", "woodgrove", "alpine-ski", "blue-yonder", "coho-winery", "fourth-coffee",
-    "humongous", "lucerne", "margies-travel", "nod-publishers", "relecloud", "southridge",
-    "trey-research", "wide-world", "consolidated", "adatum", "city-power", "bellows-college",
-    "fine-art-school", "tasmanian", "vanarsdel", "lamna", "munson", "fincher", "best-for-you",
-    "first-up", "liberty", "tailwind", "northridge", "phone-company", "world-importers",
-    "blue-sky", "graphic-design", "alpine", "datum-labs", "woodgrove-bank", "coho-vineyard",
-    "fabrikam-fiber", "contoso-pharma", "litware-labs", "proseware-health",
-)  # fmt: skip
+    "contoso",
+    "fabrikam",
+    "northwind",
+    "adventure-works",
+    "tailspin",
+    "wingtip",
+    "litware",
+    "proseware",
+    "woodgrove",
+    "alpine-ski",
+    "blue-yonder",
+    "coho-winery",
+    "fourth-coffee",
+    "humongous",
+    "lucerne",
+    "margies-travel",
+    "nod-publishers",
+    "relecloud",
+    "southridge",
+    "trey-research",
+    "wide-world",
+    "consolidated",
+    "adatum",
+    "city-power",
+    "bellows-college",
+    "fine-art-school",
+    "tasmanian",
+    "vanarsdel",
+    "lamna",
+    "munson",
+    "fincher",
+    "best-for-you",
+    "first-up",
+    "liberty",
+    "tailwind",
+    "northridge",
+    "phone-company",
+    "world-importers",
+    "blue-sky",
+    "graphic-design",
+    "alpine",
+    "datum-labs",
+    "woodgrove-bank",
+    "coho-vineyard",
+    "fabrikam-fiber",
+    "contoso-pharma",
+    "litware-labs",
+    "proseware-health",
+)
 
 # Retention of short-term turns per tenant: (item ttl, share of tenants). None = keep
 # (no ttl property: the container default -1 applies, so turns are long-term).
@@ -62,17 +102,64 @@ USER_PROBLEMS = (
     "please remind me what we decided about the {thing}.",
     "what's the status of the {thing} for {who}?",
 )
-VERBS = ("update", "reset", "export", "cancel", "renew", "share", "sync", "migrate", "restore",
-         "approve", "schedule", "download", "rename", "merge", "archive")  # fmt: skip
-THINGS = ("invoice", "order", "subscription", "password", "report", "booking", "shipment",
-          "workspace", "license", "contract", "dashboard", "backup", "device", "ticket",
-          "payment method", "project", "calendar", "profile")  # fmt: skip
-WHENS = ("yesterday", "this morning", "last week", "Friday", "the last release", "an hour ago",
-         "the migration", "March")  # fmt: skip
+VERBS = (
+    "update",
+    "reset",
+    "export",
+    "cancel",
+    "renew",
+    "share",
+    "sync",
+    "migrate",
+    "restore",
+    "approve",
+    "schedule",
+    "download",
+    "rename",
+    "merge",
+    "archive",
+)
+THINGS = (
+    "invoice",
+    "order",
+    "subscription",
+    "password",
+    "report",
+    "booking",
+    "shipment",
+    "workspace",
+    "license",
+    "contract",
+    "dashboard",
+    "backup",
+    "device",
+    "ticket",
+    "payment method",
+    "project",
+    "calendar",
+    "profile",
+)
+WHENS = (
+    "yesterday",
+    "this morning",
+    "last week",
+    "Friday",
+    "the last release",
+    "an hour ago",
+    "the migration",
+    "March",
+)
 WHOS = ("my team", "the finance group", "a new hire", "our EU office", "the auditors", "my manager")
 STATES = ("cancelled", "duplicated", "locked", "moved", "changed", "flagged", "renamed")
-AGENT_OPENERS = ("Thanks for reaching out.", "Got it.", "Happy to help.", "I see the issue.",
-                 "Understood.", "Let me check that.", "Good question.")  # fmt: skip
+AGENT_OPENERS = (
+    "Thanks for reaching out.",
+    "Got it.",
+    "Happy to help.",
+    "I see the issue.",
+    "Understood.",
+    "Let me check that.",
+    "Good question.",
+)
 AGENT_STEPS = (
     "I {past} the {thing} and sent a confirmation to your inbox.",
     "You can {verb} it from Settings → {Thing} → Manage.",
@@ -143,19 +230,28 @@ def demo_container() -> ContainerProperties:
         },
         vector_embedding_policy={
             "vectorEmbeddings": [
-                {"path": "/embedding", "dataType": "float32", "distanceFunction": "cosine",
-                 "dimensions": 8}
+                {
+                    "path": "/embedding",
+                    "dataType": "float32",
+                    "distanceFunction": "cosine",
+                    "dimensions": 8,
+                }
             ]
         },
-        full_text_policy={"defaultLanguage": "en-US", "fullTextPaths": [{"path": "/content",
-                                                                         "language": "en-US"}]},
+        full_text_policy={
+            "defaultLanguage": "en-US",
+            "fullTextPaths": [{"path": "/content", "language": "en-US"}],
+        },
     )
 
 
 def _iso(epoch: float) -> str:
     """ISO-8601 UTC with milliseconds and a Z, as JavaScript and .NET writers produce."""
     whole = int(epoch)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{int((epoch - whole) * 1000):03d}Z"
+    return (
+        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+        + f".{int((epoch - whole) * 1000):03d}Z"
+    )
 
 
 class _Writer:
@@ -189,8 +285,9 @@ class _Writer:
 
     def embedding(self) -> list[float]:
         if not self._embeddings:  # a pool: 8-d demo vectors need not all differ
-            self._embeddings = [[round(self.rng.uniform(-1, 1), 4) for _ in range(8)]
-                                for _ in range(256)]  # fmt: skip
+            self._embeddings = [
+                [round(self.rng.uniform(-1, 1), 4) for _ in range(8)] for _ in range(256)
+            ]
         return self.rng.choice(self._embeddings)
 
 
@@ -212,8 +309,16 @@ class _Slots(dict[str, str]):
         return self.rng.choice(_VOCABULARY[key])
 
 
-_VOCABULARY = {"verb": VERBS, "thing": THINGS, "when": WHENS, "who": WHOS, "state": STATES,
-               "past": PASTS, "team": TEAMS, "eta": ETAS}  # fmt: skip
+_VOCABULARY = {
+    "verb": VERBS,
+    "thing": THINGS,
+    "when": WHENS,
+    "who": WHOS,
+    "state": STATES,
+    "past": PASTS,
+    "team": TEAMS,
+    "eta": ETAS,
+}
 
 
 def _fill(rng: random.Random, template: str) -> str:
@@ -246,8 +351,10 @@ def _turn_items(
 ) -> Iterator[dict[str, Any]]:
     """The items of one thread: exchanges, with a summary every ~12 slots and some facts."""
     rng = w.rng
-    gaps = [rng.expovariate(1 / 150) + (rng.random() < 0.08) * rng.uniform(HOUR, 30 * HOUR)
-            for _ in range(count)]  # fmt: skip
+    gaps = [
+        rng.expovariate(1 / 150) + (rng.random() < 0.08) * rng.uniform(HOUR, 30 * HOUR)
+        for _ in range(count)
+    ]
     t = last - sum(gaps)
     since_summary = 0
     for index in range(count):
@@ -263,23 +370,39 @@ def _turn_items(
             )
             # Summaries are rewritten after later turns: their _ts moves, their ttl is -1.
             rewritten = min(anchor, ts + int(rng.uniform(60, 6 * HOUR)))
-            yield w.item(tenant, thread, index, rewritten, type="summary",
-                         messages=[{"role": "system", "content": text,
-                                    "timestamp": _iso(agent_at)}],
-                         content=text, ttl=-1)  # fmt: skip
+            yield w.item(
+                tenant,
+                thread,
+                index,
+                rewritten,
+                type="summary",
+                messages=[{"role": "system", "content": text, "timestamp": _iso(agent_at)}],
+                content=text,
+                ttl=-1,
+            )
             continue
         if rng.random() < 0.03:
             text = "Fact: " + _fill(rng, rng.choice(FACTS))
-            yield w.item(tenant, thread, index, ts, type="fact",
-                         messages=[{"role": "system", "content": text,
-                                    "timestamp": _iso(agent_at)}], content=text)  # fmt: skip
+            yield w.item(
+                tenant,
+                thread,
+                index,
+                ts,
+                type="fact",
+                messages=[{"role": "system", "content": text, "timestamp": _iso(agent_at)}],
+                content=text,
+            )
             continue
         user, agent = _exchange(rng)
         fields: dict[str, Any] = {
             "messages": [
                 {"role": "user", "content": user, "timestamp": _iso(user_at)},
-                {"role": "agent", "content": agent, "entityId": "support-agent",
-                 "timestamp": _iso(agent_at)},
+                {
+                    "role": "agent",
+                    "content": agent,
+                    "entityId": "support-agent",
+                    "timestamp": _iso(agent_at),
+                },
             ],
             "content": f"{user} {agent}",
             "embedding": w.embedding(),
@@ -299,15 +422,21 @@ def _malformed_items(w: _Writer, tenant: str, thread: str, anchor: int) -> Itera
     def msgs(text: str) -> list[dict[str, Any]]:
         return [{"role": "user", "content": text, "timestamp": _iso(t)}]
 
-    yield w.item(tenant, thread, 0, t, messages=msgs("A well-formed turn before the bad ones."),
-                 ttl=7 * DAY)  # fmt: skip
+    yield w.item(
+        tenant, thread, 0, t, messages=msgs("A well-formed turn before the bad ones."), ttl=7 * DAY
+    )
     yield w.item(tenant, thread, _NO_INDEX, t + 1, messages=msgs("turnIndex is missing"))
     yield w.item(tenant, thread, "7", t + 2, messages=msgs("turnIndex is a string"))
     yield w.item(tenant, thread, 3, t + 3, messages="messages is a string, not an array")
     yield w.item(tenant, thread, 4, t + 4, content="no messages array at all")
     yield w.item(tenant, thread, 5, t + 5, messages=[{"role": "user", "content": None}])
-    yield w.item(tenant, thread, 6, t + 6,
-                 messages=[{"role": "agent", "content": {"text": "content is an object"}}])
+    yield w.item(
+        tenant,
+        thread,
+        6,
+        t + 6,
+        messages=[{"role": "agent", "content": {"text": "content is an object"}}],
+    )
     yield w.item(tenant, thread, 8, t + 7, messages=[{"content": "this message has no role"}])
     yield w.item(tenant, thread, 9, t + 8, messages=["a message that is a bare string"])
     yield w.item(tenant, thread, 10, t + 9, messages=msgs("ttl is null"), ttl=None)
@@ -320,11 +449,18 @@ def _hostile_items(w: _Writer, tenant: str, thread: str, anchor: int) -> Iterato
     t = anchor - 3 * HOUR
     for index, text in enumerate(HOSTILE_TEXTS):
         at = t + index * 60
-        yield w.item(tenant, thread, index, at,
-                     messages=[{"role": "user", "content": text, "timestamp": _iso(at)},
-                               {"role": "agent", "content": "I can't help with that.",
-                                "timestamp": _iso(at + 5)}],
-                     content=text, ttl=30 * DAY)  # fmt: skip
+        yield w.item(
+            tenant,
+            thread,
+            index,
+            at,
+            messages=[
+                {"role": "user", "content": text, "timestamp": _iso(at)},
+                {"role": "agent", "content": "I can't help with that.", "timestamp": _iso(at + 5)},
+            ],
+            content=text,
+            ttl=30 * DAY,
+        )
 
 
 def generate_items(

@@ -69,9 +69,9 @@ def derive_keys(schema: Schema, body: Mapping[str, JsonValue]) -> DerivedKeys:
     return DerivedKeys(tenant, thread, rank, value)
 
 
-def partition_key_of(paths: tuple[FieldPath, ...], body: Mapping[str, JsonValue]) -> tuple[
-    JsonValue, ...
-]:
+def partition_key_of(
+    paths: tuple[FieldPath, ...], body: Mapping[str, JsonValue]
+) -> tuple[JsonValue, ...]:
     return tuple(p.get(body) for p in paths)
 
 

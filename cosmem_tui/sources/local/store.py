@@ -167,8 +167,13 @@ class LocalStore:
                 simulated=True,
             )
         return [
-            Thread(ThreadRef(tenant, r[0]), items=r[1], last_activity=r[2], short_term=r[3],
-                   long_term=r[4])
+            Thread(
+                ThreadRef(tenant, r[0]),
+                items=r[1],
+                last_activity=r[2],
+                short_term=r[3],
+                long_term=r[4],
+            )
             for r in rows
         ]
 

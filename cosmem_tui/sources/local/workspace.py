@@ -186,7 +186,9 @@ class Workspace:
         pk = partition_key_of(self._pk_paths, body)
         missing = [p.text for p, v in zip(self._pk_paths, pk, strict=True) if v is MISSING]
         if missing:
-            raise ItemRejected(f"item {item_id!r} has no partition key value at {', '.join(missing)}")
+            raise ItemRejected(
+                f"item {item_id!r} has no partition key value at {', '.join(missing)}"
+            )
         doc = dict(body)
         ts = doc.get("_ts")
         if isinstance(ts, bool) or not isinstance(ts, int):
@@ -224,7 +226,9 @@ class Workspace:
                 raise
         return cursor.rowcount
 
-    def upsert_items(self, bodies: Iterable[Mapping[str, JsonValue]], schema: Schema, now: int) -> int:
+    def upsert_items(
+        self, bodies: Iterable[Mapping[str, JsonValue]], schema: Schema, now: int
+    ) -> int:
         return self.insert_rows(self.row_for(b, schema, now) for b in bodies)
 
     def ensure_derived(self, schema: Schema) -> bool:
@@ -238,8 +242,14 @@ class Workspace:
             for pk, item_id, body in rows:
                 keys = derive_keys(schema, json.loads(body))
                 updates.append(
-                    (keys.tenant_key, keys.thread_key, keys.order_rank, keys.order_value, pk,
-                     item_id)
+                    (
+                        keys.tenant_key,
+                        keys.thread_key,
+                        keys.order_rank,
+                        keys.order_value,
+                        pk,
+                        item_id,
+                    )
                 )
             self._db.execute("BEGIN")
             self._db.executemany(
@@ -258,4 +268,3 @@ class Workspace:
 
 def _json_or_none(value: Mapping[str, JsonValue] | None) -> str | None:
     return None if value is None else json.dumps(dict(value))
-

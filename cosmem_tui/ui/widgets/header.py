@@ -23,9 +23,14 @@ class SessionHeader(Widget):
         self.schema = ""
         self.totals: SessionTotals | None = None
 
-    def show(self, *, source: str | None = None, schema: str | None = None,
-             container: ContainerProperties | None = None,
-             totals: SessionTotals | None = None) -> None:  # fmt: skip
+    def show(
+        self,
+        *,
+        source: str | None = None,
+        schema: str | None = None,
+        container: ContainerProperties | None = None,
+        totals: SessionTotals | None = None,
+    ) -> None:
         if source is not None:
             self.source = source
         if schema is not None:

@@ -148,8 +148,9 @@ class RowList(ScrollView, can_focus=True):
         def control(self) -> RowList:
             return self.row_list
 
-    def __init__(self, columns: Sequence[Column], *, id: str | None = None,
-                 empty_text: str = "nothing here") -> None:  # fmt: skip
+    def __init__(
+        self, columns: Sequence[Column], *, id: str | None = None, empty_text: str = "nothing here"
+    ) -> None:
         super().__init__(id=id)
         self.columns = list(columns)
         self.source: RowSource = _Empty()
@@ -298,8 +299,7 @@ class RowList(ScrollView, can_focus=True):
         layout = fit_columns(self.columns, width)
         if y == 0:
             style = base + self.get_component_rich_style("row-list--header")
-            cells = [fit_text(self.columns[i].title, w, self.columns[i].justify)
-                     for i, w in layout]  # fmt: skip
+            cells = [fit_text(self.columns[i].title, w, self.columns[i].justify) for i, w in layout]
             return Strip([Segment(" ".join(cells), style)]).adjust_cell_length(width, base)
         position = int(self.scroll_y) + y - 1
         if self.row_count == 0:

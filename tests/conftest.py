@@ -1,0 +1,46 @@
+"""Shared fixtures: a frozen clock, isolated user dirs, and one demo workspace per session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cosmem_tui.model import FrozenClock
+from cosmem_tui.sources.local.demo import DemoManifest, build_demo_workspace
+
+# 2026-11-30T00:00:00Z: every demo workspace in the tests is anchored here and every
+# frozen clock starts here, so ages, countdowns and snapshots never drift.
+ANCHOR = 1_795_996_800
+
+
+@pytest.fixture(autouse=True)
+def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Never touch the real ~/.local/share or ~/.config from a test."""
+    root = tmp_path_factory.mktemp("xdg")
+    monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "config"))
+    return root
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock(ANCHOR)
+
+
+@pytest.fixture(scope="session")
+def demo_workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, DemoManifest]:
+    """The full demo workspace, built once (read-only for every test that uses it)."""
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    manifest = build_demo_workspace(path, ANCHOR)
+    return path, manifest
+
+
+@pytest.fixture
+def demo_path(demo_workspace: tuple[Path, DemoManifest]) -> Path:
+    return demo_workspace[0]
+
+
+@pytest.fixture
+def manifest(demo_workspace: tuple[Path, DemoManifest]) -> DemoManifest:
+    return demo_workspace[1]

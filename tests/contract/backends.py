@@ -1,0 +1,60 @@
+"""The backends the MemoryStore contract suite runs against.
+
+Each backend seeds a container from plain item dicts (the store assigns ``_ts`` and
+``_etag`` at write time, as Cosmos does) and can let time pass: the local backend
+advances its frozen clock, a live backend waits for real.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from cosmem_tui.model import FrozenClock
+from cosmem_tui.profiles import Schema
+from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.local import LocalStore
+from cosmem_tui.sources.store import MemoryStore
+from tests.helpers import build_workspace
+
+
+class Backend(Protocol):
+    name: str
+
+    async def make_store(
+        self, items: Iterable[Mapping[str, Any]], *, schema: Schema, default_ttl: int | None
+    ) -> MemoryStore: ...
+
+    async def advance(self, seconds: float) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class LocalBackend:
+    name = "local"
+
+    def __init__(self, tmp: Path, start: int) -> None:
+        self.tmp = tmp
+        self.clock = FrozenClock(start)
+        self.stores: list[LocalStore] = []
+        self._count = 0
+
+    async def make_store(
+        self, items: Iterable[Mapping[str, Any]], *, schema: Schema, default_ttl: int | None
+    ) -> MemoryStore:
+        self._count += 1
+        path = self.tmp / f"contract-{self._count}.sqlite"
+        build_workspace(
+            path, items, now=int(self.clock.now()), schema=schema, default_ttl=default_ttl
+        )
+        store = LocalStore.open(path, schema, gateway=Gateway(), clock=self.clock)
+        self.stores.append(store)
+        return store
+
+    async def advance(self, seconds: float) -> None:
+        self.clock.advance(seconds)
+
+    async def close(self) -> None:
+        for store in self.stores:
+            await store.close()

@@ -1,0 +1,64 @@
+"""Text is data: nothing from an item may act on the terminal."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cosmem_tui.core.text import json_for_terminal, one_line, visible
+
+DANGEROUS = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+hostile_text = st.text(
+    alphabet=st.one_of(
+        st.characters(),
+        st.sampled_from(["\x1b", "\x9b", "\u202e", "\u2066", "\r", "\n", "\t", "\x07", "["]),
+    )
+)
+
+
+def dangerous(ch: str) -> bool:
+    return unicodedata.category(ch) in DANGEROUS
+
+
+@given(hostile_text)
+def test_visible_leaves_no_dangerous_character(text):
+    assert not any(dangerous(c) for c in visible(text))
+
+
+@given(hostile_text)
+def test_multiline_keeps_only_newlines(text):
+    shown = visible(text, multiline=True)
+    assert not any(dangerous(c) and c != "\n" for c in shown)
+
+
+@given(hostile_text, st.integers(min_value=1, max_value=200))
+def test_one_line_is_one_line_and_bounded(text, limit):
+    shown = one_line(text, limit)
+    assert "\n" not in shown
+    assert not any(dangerous(c) for c in shown)
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | hostile_text,
+        lambda inner: st.lists(inner) | st.dictionaries(hostile_text, inner),
+        max_leaves=10,
+    ),
+    st.sampled_from([None, 2]),
+)
+def test_json_for_terminal_round_trips_without_raw_controls(value, indent):
+    encoded = json_for_terminal(value, indent=indent)
+    assert json.loads(encoded) == value
+    assert not any(dangerous(c) and c != "\n" for c in encoded)
+
+
+def test_escapes_are_readable():
+    assert visible("a\x1b[31mb") == "a\\x1b[31mb"
+    assert visible("x\u202ey") == "x\\u202ey"
+    assert visible("bell\x07") == "bell\\x07"
+    assert visible("line1\r\nline2\rover", multiline=True) == "line1\nline2\\x0dover"
+    assert visible("[bold red]markup stays text[/]") == "[bold red]markup stays text[/]"
+    assert one_line("hello\n\n  world\tagain", 11) == "hello worl…"

@@ -1,0 +1,51 @@
+"""Build small workspaces for tests through the same code path the demo and import use."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
+from cosmem_tui.profiles import Schema, get_schema
+from cosmem_tui.sources.local import Workspace
+
+
+def container(
+    paths: tuple[str, ...] = ("/tenantId", "/threadId"), default_ttl: int | None = -1
+) -> ContainerProperties:
+    kind = "MultiHash" if len(paths) > 1 else "Hash"
+    return ContainerProperties(
+        "testdb", "turns", PartitionKeyDefinition(paths, kind, 2), default_ttl
+    )
+
+
+def build_workspace(
+    path: Path,
+    items: Iterable[Mapping[str, Any]],
+    *,
+    now: int,
+    schema: Schema | None = None,
+    default_ttl: int | None = -1,
+) -> Path:
+    schema = schema or get_schema("lab")
+    with Workspace.building(path, container(schema.partition_key, default_ttl), schema) as ws:
+        ws.upsert_items(items, schema, now)
+        ws.set_meta("schema", schema.name)
+    return path
+
+
+def exchange(
+    tenant: str | None, thread: str, index: Any, text: str = "hello", **extra: Any
+) -> dict[str, Any]:
+    item: dict[str, Any] = {"id": f"{thread}-{index}", "threadId": thread}
+    if tenant is not None:
+        item["tenantId"] = tenant
+    if index is not None:
+        item["turnIndex"] = index
+    item["messages"] = [
+        {"role": "user", "content": f"{text} {index}", "timestamp": "2026-11-29T10:00:00Z"},
+        {"role": "agent", "content": f"reply {index}", "timestamp": "2026-11-29T10:00:05Z"},
+    ]
+    item.update(extra)
+    return item

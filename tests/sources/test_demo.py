@@ -1,0 +1,83 @@
+"""The demo generator: deterministic, the promised shape, and fast enough."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+
+from cosmem_tui.model import ThreadRef
+from cosmem_tui.profiles import get_schema
+from cosmem_tui.sources.local import LocalStore
+from cosmem_tui.sources.local.demo import HOSTILE_TEXTS, generate_items, read_manifest
+from tests.conftest import ANCHOR
+
+
+def digest(anchor: int, seed: int) -> str:
+    items, _ = generate_items(anchor, seed)
+    h = hashlib.sha256()
+    for body in items:
+        h.update(json.dumps(body, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def test_same_seed_and_anchor_give_the_same_bytes():
+    assert digest(ANCHOR, 7) == digest(ANCHOR, 7)
+
+
+def test_another_seed_or_anchor_gives_another_workspace():
+    assert digest(ANCHOR, 7) != digest(ANCHOR, 8)
+    assert digest(ANCHOR, 7) != digest(ANCHOR + 60, 7)
+
+
+async def test_the_demo_has_the_promised_shape(demo_path, manifest, clock):
+    store = LocalStore.open(demo_path, get_schema("lab"), clock=clock)
+    tenants = await store.list_tenants()
+    assert len(tenants) >= 40
+    assert sum(t.threads for t in tenants) >= 1500
+    assert sum(t.items for t in tenants) >= 40_000
+    by_size = sorted(tenants, key=lambda t: -t.items)
+    assert by_size[0].name == manifest.hot_tenant == "contoso"
+    assert by_size[0].items >= 2 * by_size[1].items  # clearly hot
+    assert by_size[-1].items * 20 < by_size[0].items  # Zipf-like spread
+    assert all(t.last_activity is None or t.last_activity <= ANCHOR for t in tenants)
+    # Some items already expired: the workspace holds more than is visible.
+    assert store.workspace.item_count() > sum(t.items for t in tenants)
+    assert read_manifest(store.workspace) == manifest
+    await store.close()
+
+
+async def test_short_and_long_term_memory_and_near_expiry(demo_path, clock):
+    store = LocalStore.open(demo_path, get_schema("lab"), clock=clock)
+    rows = store.workspace.query("list_tenants", {"now": ANCHOR})
+    assert rows
+    soon = store.workspace._db.execute(
+        "SELECT COUNT(*) FROM items WHERE expires_at > ? AND expires_at <= ?",
+        (ANCHOR, ANCHOR + 3600),
+    ).fetchone()[0]
+    never = store.workspace._db.execute(
+        "SELECT COUNT(*) FROM items WHERE expires_at IS NULL"
+    ).fetchone()[0]
+    kinds = Counter(
+        json.loads(b).get("type", "turn")
+        for (b,) in store.workspace._db.execute("SELECT body FROM items LIMIT 20000")
+    )
+    assert soon >= 10, "some short-term items expire within the next hour"
+    assert never >= 1000, "long-term items (ttl -1 or no ttl under container -1)"
+    assert kinds["summary"] > 0 and kinds["fact"] > 0
+    await store.close()
+
+
+async def test_malformed_and_hostile_threads_are_there(demo_path, manifest, clock):
+    store = LocalStore.open(demo_path, get_schema("lab"), clock=clock)
+    malformed = ThreadRef(manifest.malformed["tenant"], manifest.malformed["thread"])
+    page = await store.page_turns(malformed, page_size=100)
+    assert len(page.items) >= 10
+    bodies = [i.body for i in page.items]
+    assert any("turnIndex" not in b for b in bodies)
+    assert any(b.get("ttl", 1) is None for b in bodies)
+    hostile = ThreadRef(manifest.hostile["tenant"], manifest.hostile["thread"])
+    page = await store.page_turns(hostile, page_size=100)
+    texts = [b["messages"][0]["content"] for b in (i.body for i in page.items)]
+    assert texts == list(HOSTILE_TEXTS)
+    await store.close()

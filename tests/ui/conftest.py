@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from cosmem_tui.core.session import SessionOptions, open_session
+from cosmem_tui.model import FrozenClock
+from cosmem_tui.ui.app import CosmemApp
+
+
+@pytest.fixture(autouse=True)
+def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A blinking cursor would make screenshots depend on timing."""
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+
+
+AppFactory = Callable[..., CosmemApp]
+
+
+@pytest.fixture
+def make_app(clock: FrozenClock) -> AppFactory:
+    def factory(workspace: Path, *, demo: bool = True, schema: str | None = None) -> CosmemApp:
+        options = SessionOptions(workspace=workspace, schema=schema)
+
+        def open_it():
+            session = open_session(options, clock)
+            session.is_demo = demo  # the header then says "demo workspace", not a tmp path
+            return session
+
+        return CosmemApp(options, clock=clock, session_factory=open_it)
+
+    return factory
+
+
+async def settle(pilot: Pilot, rounds: int = 3) -> None:
+    """Wait until workers are done and their messages have been handled."""
+    app = pilot.app
+    for _ in range(rounds):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()

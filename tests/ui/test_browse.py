@@ -1,0 +1,235 @@
+"""The browse pane driven through the real app with Pilot."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from cosmem_tui.core.text import visible
+from cosmem_tui.sources.local.demo import HOSTILE_THREAD
+from cosmem_tui.ui.browse import BrowseScreen, Level
+from cosmem_tui.ui.help import HelpScreen
+from cosmem_tui.ui.keys import ALL_KEYS
+from cosmem_tui.ui.widgets.header import SessionHeader
+from cosmem_tui.ui.widgets.row_list import RowList
+from tests.helpers import build_workspace, exchange
+from tests.ui.conftest import settle
+
+
+def screen(app) -> BrowseScreen:
+    assert isinstance(app.screen, BrowseScreen)
+    return app.screen
+
+
+def rows(app, list_id: str) -> list[list[str]]:
+    lst = app.screen.query_one(f"#{list_id}", RowList)
+    out = []
+    for position in range(lst.row_count):
+        row = lst.source.row(lst.source_index(position))
+        out.append([c[0] for c in row] if row is not None else [])
+    return out
+
+
+def status(app) -> str:
+    return app.screen.query_one("#status", Static).render().plain
+
+
+async def test_tenants_busiest_first_with_the_session_cost(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tenants = rows(app, "tenants")
+        assert len(tenants) == 48
+        assert tenants[0][0] == "▲ contoso"
+        assert int(tenants[0][2].replace(",", "")) > int(tenants[1][2].replace(",", ""))
+        header = app.screen.query_one(SessionHeader).render().plain
+        assert "demo workspace" in header and "req" in header and "RU sim" in header
+        assert app.focused is app.screen.query_one("#tenants")
+
+
+async def test_drill_down_to_a_turn_and_back(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        browse = screen(app)
+        assert browse.level is Level.THREADS and browse.tenant == "contoso"
+        assert len(rows(app, "threads")) == 402
+        await pilot.press("enter")
+        await settle(pilot)
+        assert browse.level is Level.TURNS and browse.thread is not None
+        turns = rows(app, "turns")
+        assert turns and turns[0][0] == "0"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert browse.level is Level.DETAIL
+        detail = app.screen.query_one("#detail-body", Static).render().plain
+        assert "── transcript ──" in detail and "── raw item" in detail
+        assert '"_etag"' in detail and '"_ts"' in detail
+        for expected in (Level.TURNS, Level.THREADS, Level.TENANTS, Level.TENANTS):
+            await pilot.press("escape")
+            await settle(pilot)
+            assert browse.level is expected
+
+
+async def test_vi_keys_move_open_and_go_back(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        tenants = app.screen.query_one("#tenants", RowList)
+        await pilot.press("j", "j")
+        assert tenants.cursor == 2
+        await pilot.press("k")
+        assert tenants.cursor == 1
+        await pilot.press("G")
+        assert tenants.cursor == 47
+        await pilot.press("g")
+        assert tenants.cursor == 0
+        await pilot.press("j", "l")
+        await settle(pilot)
+        assert screen(app).tenant == rows(app, "tenants")[1][0]
+        await pilot.press("h")
+        assert screen(app).level is Level.TENANTS
+
+
+async def test_filter_the_focused_list(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"north")
+        assert [r[0] for r in rows(app, "tenants")] == ["northwind", "northridge"]
+        assert "2 rows" in status(app)
+        await pilot.press("enter")  # keep the filter, back to the list
+        assert app.focused is app.screen.query_one("#tenants")
+        await pilot.press("j", "enter")
+        await settle(pilot)
+        assert screen(app).tenant == "northridge"
+        await pilot.press("escape")
+        await pilot.press("escape")  # the first Esc on a filtered list clears the filter
+        assert len(rows(app, "tenants")) == 48
+
+
+async def test_command_mode_opens_tenants_and_threads(make_app, demo_path, manifest):
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("colon", *"tenant woodgrove", "enter")
+        await settle(pilot)
+        browse = screen(app)
+        assert browse.level is Level.THREADS and browse.tenant == "woodgrove"
+        await pilot.press("colon")  # typed into the bar: markup characters are plain text
+        app.screen.query_one("#bar").value = f"thread {HOSTILE_THREAD}"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert browse.level is Level.TURNS and browse.thread.thread == HOSTILE_THREAD
+        await pilot.press("colon", *"tenant nobody", "enter")
+        await settle(pilot)
+        assert "no tenant 'nobody'" in status(app)
+        assert browse.level is Level.TENANTS
+        await pilot.press("colon", *"frobnicate", "enter")
+        assert "unknown command" in status(app)
+
+
+async def test_help_lists_every_binding(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = app.screen.query_one(Static).render()
+        for key in ALL_KEYS:
+            assert key.description in text.plain
+        await pilot.press("escape")
+        assert isinstance(app.screen, BrowseScreen)
+
+
+async def test_q_quits(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_hostile_text_is_shown_as_visible_escapes(make_app, demo_path, manifest):
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        browse = screen(app)
+        browse.run_command(f"thread {manifest.hostile['tenant']} {HOSTILE_THREAD}")
+        await settle(pilot)
+        previews = " ".join(r[3] for r in rows(app, "turns"))
+        assert "\\x1b[2J" in previews and "\x1b" not in previews
+        assert "[bold red]URGENT[/bold red]" in previews  # markup stays literal text
+        await pilot.press("j", "enter")  # the ANSI clear-screen message
+        await settle(pilot)
+        plain = app.screen.query_one("#detail-body", Static).render().plain
+        assert "\\x1b[2J" in plain
+        assert not any(ch in plain for ch in ("\x1b", "\x9b", "\u202e", "\x07"))
+        screenshot = app.export_screenshot()
+        assert "\x1b" not in screenshot and "\u202e" not in screenshot
+        assert visible(HOSTILE_THREAD) in app.screen.query_one("#crumbs", Static).render().plain
+        # Border titles parse markup from plain strings: the thread id must stay literal.
+        title = app.screen.query_one("#turns", RowList).border_title
+        assert Content.from_markup(title).plain == f"turns of {HOSTILE_THREAD}"
+
+
+async def test_malformed_items_are_marked_and_open_raw(make_app, demo_path, manifest):
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen(app).run_command(
+            f"thread {manifest.malformed['tenant']} {manifest.malformed['thread']}"
+        )
+        await settle(pilot)
+        texts = [r[3] for r in rows(app, "turns")]
+        assert sum(t.startswith("⚠") for t in texts) >= 10
+        await pilot.press("j", "j", "enter")  # "messages is a string"
+        await settle(pilot)
+        plain = app.screen.query_one("#detail-body", Static).render().plain
+        assert "malformed item" in plain and '"messages": "messages is a string' in plain
+
+
+async def test_a_big_thread_is_paged_from_both_ends(make_app, tmp_path, clock):
+    now = int(clock.now())
+    items = (exchange("big", "huge", i) for i in range(5000))
+    path = build_workspace(tmp_path / "big.sqlite", items, now=now)
+    app = make_app(path, demo=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        gateway = screen(app).session.gateway
+        before = gateway.totals().requests
+        await pilot.press("enter")
+        await settle(pilot)
+        window = screen(app).window
+        assert window is not None and len(window) == 5000
+        assert window.loaded == 100 and gateway.totals().requests == before + 1
+        await pilot.press("end")
+        await settle(pilot)
+        assert window.loaded == 200 and gateway.totals().requests == before + 2
+        assert not window.complete
+        turns = app.screen.query_one("#turns", RowList)
+        assert turns.cursor == 4999
+        assert rows(app, "turns")[4999][0] == "4999"
+        assert window.get(2500) is None  # the middle stays unloaded
+
+
+async def test_first_run_builds_the_demo_with_progress(isolated_user_dirs, clock):
+    from cosmem_tui.core.session import SessionOptions, default_workspace_path
+    from cosmem_tui.ui.app import CosmemApp
+
+    assert not default_workspace_path().exists()
+    app = CosmemApp(SessionOptions(), clock=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "creating the demo workspace" in status(app)
+        for _ in range(100):
+            await settle(pilot, rounds=1)
+            if rows(app, "tenants"):
+                break
+        assert len(rows(app, "tenants")) >= 40
+        assert default_workspace_path().exists()

@@ -1,0 +1,59 @@
+"""SVG snapshots of the main browse screens at 80×24 (jump box) and 120×40.
+
+The clock is frozen and the demo workspace anchored to it, so every character is
+deterministic. Update after an intended change with ``pytest --snapshot-update``
+and review the SVG diff like code.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from syrupy.extensions.image import SVGImageSnapshotExtension
+
+from cosmem_tui.sources.local.demo import HOSTILE_THREAD
+from tests.ui.conftest import settle
+
+SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
+KEYS = {
+    "tenants": [],
+    "threads": ["enter"],
+    "turns": ["enter", "enter"],
+    "detail": ["enter", "enter", "enter"],
+    "help": ["question_mark"],
+}
+
+
+def normalise(svg: str) -> str:
+    # Rich names the SVG's CSS classes after a hash of the content; keep diffs readable.
+    return re.sub(r"terminal-\d+", "terminal", svg)
+
+
+@pytest.fixture
+def svg_snapshot(snapshot):
+    return snapshot.use_extension(SVGImageSnapshotExtension)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("screen", KEYS)
+async def test_browse_screen(svg_snapshot, make_app, demo_path, size, screen):
+    app = make_app(demo_path)
+    async with app.run_test(size=SIZES[size]) as pilot:
+        await settle(pilot)
+        for key in KEYS[screen]:
+            await pilot.press(key)
+            await settle(pilot)
+        assert normalise(app.export_screenshot()) == svg_snapshot
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_hostile_thread(svg_snapshot, make_app, demo_path, manifest, size):
+    app = make_app(demo_path)
+    async with app.run_test(size=SIZES[size]) as pilot:
+        await settle(pilot)
+        app.screen.run_command(f"thread {manifest.hostile['tenant']} {HOSTILE_THREAD}")
+        await settle(pilot)
+        await pilot.press("j", "enter")
+        await settle(pilot)
+        assert normalise(app.export_screenshot()) == svg_snapshot
