@@ -229,7 +229,10 @@ async def _cmd_threads(session: Session, args: argparse.Namespace, out: TextIO) 
     )
     with Output(args.format, fields, fields, out) as output:
         for thread in threads:
-            output.write(records.thread_record(thread))
+            record = records.thread_record(thread)
+            if not schema.has_tenant_level:
+                del record["tenant"]
+            output.write(record)
 
 
 def _thread_ref(session: Session, names: list[str]) -> ThreadRef:

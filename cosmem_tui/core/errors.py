@@ -19,3 +19,18 @@ class UnknownThread(LookupFailed):
 
 class UnknownItem(LookupFailed):
     pass
+
+
+def is_expected(exc: BaseException) -> bool:
+    """True for failures a person causes or meets (bad names, service errors, bad schemas)."""
+    from cosmem_tui.profiles import SchemaError
+    from cosmem_tui.sources.errors import StoreError
+
+    return isinstance(exc, LookupFailed | StoreError | SchemaError)
+
+
+def describe(exc: BaseException) -> str:
+    """One line for any failure: what a person can act on, or the bug's name and text."""
+    if is_expected(exc):
+        return getattr(exc, "message", None) or str(exc)
+    return f"unexpected error: {type(exc).__name__}: {exc}"

@@ -13,7 +13,12 @@ from cosmem_tui.model import Clock, SystemClock
 from cosmem_tui.profiles import Schema, get_schema
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
-from cosmem_tui.sources.local.demo import DemoManifest, build_demo_workspace, read_manifest
+from cosmem_tui.sources.local.demo import (
+    DemoManifest,
+    DemoShape,
+    build_demo_workspace,
+    read_manifest,
+)
 from cosmem_tui.sources.store import MemoryStore
 
 APP_NAME = "cosmem"
@@ -74,11 +79,20 @@ class Session:
 
 
 def build_demo(
-    path: Path, clock: Clock, progress: Callable[[int], None] | None = None
+    path: Path, clock: Clock, progress: Callable[[float], None] | None = None
 ) -> DemoManifest:
-    """(Re)build the demo workspace at ``path`` anchored at the current minute."""
+    """(Re)build the demo workspace at ``path`` anchored at the current minute.
+
+    ``progress`` receives the fraction done (0..1), a few times a second.
+    """
     anchor = int(clock.now()) // 60 * 60
-    return build_demo_workspace(path, anchor, progress=progress)
+    expected = DemoShape().threads * DemoShape().mean_turns
+
+    def report(items: int) -> None:
+        if progress is not None:
+            progress(min(0.99, items / expected))
+
+    return build_demo_workspace(path, anchor, progress=report)
 
 
 def open_session(options: SessionOptions, clock: Clock | None = None) -> Session:

@@ -1,5 +1,6 @@
 """Plain data shared by every layer (standard library only)."""
 
+from cosmem_tui.model.charges import Meter, SessionTotals
 from cosmem_tui.model.clock import Clock, FrozenClock, SystemClock
 from cosmem_tui.model.entities import (
     ContainerProperties,
@@ -27,11 +28,13 @@ __all__ = [
     "ItemTtl",
     "JsonValue",
     "Message",
+    "Meter",
     "Page",
     "PartitionKeyDefinition",
     "PartitionKeyValue",
     "RequestCharge",
     "Scope",
+    "SessionTotals",
     "SystemClock",
     "Tenant",
     "Thread",

@@ -15,42 +15,16 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 
-from cosmem_tui.model import RequestCharge, Scope
+from cosmem_tui.model import Meter, RequestCharge, Scope, SessionTotals
 from cosmem_tui.sources.errors import StoreError, Throttled
 
 Listener = Callable[[RequestCharge], None]
 
 
-class Meter:
-    """What the requests made inside one ``Gateway.meter()`` block cost."""
-
-    __slots__ = ("request_units", "requests", "simulated")
-
-    def __init__(self) -> None:
-        self.requests = 0
-        self.request_units = 0.0
-        self.simulated = False
-
-    def add(self, record: RequestCharge) -> None:
-        self.requests += 1
-        self.request_units += record.request_units
-        self.simulated = self.simulated or record.simulated
-
-
 # Meters follow the asyncio task (contextvars are copied into tasks and threads'
 # run_in_executor contexts), so concurrent UI workers each see only their own cost.
 _ACTIVE_METERS: ContextVar[tuple[Meter, ...]] = ContextVar("cosmem_meters", default=())
-
-
-@dataclass(frozen=True, slots=True)
-class SessionTotals:
-    requests: int
-    request_units: float
-    simulated: bool  # True if any charge in the total was modelled
-    by_scope: dict[Scope, int]
-    throttled: int
 
 
 class RequestTicket:

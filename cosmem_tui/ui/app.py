@@ -10,7 +10,6 @@ from textual.message import Message
 
 from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session
 from cosmem_tui.model import Clock, SystemClock
-from cosmem_tui.sources.local.demo import DemoShape
 from cosmem_tui.ui.browse import BrowseScreen, describe_error
 from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.keys import APP_KEYS
@@ -74,13 +73,10 @@ class CosmemApp(App[None]):
                 session = self._session_factory()
             else:
                 if self.options.needs_demo_build():
-                    expected = DemoShape().threads * 30
 
-                    def progress(items: int) -> None:
-                        percent = min(99, items * 100 // expected)
-                        self.post_message(
-                            Progress(f"first run: creating the demo workspace… {percent}%")
-                        )
+                    def progress(done: float) -> None:
+                        text = f"first run: creating the demo workspace… {done:.0%}"
+                        self.post_message(Progress(text))
 
                     build_demo(self.options.workspace_path, self.clock, progress)
                 session = open_session(self.options, self.clock)

@@ -22,14 +22,11 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from cosmem_tui.core.browse import TurnDetail, TurnPage
-from cosmem_tui.core.errors import LookupFailed
+from cosmem_tui.core.errors import describe, is_expected
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import Side, TurnWindow
-from cosmem_tui.model import RequestCharge, Tenant, Thread, ThreadRef
-from cosmem_tui.profiles import SchemaError
-from cosmem_tui.sources.errors import StoreError
-from cosmem_tui.sources.gateway import Meter
+from cosmem_tui.model import Meter, RequestCharge, Tenant, Thread, ThreadRef
 from cosmem_tui.ui.detail import render_detail
 from cosmem_tui.ui.keys import BROWSE_KEYS
 from cosmem_tui.ui.rows import (
@@ -89,12 +86,9 @@ class Charged(Message):
 
 
 def describe_error(exc: BaseException) -> str:
-    if isinstance(exc, LookupFailed | StoreError):
-        return exc.message
-    if isinstance(exc, SchemaError):
-        return str(exc)
-    log.exception("unexpected error while loading", exc_info=exc)
-    return f"unexpected error: {type(exc).__name__}: {exc}"
+    if not is_expected(exc):
+        log.exception("unexpected error while loading", exc_info=exc)
+    return describe(exc)
 
 
 def plain(text: str) -> Content:

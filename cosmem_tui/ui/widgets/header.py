@@ -7,8 +7,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from cosmem_tui.core.text import one_line
-from cosmem_tui.model import ContainerProperties
-from cosmem_tui.sources.gateway import SessionTotals
+from cosmem_tui.model import ContainerProperties, SessionTotals
 
 
 class SessionHeader(Widget):
