@@ -179,7 +179,7 @@ class BrowseScreen(Screen[None]):
             totals=session.gateway.totals(),
         )
         session.gateway.subscribe(lambda record: self.post_message(Charged(record)))
-        self.run_worker(self._fetch_container(), group="container", exit_on_error=False)
+        self.run_worker(self._fetch_container, group="container", exit_on_error=False)
         if session.schema.has_tenant_level:
             self.level = Level.TENANTS
             tenants = self.query_one("#tenants", RowList)
@@ -244,7 +244,9 @@ class BrowseScreen(Screen[None]):
             Level.DETAIL: "detail",
         }[self.level]
         if not self.query_one(CommandBar).display:
-            self.query_one(f"#{focus_id}").focus()
+            # Focus now, not on the next tick: keys that arrive in one burst (a paste, a
+            # slow SSH link) must reach the list the user just opened.
+            self.set_focus(self.query_one(f"#{focus_id}"))
         self._update_crumbs()
 
     def _update_crumbs(self) -> None:
@@ -297,7 +299,7 @@ class BrowseScreen(Screen[None]):
                 return
             self.post_message(Loaded(level, generation, value, cost, side))
 
-        self.run_worker(work(), group=group, exclusive=True, exit_on_error=False)
+        self.run_worker(work, group=group, exclusive=True, exit_on_error=False)
 
     def _bump(self, level: Level) -> None:
         """Invalidate in-flight results of ``level`` and every level below it."""

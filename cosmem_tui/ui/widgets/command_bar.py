@@ -42,7 +42,8 @@ class CommandBar(Input):
         self.value = value
         self.cursor_position = len(value)
         self.display = True
-        self.focus()
+        # Synchronously: the rest of a typed-ahead ":thread …" must land in the bar.
+        self.screen.set_focus(self)
 
     def _close(self, submitted: bool) -> None:
         self.display = False
