@@ -1,0 +1,63 @@
+"""Regenerate the README screenshots (SVG) from the real app on the demo workspace.
+
+    python scripts/export_screenshots.py
+
+Uses a demo workspace anchored at a fixed time and a frozen clock, like the
+snapshot tests, so the pictures only change when the UI does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from cosmem_tui.core.session import SessionOptions, open_session
+from cosmem_tui.model import FrozenClock
+from cosmem_tui.sources.local.demo import build_demo_workspace
+from cosmem_tui.ui.app import CosmemApp
+
+ANCHOR = 1_795_996_800  # 2026-12-01T00:00:00Z
+OUT = Path(__file__).resolve().parent.parent / "screenshots"
+SHOTS = {
+    "tenants-120x40": ((120, 40), []),
+    "turns-120x40": ((120, 40), ["enter", "enter"]),
+    "detail-120x40": ((120, 40), ["enter", "enter", "enter"]),
+    "turns-80x24": ((80, 24), ["enter", "enter"]),
+    "help-80x24": ((80, 24), ["question_mark"]),
+}
+
+
+async def shoot(workspace: Path, name: str, size: tuple[int, int], keys: list[str]) -> None:
+    clock = FrozenClock(ANCHOR)
+    options = SessionOptions(workspace=workspace)
+
+    def open_it():
+        session = open_session(options, clock)
+        session.is_demo = True
+        return session
+
+    app = CosmemApp(options, clock=clock, session_factory=open_it)
+    async with app.run_test(size=size) as pilot:
+        for key in ["", *keys]:
+            if key:
+                await pilot.press(key)
+            for _ in range(3):
+                await pilot.pause()
+                await app.workers.wait_for_complete()
+        (OUT / f"{name}.svg").write_text(app.export_screenshot(title="cosmem"), encoding="utf-8")
+
+
+async def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = Path(tmp) / "demo.sqlite"
+        build_demo_workspace(workspace, ANCHOR)
+        for name, (size, keys) in SHOTS.items():
+            await shoot(workspace, name, size, keys)
+            print(f"wrote screenshots/{name}.svg", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
