@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
+import os
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
@@ -18,12 +19,18 @@ from typing import Any, TextIO
 
 from cosmem_tui import __version__
 from cosmem_tui.core import records
+from cosmem_tui.core.cosmos_session import listing_notes
 from cosmem_tui.core.errors import LookupFailed
 from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session
 from cosmem_tui.core.text import json_for_terminal, one_line, visible
-from cosmem_tui.model import SystemClock, ThreadRef
+from cosmem_tui.model import FanOutRequest, SystemClock, ThreadRef
 from cosmem_tui.profiles import SchemaError
-from cosmem_tui.sources.errors import StoreError
+from cosmem_tui.sources.cosmos.settings import (
+    ENV_CONNECTION_STRING,
+    ENV_ENDPOINT,
+    settings_from_options,
+)
+from cosmem_tui.sources.errors import CrossPartitionDeclined, StoreError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -48,7 +55,50 @@ def _source_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         "--schema",
         default=default,
         metavar="NAME",
-        help="how items map to tenant/thread/turn (default: the workspace's own schema)",
+        help="how items map to tenant/thread/turn: a schema name, auto or generic "
+        "(default: the one the workspace records, else auto-detected)",
+    )
+    account = parser.add_argument_group(
+        "Cosmos DB account (secrets only from COSMOS_KEY / COSMOS_CONNECTION_STRING)"
+    )
+    account.add_argument(
+        "--endpoint", default=default, metavar="URL", help="account URL (or COSMOS_ENDPOINT)"
+    )
+    account.add_argument(
+        "--database", default=default, metavar="NAME", help="database (or COSMOS_DATABASE)"
+    )
+    account.add_argument(
+        "--container", default=default, metavar="NAME", help="container (or COSMOS_CONTAINER)"
+    )
+    account.add_argument(
+        "--auth",
+        default=default,
+        choices=["aad", "device-code", "key", "connection-string"],
+        help="Entra ID (DefaultAzureCredential), Entra ID by device code, COSMOS_KEY, or "
+        "COSMOS_CONNECTION_STRING (default: whichever of those variables is set, else aad)",
+    )
+    account.add_argument(
+        "--ru-budget",
+        type=float,
+        default=default,
+        metavar="RU",
+        help="RU the session may spend on cross-partition queries before asking (default 400)",
+    )
+    account.add_argument(
+        "--allow-cross-partition",
+        action="store_true",
+        default=default,
+        help="run cross-partition queries without asking (headless runs cannot be asked)",
+    )
+
+
+def _verbose_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="say on stderr which schema reads the items, and why",
     )
 
 
@@ -75,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cosmem {__version__}")
     _source_options(parser, suppress=False)
+    _verbose_option(parser, suppress=False)
     parser.add_argument(
         "--theme",
         default=None,
@@ -85,11 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     tenants = commands.add_parser("tenants", help="list tenants with thread and item counts")
     _source_options(tenants, suppress=True)
+    _verbose_option(tenants, suppress=True)
     _output_options(tenants)
 
     threads = commands.add_parser("threads", help="list the threads of a tenant")
     threads.add_argument("tenant", nargs="?", help="the tenant (omit for schemas without one)")
     _source_options(threads, suppress=True)
+    _verbose_option(threads, suppress=True)
     _output_options(threads)
 
     turns = commands.add_parser("turns", help="list the turns of a thread, oldest first")
@@ -101,12 +154,107 @@ def build_parser() -> argparse.ArgumentParser:
     )
     turns.add_argument("--last", type=int, metavar="N", help="only the newest N turns")
     _source_options(turns, suppress=True)
+    _verbose_option(turns, suppress=True)
     _output_options(turns)
 
     demo = commands.add_parser("demo", help="create (or with --reset rebuild) the demo workspace")
     demo.add_argument("--reset", action="store_true", help="rebuild it from the seed")
     _source_options(demo, suppress=True)
+    _import_parser(commands)
     return parser
+
+
+def _import_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "import",
+        help="load exported items (JSON array, JSON Lines, or a folder) into a workspace",
+        description="Load exported items into a new local workspace, streaming. Problems are "
+        "reported as FILE:LINE: message on stderr; valid items are imported anyway, and the "
+        "exit status is 1 if any item was rejected.",
+    )
+    parser.add_argument("source", type=Path, metavar="FILE", help="a .json/.jsonl file or folder")
+    hidden = argparse.SUPPRESS  # keep a value given before the command name
+    parser.add_argument(
+        "--workspace",
+        type=Path,
+        default=hidden,
+        metavar="PATH",
+        help="the workspace to create (default: ./NAME.sqlite, after the file)",
+    )
+    parser.add_argument(
+        "--schema",
+        default=hidden,
+        metavar="NAME",
+        help="the items' schema (default: auto, detected from the items)",
+    )
+    parser.add_argument(
+        "--partition-key",
+        metavar="/a,/b",
+        help="the container's partition key paths (default: the schema's)",
+    )
+    parser.add_argument(
+        "--default-ttl",
+        metavar="off|-1|SECONDS",
+        help="the container's DefaultTimeToLive (default: -1 if items carry ttl, else off)",
+    )
+    parser.add_argument(
+        "--container",
+        default=hidden,
+        metavar="NAME",
+        help="container name recorded (and used to detect the schema; default: the file's name)",
+    )
+    parser.add_argument(
+        "--database",
+        default=hidden,
+        metavar="NAME",
+        help="database name recorded (default: import)",
+    )
+    parser.add_argument("--replace", action="store_true", help="overwrite an existing workspace")
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from cosmem_tui.core import importer
+    from cosmem_tui.core.session import config_dir
+
+    def problem(found: importer.ImportProblem) -> None:
+        print(visible(str(found)), file=sys.stderr)
+
+    try:
+        settings = importer.ImportSettings(
+            source=args.source,
+            workspace=args.workspace or importer.default_workspace_path(args.source),
+            partition_key=importer.parse_partition_key(args.partition_key)
+            if args.partition_key
+            else None,
+            default_ttl=importer.parse_default_ttl(args.default_ttl)
+            if args.default_ttl is not None
+            else importer.GUESS,
+            schema=args.schema or "auto",
+            container=getattr(args, "container", None),
+            database=getattr(args, "database", None) or importer.DEFAULT_DATABASE,
+            replace=args.replace,
+        )
+        report = importer.import_export(
+            settings, clock=SystemClock(), user_dir=config_dir() / "schemas", on_problem=problem
+        )
+    except importer.ImportFailed as exc:
+        raise CliError(str(exc)) from None
+    rejected = report.rejected
+    c = report.container
+    guessed = " (from the schema)" if report.partition_key_guessed else ""
+    expired = f"; {report.expired:,} already expired (hidden)" if report.expired else ""
+    print(
+        f"imported {report.imported:,} items from {report.files} file(s) into {report.workspace}"
+        f"{expired}\n"
+        f"  schema {visible(report.choice.label)}\n"
+        f"  container {visible(c.database)}/{visible(c.container)}, "
+        f"pk {visible(c.partition_key.describe())}{guessed}, "
+        f"default ttl {report.ttl_note if report.ttl_note != 'given' else c.default_ttl_display()}"
+    )
+    if rejected:
+        print(f"cosmem: {rejected:,} item(s) rejected (listed above)", file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_OK
 
 
 # -- output ------------------------------------------------------------------------
@@ -197,11 +345,50 @@ def _print_table(
 # -- commands ----------------------------------------------------------------------
 
 
+def _session_options(args: argparse.Namespace) -> SessionOptions:
+    """A workspace, or a Cosmos container when an endpoint is named (option or environment)."""
+    cosmos = None
+    named = any(getattr(args, n, None) for n in ("endpoint", "database", "container", "auth"))
+    from_env = any(os.environ.get(n) for n in (ENV_ENDPOINT, ENV_CONNECTION_STRING))
+    if args.workspace is not None and named:
+        raise CliError("--workspace reads a local file; it cannot be combined with --endpoint")
+    if args.workspace is None and (named or from_env):
+        tuning: dict[str, Any] = {}
+        if getattr(args, "ru_budget", None) is not None:
+            tuning["ru_budget"] = args.ru_budget
+        if getattr(args, "allow_cross_partition", None):
+            tuning["allow_cross_partition"] = True
+        cosmos = settings_from_options(
+            endpoint=getattr(args, "endpoint", None),
+            database=getattr(args, "database", None),
+            container=getattr(args, "container", None),
+            auth=getattr(args, "auth", None),
+            **tuning,
+        )
+    return SessionOptions(workspace=args.workspace, schema=args.schema, cosmos=cosmos)
+
+
 def _session(args: argparse.Namespace) -> Session:
-    options = SessionOptions(workspace=args.workspace, schema=args.schema)
+    options = _session_options(args)
     if options.needs_demo_build():
         print(f"cosmem: creating the demo workspace at {options.workspace_path} …", file=sys.stderr)
-    return open_session(options)
+    # Sign-in prompts (device code) and the like go to stderr, never into the output.
+    session = open_session(
+        options, notice=lambda line: print(f"cosmem: {visible(line)}", file=sys.stderr)
+    )
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        session.gateway.set_confirmer(_ask_on_terminal)
+    return session
+
+
+async def _ask_on_terminal(request: FanOutRequest) -> bool:
+    """Headless runs on a terminal ask before a cross-partition query; pipes never do."""
+
+    def ask() -> bool:
+        print(f"cosmem: {request.describe()} [y/N] ", end="", file=sys.stderr, flush=True)
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+    return await asyncio.to_thread(ask)
 
 
 async def _cmd_tenants(session: Session, args: argparse.Namespace, out: TextIO) -> None:
@@ -211,6 +398,8 @@ async def _cmd_tenants(session: Session, args: argparse.Namespace, out: TextIO) 
     with Output(args.format, records.TENANT_FIELDS, records.TENANT_FIELDS, out) as output:
         for tenant in tenants:
             output.write(records.tenant_record(tenant))
+    for note in listing_notes(session):
+        print(f"cosmem: note: {note}", file=sys.stderr)
 
 
 async def _cmd_threads(session: Session, args: argparse.Namespace, out: TextIO) -> None:
@@ -307,6 +496,8 @@ _HEADLESS: dict[str, Command] = {
 
 async def _run_headless(command: Command, args: argparse.Namespace) -> None:
     session = _session(args)
+    if args.verbose:
+        print(f"cosmem: schema {visible(session.schema_label)}", file=sys.stderr)
     try:
         await command(session, args, sys.stdout)
     finally:
@@ -316,7 +507,7 @@ async def _run_headless(command: Command, args: argparse.Namespace) -> None:
 def _run_tui(args: argparse.Namespace) -> int:
     from cosmem_tui.ui.app import run_app  # textual is only imported for the TUI
 
-    return run_app(SessionOptions(workspace=args.workspace, schema=args.schema), theme=args.theme)
+    return run_app(_session_options(args), theme=args.theme)
 
 
 def main(argv: Iterable[str] | None = None) -> int:
@@ -326,11 +517,16 @@ def main(argv: Iterable[str] | None = None) -> int:
             return _run_tui(args)
         if args.command == "demo":
             return _cmd_demo(args)
+        if args.command == "import":
+            return _cmd_import(args)
         asyncio.run(_run_headless(_HEADLESS[args.command], args))
         sys.stdout.flush()
         return EXIT_OK
     except (CliError, LookupFailed, StoreError, SchemaError) as exc:
-        print(f"cosmem: {visible(_message(exc))}", file=sys.stderr)
+        hint = ""
+        if isinstance(exc, CrossPartitionDeclined):
+            hint = " (rerun with --allow-cross-partition, or a larger --ru-budget)"
+        print(f"cosmem: {visible(_message(exc))}{hint}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         # `cosmem turns … | head` closed the pipe: not an error worth a traceback.

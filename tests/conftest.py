@@ -8,6 +8,8 @@ import pytest
 
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.sources.local.demo import DemoManifest, build_demo_workspace
+from tests.peer.containers import containers, open_store  # noqa: F401  (on the peer)
+from tests.peer.fixtures import cosmos_peer, fault_proxy  # noqa: F401  (the Cosmos peer)
 
 # 2026-11-30T00:00:00Z: every demo workspace in the tests is anchored here and every
 # frozen clock starts here, so ages, countdowns and snapshots never drift.
@@ -21,6 +23,19 @@ def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "config"))
     return root
+
+
+@pytest.fixture(autouse=True)
+def no_account_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's COSMOS_* variables must not point a test at their account."""
+    for name in (
+        "COSMOS_ENDPOINT",
+        "COSMOS_KEY",
+        "COSMOS_CONNECTION_STRING",
+        "COSMOS_DATABASE",
+        "COSMOS_CONTAINER",
+    ):
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

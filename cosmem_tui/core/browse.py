@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cosmem_tui.core.errors import UnknownItem, UnknownTenant, UnknownThread
 from cosmem_tui.model import Clock, ContainerProperties, Item, Tenant, Thread, ThreadRef, Turn
-from cosmem_tui.profiles import Schema, turn_from_item
+from cosmem_tui.profiles import Schema, turns_from_item
 from cosmem_tui.sources.errors import NotFound
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, MemoryStore
@@ -56,13 +56,22 @@ class BrowseService:
         return sorted(tenants, key=lambda t: (-t.items, t.name))
 
     async def threads(self, tenant: str | None) -> list[Thread]:
-        """Threads of a tenant (or of the container), most recently active first."""
+        """Threads of a tenant (or of the container), most recently active first.
+
+        Sentinel threads the schema names (AMT's ``__user_summary__`` …) are not
+        conversations: they come labelled, after every real thread, never mixed in.
+        """
         threads = await self.store.list_threads(tenant)
         if tenant is not None and not threads:
             raise UnknownTenant(
                 f"no {self.tenant_label} {tenant!r} with visible items in {self.store.label}"
             )
-        return sorted(threads, key=lambda t: (-(t.last_activity or 0), t.name))
+        sentinels = self.schema.sentinels
+        labelled = [replace(t, pseudo=sentinels.get(t.name)) for t in threads]
+        return sorted(
+            labelled,
+            key=lambda t: (t.pseudo is not None, t.pseudo or "", -(t.last_activity or 0), t.name),
+        )
 
     async def turns_page(
         self,
@@ -76,8 +85,12 @@ class BrowseService:
         page = await self.store.page_turns(
             ref, continuation=continuation, page_size=page_size, newest_first=newest_first
         )
-        turns = tuple(turn_from_item(self.schema, i, container.default_ttl) for i in page.items)
-        return TurnPage(turns, page.continuation)
+        turns: list[Turn] = []
+        for item in page.items:
+            # A session document expands into its messages; walking backwards, they reverse too.
+            expanded = turns_from_item(self.schema, item, container.default_ttl)
+            turns.extend(reversed(expanded) if newest_first else expanded)
+        return TurnPage(tuple(turns), page.continuation)
 
     async def first_page(
         self, ref: ThreadRef, *, page_size: int = DEFAULT_PAGE_SIZE, newest_first: bool = False
@@ -125,8 +138,8 @@ class BrowseService:
         newest.reverse()
         return newest
 
-    async def detail(self, ref: ThreadRef, item_id: str) -> TurnDetail:
-        """The whole item (point read) and its turn view."""
+    async def detail(self, ref: ThreadRef, item_id: str, part: int | None = None) -> TurnDetail:
+        """The whole item (point read) and its turn view (``part``: a session's message)."""
         container = await self.container()
         try:
             item = await self.store.read_item(ref, item_id)
@@ -135,4 +148,6 @@ class BrowseService:
                 f"item {item_id!r} is gone from {ref.describe(self.tenant_label)} "
                 "(expired or deleted)"
             ) from None
-        return TurnDetail(ref, turn_from_item(self.schema, item, container.default_ttl), item)
+        turns = turns_from_item(self.schema, item, container.default_ttl)
+        turn = next((t for t in turns if t.part == part), turns[0])
+        return TurnDetail(ref, turn, item)

@@ -52,6 +52,7 @@ def thread_record(thread: Thread) -> dict[str, Any]:
         "last_activity": iso(thread.last_activity),
         "short_term": thread.short_term,
         "long_term": thread.long_term,
+        "pseudo": thread.pseudo,  # the label of a sentinel thread, None for conversations
     }
 
 
@@ -80,5 +81,6 @@ def turn_record(turn: Turn, now: float) -> dict[str, Any]:
         "expires_at": iso(turn.ttl.expires_at),
         "expires_in": None if remaining is None else int(remaining),
         "problems": list(turn.problems),
+        "part": turn.part,  # session documents: the message's index inside item "id"
         "messages": [{"role": m.role, "text": m.text} for m in turn.messages],
     }

@@ -9,8 +9,10 @@ from pathlib import Path
 import platformdirs
 
 from cosmem_tui.core.browse import BrowseService
+from cosmem_tui.core.schemas import AUTO, SchemaChoice, choose_schema, recorded_choice, run_sync
 from cosmem_tui.model import Clock, SystemClock
-from cosmem_tui.profiles import Schema, get_schema
+from cosmem_tui.profiles import Schema
+from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
 from cosmem_tui.sources.local.demo import (
@@ -23,7 +25,6 @@ from cosmem_tui.sources.store import MemoryStore
 
 APP_NAME = "cosmem"
 DEMO_FILE = "demo.sqlite"
-DEFAULT_SCHEMA = "lab"
 
 
 def data_dir() -> Path:
@@ -43,7 +44,8 @@ def default_workspace_path() -> Path:
 @dataclass(frozen=True)
 class SessionOptions:
     workspace: Path | None = None  # None: the demo workspace in the user data dir
-    schema: str | None = None  # None: the schema the workspace was built for
+    schema: str | None = None  # None: the schema the workspace records, else "auto"
+    cosmos: CosmosSettings | None = None  # a real container (--endpoint): no workspace then
 
     @property
     def workspace_path(self) -> Path:
@@ -51,7 +53,7 @@ class SessionOptions:
 
     @property
     def is_demo(self) -> bool:
-        return self.workspace is None
+        return self.workspace is None and self.cosmos is None
 
     def needs_demo_build(self) -> bool:
         return self.is_demo and not self.workspace_path.exists()
@@ -65,6 +67,7 @@ class Session:
     is_demo: bool
     manifest: DemoManifest | None = None
     notes: list[str] = field(default_factory=list)
+    schema_reason: str = ""  # why this schema ("matched: pk …"); empty when the user named it
 
     @property
     def gateway(self) -> Gateway:
@@ -73,6 +76,12 @@ class Session:
     @property
     def schema(self) -> Schema:
         return self.store.schema
+
+    @property
+    def schema_label(self) -> str:
+        """The schema's name, and why it was chosen when it was not named by the user."""
+        name = self.schema.name
+        return f"{name} ({self.schema_reason})" if self.schema_reason else name
 
     async def close(self) -> None:
         await self.store.close()
@@ -95,20 +104,38 @@ def build_demo(
     return build_demo_workspace(path, anchor, progress=report)
 
 
-def open_session(options: SessionOptions, clock: Clock | None = None) -> Session:
-    """Open the workspace (building the demo first if this is the first run)."""
+def open_session(
+    options: SessionOptions,
+    clock: Clock | None = None,
+    *,
+    notice: Callable[[str], None] | None = None,
+) -> Session:
+    """Open the workspace (building the demo first if this is the first run).
+
+    ``notice`` receives lines the user must read while the session opens, such as a
+    device-code sign-in prompt (a Cosmos session may sign in to detect the schema).
+    """
     clock = clock or SystemClock()
+    if options.cosmos is not None:
+        from cosmem_tui.core.cosmos_session import open_cosmos_session
+
+        user_dir = config_dir() / "schemas"
+        return open_cosmos_session(options.cosmos, options.schema, clock, user_dir, notice=notice)
     path = options.workspace_path
     notes: list[str] = []
     if options.needs_demo_build():
         build_demo(path, clock)
         notes.append(f"created the demo workspace at {path}")
     workspace = Workspace.open(path)
-    name = options.schema or workspace.meta("schema") or DEFAULT_SCHEMA
-    schema = get_schema(name, config_dir() / "schemas")
-    workspace.ensure_derived(schema)
+    gateway = Gateway()
+    try:
+        choice = _schema_choice(options, workspace, gateway, clock)
+        workspace.ensure_derived(choice.schema)
+    except BaseException:
+        workspace.close()
+        raise
     label = f"demo workspace {path}" if options.is_demo else f"workspace {path}"
-    store = LocalStore(workspace, schema, gateway=Gateway(), clock=clock, label=label)
+    store = LocalStore(workspace, choice.schema, gateway=gateway, clock=clock, label=label)
     return Session(
         store=store,
         service=BrowseService(store, clock),
@@ -116,4 +143,18 @@ def open_session(options: SessionOptions, clock: Clock | None = None) -> Session
         is_demo=options.is_demo,
         manifest=read_manifest(workspace),
         notes=notes,
+        schema_reason=choice.reason,
     )
+
+
+def _schema_choice(
+    options: SessionOptions, workspace: Workspace, gateway: Gateway, clock: Clock
+) -> SchemaChoice:
+    """--schema NAME, else the schema the workspace records, else detect it (``auto``)."""
+    user_dir = config_dir() / "schemas"
+    if options.schema is None:
+        recorded = recorded_choice(workspace, user_dir)
+        if recorded is not None:
+            return recorded
+    probe = LocalStore(workspace, None, gateway=gateway, clock=clock)  # samples only
+    return run_sync(choose_schema(options.schema or AUTO, probe, user_dir))

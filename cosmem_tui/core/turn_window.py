@@ -107,8 +107,8 @@ class TurnWindow:
             return
         if not self.tail:
             return
-        head_ids = {t.item_id: i for i, t in enumerate(self.head)}
+        head_keys = {t.key for t in self.head}  # (item, part): session items hold many turns
         for j, turn in enumerate(self.tail):  # newest first: the first hit is the meeting point
-            if turn.item_id in head_ids:
+            if turn.key in head_keys:
                 self._merged = self.head + list(reversed(self.tail[:j]))
                 return

@@ -1,6 +1,6 @@
 """Plain data shared by every layer (standard library only)."""
 
-from cosmem_tui.model.charges import Meter, SessionTotals
+from cosmem_tui.model.charges import FanOutRequest, Meter, SessionTotals, Throttling
 from cosmem_tui.model.clock import Clock, FrozenClock, SystemClock
 from cosmem_tui.model.entities import (
     ContainerProperties,
@@ -23,6 +23,7 @@ __all__ = [
     "MISSING",
     "Clock",
     "ContainerProperties",
+    "FanOutRequest",
     "FrozenClock",
     "Item",
     "ItemTtl",
@@ -39,6 +40,7 @@ __all__ = [
     "Tenant",
     "Thread",
     "ThreadRef",
+    "Throttling",
     "TtlClass",
     "TtlState",
     "Turn",

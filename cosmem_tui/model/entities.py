@@ -115,6 +115,9 @@ class Thread:
     last_activity: int | None
     short_term: int  # items with a positive effective ttl
     long_term: int  # items that never expire
+    # A sentinel thread id the schema names (AMT's __user_summary__ …): not a conversation,
+    # listed apart from the real threads under this label.
+    pseudo: str | None = None
 
     @property
     def name(self) -> str:
@@ -138,6 +141,12 @@ class Turn:
     messages: tuple[Message, ...]
     ttl: ItemTtl
     problems: tuple[str, ...] = ()  # why this item is malformed, empty when fine
+    part: int | None = None  # session granularity: the message's index inside the item
+
+    @property
+    def key(self) -> tuple[str, int | None]:
+        """Identifies the row: several turns share one item when it holds a whole session."""
+        return self.item_id, self.part
 
     @property
     def malformed(self) -> bool:

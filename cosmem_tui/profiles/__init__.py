@@ -1,7 +1,7 @@
 """Schema profiles: how a container's items map onto tenant → thread → turn."""
 
-from cosmem_tui.profiles.mapping import turn_from_item
-from cosmem_tui.profiles.paths import FieldPath
+from cosmem_tui.profiles.mapping import turn_from_item, turns_from_item
+from cosmem_tui.profiles.paths import FieldPath, Selector
 from cosmem_tui.profiles.registry import all_schemas, builtin_schemas, get_schema
 from cosmem_tui.profiles.schema import Granularity, Schema, SchemaError, ValueType
 
@@ -10,9 +10,11 @@ __all__ = [
     "Granularity",
     "Schema",
     "SchemaError",
+    "Selector",
     "ValueType",
     "all_schemas",
     "builtin_schemas",
     "get_schema",
     "turn_from_item",
+    "turns_from_item",
 ]

@@ -1,4 +1,9 @@
-"""Map one stored item onto the console's Turn, whatever shape the schema says it has.
+"""Map one stored item onto the console's Turns, whatever shape the schema says it has.
+
+* exchange granularity: one item → one Turn holding the item's messages;
+* message granularity: one item → one Turn holding one message;
+* session granularity: one item → one Turn per element of its messages array
+  (``Turn.part`` is the element's index; the item's ttl covers every one of them).
 
 Items are attacker-controlled and often malformed; mapping never raises. Every
 deviation from the schema becomes a human-readable problem on the Turn so the UI
@@ -11,9 +16,9 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from cosmem_tui.model import MISSING, Item, JsonValue, Message, Turn, resolve_ttl
-from cosmem_tui.profiles.paths import FieldPath
-from cosmem_tui.profiles.schema import Granularity, Schema, TypedField, ValueType
+from cosmem_tui.model import MISSING, Item, ItemTtl, JsonValue, Message, Turn, resolve_ttl
+from cosmem_tui.profiles.paths import FieldPath, Selector
+from cosmem_tui.profiles.schema import TIME_TYPES, Granularity, Schema, TypedField, ValueType
 
 
 def _type_name(value: JsonValue) -> str:
@@ -32,7 +37,7 @@ def _type_name(value: JsonValue) -> str:
     return type(value).__name__
 
 
-def _field_name(path: FieldPath) -> str:
+def _field_name(path: FieldPath | Selector) -> str:
     return path.text.lstrip("/").replace("/", ".")
 
 
@@ -73,104 +78,184 @@ def parse_time(value: JsonValue, value_type: ValueType) -> float | None:
     return None
 
 
-def _text_of(value: JsonValue) -> tuple[str, str | None]:
-    """Message text and a problem when the stored value is not a string."""
+def _decoded(
+    schema: Schema, body: Mapping[str, JsonValue], problems: list[str]
+) -> Mapping[str, JsonValue]:
+    """The item with its JSON-string properties decoded (the .NET provider stores them so)."""
+    if not schema.decode_json:
+        return body
+    decoded = dict(body)
+    for path in schema.decode_json:
+        # Only top-level properties are decoded; schema files say so in docs/schemas.md.
+        raw = decoded.get(path.top, MISSING)
+        if not isinstance(raw, str):
+            continue  # absent, or already an object: nothing to decode
+        try:
+            decoded[path.top] = json.loads(raw)
+        except ValueError as exc:
+            problems.append(f"{_field_name(path)} is not valid JSON ({exc})")
+    return decoded
+
+
+def _text_value(value: JsonValue) -> tuple[str, str | None]:
+    """Message text and a problem when the stored value is not text."""
     if isinstance(value, str):
         return value, None
-    if value is MISSING:
-        return "", "missing"
     if value is None:
         return "", "null"
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "\n".join(value), None  # text parts of one message, in order
     return json.dumps(value, ensure_ascii=False), _type_name(value)
 
 
-def _messages(schema: Schema, body: Mapping[str, JsonValue], problems: list[str]) -> list[Message]:
-    assert schema.role is not None and schema.text is not None
-    if schema.granularity is Granularity.MESSAGE:
-        raw_messages: list[JsonValue] = [body]
+def _first_present(selectors: tuple[Selector, ...], doc: JsonValue) -> JsonValue:
+    for selector in selectors:
+        value = selector.select(doc)
+        if value is not MISSING:
+            return value
+    return MISSING
+
+
+def _message(schema: Schema, raw: JsonValue, where: str, problems: list[str]) -> Message:
+    if not isinstance(raw, Mapping):
+        problems.append(f"{where}is {_type_name(raw)}, expected an object")
+        return Message("?", _text_value(raw)[0] if raw is not MISSING else "")
+    role_value = _first_present(schema.roles, raw)
+    if isinstance(role_value, str) and role_value:
+        role = schema.role_map.get(role_value, role_value)
+    elif role_value is MISSING and schema.default_role is not None:
+        role = schema.default_role
     else:
-        assert schema.messages is not None
-        found = schema.messages.get(body)
-        name = _field_name(schema.messages)
-        if found is MISSING:
-            problems.append(f"{name} is missing")
-            return []
-        if isinstance(found, str | bytes) or not isinstance(found, Sequence):
-            problems.append(f"{name} is {_type_name(found)}, expected an array")
-            return []
-        raw_messages = list(found)
-    messages: list[Message] = []
-    for index, raw in enumerate(raw_messages):
-        where = "" if schema.granularity is Granularity.MESSAGE else f"message {index}: "
-        if not isinstance(raw, Mapping):
-            problems.append(f"{where}is {_type_name(raw)}, expected an object")
-            messages.append(Message("?", _text_of(raw)[0]))
-            continue
-        role_value = schema.role.get(raw)
-        if isinstance(role_value, str) and role_value:
-            role = role_value
-        else:
-            role = "?"
-            problems.append(
-                f"{where}{_field_name(schema.role)} is {_type_name(role_value)}"
-                if role_value is not MISSING
-                else f"{where}no role"
-            )
-        text, text_problem = _text_of(schema.text.get(raw))
-        if text_problem:
-            problems.append(
-                f"{where}{_field_name(schema.text)} is {text_problem}"
-                + (", expected a string" if text_problem not in ("missing",) else "")
-            )
-        messages.append(Message(role, text))
-    return messages
+        role = "?"
+        role_name = _field_name(schema.roles[0])
+        problems.append(
+            f"{where}{role_name} is {_type_name(role_value)}"
+            if role_value is not MISSING
+            else f"{where}no role"
+        )
+    value = _first_present(schema.texts, raw)
+    if value is MISSING:
+        problems.append(f"{where}{_field_name(schema.texts[0])} is missing")
+        return Message(role, "")
+    text, text_problem = _text_value(value)
+    if text_problem:
+        suffix = ", expected a string"
+        problems.append(f"{where}{_field_name(schema.texts[0])} is {text_problem}{suffix}")
+    return Message(role, text)
 
 
-def turn_from_item(schema: Schema, item: Item, container_default_ttl: int | None) -> Turn:
-    body = item.body
+def _message_array(
+    schema: Schema, body: Mapping[str, JsonValue], problems: list[str]
+) -> list[JsonValue] | None:
+    assert schema.messages is not None
+    found = schema.messages.get(body)
+    name = _field_name(schema.messages)
+    if found is MISSING:
+        problems.append(f"{name} is missing")
+        return None
+    if isinstance(found, str | bytes) or not isinstance(found, Sequence):
+        problems.append(f"{name} is {_type_name(found)}, expected an array")
+        return None
+    return list(found)
+
+
+def _timestamp(schema: Schema, body: Mapping[str, JsonValue], order: JsonValue) -> float | None:
+    for field in schema.timestamps:
+        timestamp = parse_time(field.path.get(body), field.type)
+        if timestamp is not None:
+            return timestamp
+    if schema.order is not None and schema.order.type in TIME_TYPES:
+        return parse_time(order, schema.order.type)
+    return None
+
+
+def _kind(schema: Schema, body: Mapping[str, JsonValue], problems: list[str]) -> str:
+    if schema.kind is None:
+        return schema.default_kind
+    raw_kind = schema.kind.get(body)
+    if isinstance(raw_kind, str) and raw_kind:
+        return schema.kind_of(raw_kind)
+    if raw_kind is not MISSING:
+        problems.append(f"{_field_name(schema.kind)} is {_type_name(raw_kind)}")
+    return schema.default_kind
+
+
+def turns_from_item(schema: Schema, item: Item, container_default_ttl: int | None) -> list[Turn]:
+    """Every Turn one item stands for (one, except for session granularity). Never raises."""
     problems: list[str] = []
+    body = _decoded(schema, item.body, problems)
+    kind = _kind(schema, body, problems)
+    bookkeeping = kind in schema.bookkeeping_kinds
 
     order: JsonValue = MISSING
     if schema.order is not None:
         order = schema.order.path.get(body)
         problem = order_problem(schema.order, order)
-        if problem:
+        if problem and not (bookkeeping and order is MISSING):
             problems.append(problem)
-
-    kind = schema.default_kind
-    if schema.kind is not None:
-        raw_kind = schema.kind.get(body)
-        if isinstance(raw_kind, str) and raw_kind:
-            kind = raw_kind
-        elif raw_kind is not MISSING:
-            problems.append(f"{_field_name(schema.kind)} is {_type_name(raw_kind)}")
 
     ttl = resolve_ttl(body.get("ttl", MISSING), item.ts, container_default_ttl)
     problems.extend(p for p in ttl.problems if not p.startswith("item ttl is ignored"))
-
-    messages = _messages(schema, body, problems)
-
-    timestamp: float | None = None
-    for field in schema.timestamps:
-        timestamp = parse_time(field.path.get(body), field.type)
-        if timestamp is not None:
-            break
-    if (
-        timestamp is None
-        and schema.order is not None
-        and schema.order.type
-        in (ValueType.ISO8601, ValueType.EPOCH_S, ValueType.EPOCH_MS, ValueType.EPOCH_NS)
-    ):
-        timestamp = parse_time(order, schema.order.type)
+    timestamp = _timestamp(schema, body, order)
     if timestamp is None:
         timestamp = float(item.ts)
 
-    return Turn(
-        item_id=item.id,
-        order=order,
-        timestamp=timestamp,
-        kind=kind,
-        messages=tuple(messages),
-        ttl=ttl,
-        problems=tuple(problems),
-    )
+    if schema.granularity is Granularity.SESSION:
+        return _session_turns(schema, item, body, kind, timestamp, ttl, problems)
+
+    messages: list[Message] = []
+    if bookkeeping:
+        pass  # counters and cursors carry no conversation: no messages, and none missing
+    elif schema.granularity is Granularity.MESSAGE:
+        messages.append(_message(schema, body, "", problems))
+    else:
+        for index, raw in enumerate(_message_array(schema, body, problems) or ()):
+            messages.append(_message(schema, raw, f"message {index}: ", problems))
+    return [
+        Turn(
+            item_id=item.id,
+            order=order,
+            timestamp=timestamp,
+            kind=kind,
+            messages=tuple(messages),
+            ttl=ttl,
+            problems=tuple(problems),
+        )
+    ]
+
+
+def _session_turns(
+    schema: Schema,
+    item: Item,
+    body: Mapping[str, JsonValue],
+    kind: str,
+    timestamp: float,
+    ttl: ItemTtl,
+    problems: list[str],
+) -> list[Turn]:
+    raw_messages = _message_array(schema, body, problems)
+    if not raw_messages:
+        # An empty (cleared) or broken session still shows as one row, so it can be opened.
+        return [Turn(item.id, MISSING, timestamp, kind, (), ttl, tuple(problems))]
+    turns: list[Turn] = []
+    for index, raw in enumerate(raw_messages):
+        own: list[str] = []
+        message = _message(schema, raw, "", own)
+        turns.append(
+            Turn(
+                item_id=item.id,
+                order=index,
+                timestamp=timestamp,
+                kind=kind,
+                messages=(message,),
+                ttl=ttl,
+                problems=(*problems, *own),
+                part=index,
+            )
+        )
+    return turns
+
+
+def turn_from_item(schema: Schema, item: Item, container_default_ttl: int | None) -> Turn:
+    """The first Turn of an item: the whole item except for session granularity."""
+    return turns_from_item(schema, item, container_default_ttl)[0]

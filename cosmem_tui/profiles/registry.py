@@ -17,6 +17,10 @@ def _load_text(text: str, source: str) -> Schema:
     return schema_from_mapping(data, source)
 
 
+# Not files: "auto" detects a schema, "generic" derives one (core/schemas.py resolves them).
+SPECIAL_NAMES = ("auto", "generic")
+
+
 def builtin_schemas() -> dict[str, Schema]:
     found: dict[str, Schema] = {}
     folder = resources.files("cosmem_tui.profiles") / "builtin"
@@ -49,5 +53,5 @@ def get_schema(name: str, user_dir: Path | None = None) -> Schema:
     try:
         return schemas[name]
     except KeyError:
-        known = ", ".join(sorted(schemas))
+        known = ", ".join([*sorted(schemas), *SPECIAL_NAMES])
         raise SchemaError(f"unknown schema {name!r} (known: {known})") from None

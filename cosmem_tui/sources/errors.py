@@ -38,3 +38,45 @@ class WorkspaceError(StoreError):
     """A local workspace file that is missing, unreadable or not a workspace."""
 
     status = 400
+
+
+class Unauthorized(StoreError):
+    """401: the account rejected the key or token (or no credential could sign in)."""
+
+    status = 401
+
+
+class Forbidden(StoreError):
+    """403: signed in, but not allowed (missing data-plane role, firewall, disabled key auth)."""
+
+    status = 403
+
+
+class Unavailable(StoreError):
+    """503: the service is temporarily unable to serve the request."""
+
+    status = 503
+
+
+class ConnectionFailed(StoreError):
+    """No answer at all: wrong endpoint, DNS failure, refused connection, TLS failure."""
+
+    status = 0
+
+
+class RequestTimedOut(ConnectionFailed):
+    """The service did not answer in time."""
+
+    status = 408
+
+
+class PartitionKeyMismatch(StoreError):
+    """The container's partition key is not the one the selected schema expects."""
+
+    status = 400
+
+
+class CrossPartitionDeclined(StoreError):
+    """A cross-partition query that was not confirmed (or would exceed the RU budget)."""
+
+    status = 0

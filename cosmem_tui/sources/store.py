@@ -9,6 +9,11 @@ Behaviour the contract suite pins down for every backend:
   ``newest_first`` walks the same order backwards;
 * list pages carry only the projected fields (never embeddings);
 * ``read_item`` returns the whole item with its system properties, or raises NotFound;
+* ``sample_items`` returns the most recently written visible items, whole, from any
+  partition (a cross-partition request), stopping at ``limit`` items or once the
+  request charge reaches ``max_request_units`` (always at least one item if any);
+* for session-granularity schemas a thread's ``items`` counts the messages in its
+  session documents (what the turn list will show), not the documents;
 * every request passes the store's Gateway.
 """
 
@@ -64,5 +69,9 @@ class MemoryStore(Protocol):
     ) -> Page[Item]: ...
 
     async def read_item(self, ref: ThreadRef, item_id: str) -> Item: ...
+
+    async def sample_items(self, limit: int, *, max_request_units: float) -> list[Item]:
+        """A few recent items for schema detection, bounded by count and by charge."""
+        ...
 
     async def close(self) -> None: ...

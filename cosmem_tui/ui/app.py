@@ -79,7 +79,11 @@ class CosmemApp(App[None]):
                         self.post_message(Progress(text))
 
                     build_demo(self.options.workspace_path, self.clock, progress)
-                session = open_session(self.options, self.clock)
+                session = open_session(
+                    self.options,
+                    self.clock,
+                    notice=lambda text: self.post_message(Progress(text)),  # sign-in prompts
+                )
         except Exception as exc:
             self.post_message(SessionFailed(describe_error(exc)))
             return

@@ -7,6 +7,7 @@ generation number per level drops results that arrive after the user moved on.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from enum import IntEnum
@@ -22,11 +23,21 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from cosmem_tui.core.browse import TurnDetail, TurnPage
+from cosmem_tui.core.cosmos_session import listing_notes
 from cosmem_tui.core.errors import describe, is_expected
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import Side, TurnWindow
-from cosmem_tui.model import Meter, RequestCharge, Tenant, Thread, ThreadRef
+from cosmem_tui.model import (
+    FanOutRequest,
+    Meter,
+    RequestCharge,
+    Tenant,
+    Thread,
+    ThreadRef,
+    Throttling,
+)
+from cosmem_tui.ui.confirm import ConfirmFanOut
 from cosmem_tui.ui.detail import render_detail
 from cosmem_tui.ui.keys import BROWSE_KEYS
 from cosmem_tui.ui.rows import (
@@ -36,6 +47,7 @@ from cosmem_tui.ui.rows import (
     TenantRows,
     ThreadRows,
     TurnRows,
+    tenant_columns,
 )
 from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.header import SessionHeader
@@ -83,6 +95,22 @@ class Charged(Message):
     def __init__(self, record: RequestCharge) -> None:
         super().__init__()
         self.record = record
+
+
+class ThrottleNotice(Message):
+    """The account answered 429: the SDK waits and retries (or gave up)."""
+
+    def __init__(self, event: Throttling) -> None:
+        super().__init__()
+        self.event = event
+
+
+class SourceNotice(Message):
+    """A line the user must read now, e.g. a device-code sign-in prompt."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
 
 def describe_error(exc: BaseException) -> str:
@@ -175,15 +203,19 @@ class BrowseScreen(Screen[None]):
         self.session = session
         self.query_one(SessionHeader).show(
             source=self._source_label(),
-            schema=session.schema.name,
+            schema=session.schema_label,
             totals=session.gateway.totals(),
         )
         session.gateway.subscribe(lambda record: self.post_message(Charged(record)))
+        session.gateway.subscribe_throttle(lambda event: self.post_message(ThrottleNotice(event)))
+        session.gateway.subscribe_notice(lambda text: self.post_message(SourceNotice(text)))
+        session.gateway.set_confirmer(self._confirm_fan_out)
         self.run_worker(self._fetch_container, group="container", exit_on_error=False)
         if session.schema.has_tenant_level:
             self.level = Level.TENANTS
             tenants = self.query_one("#tenants", RowList)
             tenants.border_title = plain(f"{session.schema.tenant_label}s")
+            tenants.columns = list(tenant_columns(session.schema.tenant_label))
             self._load_tenants()
         else:
             self.level = Level.THREADS
@@ -207,7 +239,35 @@ class BrowseScreen(Screen[None]):
 
     def on_charged(self, message: Charged) -> None:
         if self.session is not None:
-            self.query_one(SessionHeader).show(totals=self.session.gateway.totals())
+            header = self.query_one(SessionHeader)
+            if message.record.status == 200 and header.throttle:
+                header.show(throttle="")  # an answer came through: no longer throttled
+            header.show(totals=self.session.gateway.totals())
+
+    def on_throttle_notice(self, message: ThrottleNotice) -> None:
+        event = message.event
+        self.query_one(SessionHeader).show(throttle=event.describe())
+        if not event.retrying:  # keep the 429 up while the account asks us to wait
+            wait_s = max(2.0, (event.retry_after_ms or 0.0) / 1000.0)
+            self.set_timer(wait_s, self._clear_throttle)
+
+    def _clear_throttle(self) -> None:
+        if self.session is not None and self.session.gateway.throttle_pause_s() == 0:
+            self.query_one(SessionHeader).show(throttle="")
+
+    def on_source_notice(self, message: SourceNotice) -> None:
+        self.set_status(message.text)
+
+    async def _confirm_fan_out(self, request: FanOutRequest) -> bool:
+        """The Gateway's confirmer: a modal, awaited by the worker that wants the query."""
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        def done(result: bool | None) -> None:
+            if not answer.done():
+                answer.set_result(bool(result))
+
+        self.app.push_screen(ConfirmFanOut(request), done)
+        return await answer
 
     # -- layout ------------------------------------------------------------------------
 
@@ -386,7 +446,9 @@ class BrowseScreen(Screen[None]):
         self._layout()
         self.query_one("#detail", VerticalScroll).scroll_home(animate=False)
         service, ref = self.session.service, self.thread
-        self._start(Level.DETAIL, lambda: service.detail(ref, turn.item_id), group="detail")
+        self._start(
+            Level.DETAIL, lambda: service.detail(ref, turn.item_id, turn.part), group="detail"
+        )
 
     def _render_detail(self, raw_status: str | None = None) -> None:
         if self.session is None or self.window is None or self.detail_turn_index is None:
@@ -394,7 +456,7 @@ class BrowseScreen(Screen[None]):
         turn = self.window.get(self.detail_turn_index)
         if turn is None:
             return
-        if self.detail is not None and self.detail.turn.item_id == turn.item_id:
+        if self.detail is not None and self.detail.turn.key == turn.key:
             turn = self.detail.turn
         body = render_detail(turn, self.detail, self.session.clock.now(), raw_status=raw_status)
         self.query_one("#detail-body", Static).update(body)
@@ -413,9 +475,10 @@ class BrowseScreen(Screen[None]):
             tenants.border_title = plain(f"{label} ({len(self.tenants)})")
             tenants.border_subtitle = plain(cost_text(message.cost))
             items = sum(t.items for t in self.tenants)
+            notes = "".join(f" · {note}" for note in listing_notes(self.session))
             self.set_status(
                 f"{items:,} visible items in {len(self.tenants)} "
-                f"{self.session.schema.tenant_label}s · expired items are hidden"
+                f"{self.session.schema.tenant_label}s · expired items are hidden{notes}"
             )
         elif message.level is Level.THREADS:
             self.threads = message.value

@@ -70,6 +70,11 @@ def render_detail(
     text.append(f"turn {order_text(turn)}{one_line(kind)}", "bold")
     text.append(f" · {utc(turn.timestamp)}\n", "dim")
     text.append(f"id {visible(turn.item_id)}\n", "dim")
+    if turn.part is not None:
+        text.append(
+            f"message {turn.part} of a session document: its ttl covers the whole session\n",
+            "dim",
+        )
     for line, style in ttl_lines(turn, now):
         text.append(line + "\n", style)
     if turn.problems:

@@ -41,6 +41,12 @@ TENANT_COLUMNS = (
     Column("ACTIVE", 6, "right", drop_order=1),
 )
 
+
+def tenant_columns(label: str) -> tuple[Column, ...]:
+    """The tenant list's columns, headed by what the schema calls its top level (USER …)."""
+    return (Column(label.upper()), *TENANT_COLUMNS[1:])
+
+
 THREAD_COLUMNS = (
     Column("THREAD"),
     Column("TURNS", 6, "right"),
@@ -90,15 +96,19 @@ class ThreadRows:
 
     def row(self, index: int) -> list[Cell]:
         t = self.threads[index]
+        name: Cell = (one_line(t.name), "")
+        if t.pseudo is not None:  # a sentinel thread: user-wide records, not a conversation
+            name = (f"◇ {one_line(t.pseudo)} · {one_line(t.name)}", "accent")
         return [
-            (one_line(t.name), ""),
+            name,
             (f"{t.items:,}", ""),
             (age(t.last_activity, self.clock.now()), "dim"),
             (f"{t.short_term}/{t.long_term}", "dim"),
         ]
 
     def search_text(self, index: int) -> str:
-        return self.threads[index].name
+        thread = self.threads[index]
+        return f"{thread.name} {thread.pseudo}" if thread.pseudo else thread.name
 
 
 def order_text(turn: Turn) -> str:

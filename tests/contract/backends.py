@@ -7,6 +7,7 @@ advances its frozen clock, a live backend waits for real.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -58,3 +59,56 @@ class LocalBackend:
     async def close(self) -> None:
         for store in self.stores:
             await store.close()
+
+
+class CosmosBackend:
+    """A fresh database and container per store on a Cosmos endpoint (the peer, or a real one).
+
+    Items are seeded with the SDK, so the service assigns ``_ts``; the store under test
+    is the product's own ``CosmosStore``. Time passes for real: ``advance`` sleeps, and
+    expiry is the service's business (the peer's TTL is lazy, in whole seconds).
+    """
+
+    def __init__(self, name: str, endpoint: str, key: str) -> None:
+        from tests.peer.seeding import seeding_client
+
+        self.name = name
+        self.endpoint = endpoint
+        self.key = key
+        self.client = seeding_client(endpoint, key)
+        self.databases: list[str] = []
+        self.stores: list[MemoryStore] = []
+
+    async def make_store(
+        self, items: Iterable[Mapping[str, Any]], *, schema: Schema, default_ttl: int | None
+    ) -> MemoryStore:
+        from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
+        from cosmem_tui.sources.cosmos.store import CosmosStore
+        from tests.peer.seeding import create_container, seed, unique_name
+
+        database = unique_name("contract")
+        self.databases.append(database)
+        _, container = await create_container(
+            self.client, database, "memory", paths=schema.partition_key, default_ttl=default_ttl
+        )
+        await seed(container, items)
+        settings = CosmosSettings(
+            endpoint=self.endpoint,
+            database=database,
+            container="memory",
+            auth=AuthMode.KEY,
+            key=self.key,
+        )
+        store = CosmosStore.open(settings, schema)
+        self.stores.append(store)
+        return store
+
+    async def advance(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+    async def close(self) -> None:
+        for store in self.stores:
+            await store.close()
+        for database in self.databases:
+            await self.client.delete_database(database)
+        await self.client.close()

@@ -1,19 +1,31 @@
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 
 import pytest
 
 from tests.conftest import ANCHOR
-from tests.contract.backends import Backend, LocalBackend
+from tests.contract.backends import Backend, CosmosBackend, LocalBackend
 
-BACKENDS = ["local"]
+# "cosmos" is the Cosmos-protocol peer every run starts (tests/peer). "live" joins when
+# COSMEM_TEST_ENDPOINT and COSMEM_TEST_KEY name a real account or the official emulator:
+# the same contract, answered by the real service.
+LIVE_ENDPOINT = os.environ.get("COSMEM_TEST_ENDPOINT")
+LIVE_KEY = os.environ.get("COSMEM_TEST_KEY")
+BACKENDS = ["local", "cosmos", *(["live"] if LIVE_ENDPOINT and LIVE_KEY else [])]
 
 
 @pytest.fixture(params=BACKENDS)
 async def backend(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[Backend]:
     if request.param == "local":
         instance: Backend = LocalBackend(tmp_path, ANCHOR)
+    elif request.param == "cosmos":
+        peer = request.getfixturevalue("cosmos_peer")
+        instance = CosmosBackend("cosmos", peer.endpoint, peer.key)
+    elif request.param == "live":
+        assert LIVE_ENDPOINT and LIVE_KEY
+        instance = CosmosBackend("live", LIVE_ENDPOINT, LIVE_KEY)
     else:  # pragma: no cover - other backends join here
         raise AssertionError(request.param)
     yield instance

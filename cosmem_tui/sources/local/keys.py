@@ -6,7 +6,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from cosmem_tui.model import MISSING, JsonValue, resolve_ttl
+from cosmem_tui.model import MISSING, JsonValue
+from cosmem_tui.model.ttl import valid_item_ttl
 from cosmem_tui.profiles import FieldPath, Schema
 
 # Cosmos orders values of different types: undefined < null < boolean < number < string
@@ -30,17 +31,30 @@ def order_key(value: JsonValue) -> tuple[int, int | float | str]:
     return RANK_OBJECT, 0
 
 
+# One encoder for every compact dump: json.dumps with options builds a new one per call,
+# which dominated the cost of an import.
+COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def key_text(value: JsonValue) -> str | None:
     """A partition-level value as the text the workspace indexes (None when absent)."""
     if value is MISSING:
         return None
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return COMPACT.encode(value)
 
 
 def pk_text(values: tuple[JsonValue, ...]) -> str:
-    return json.dumps(list(values), ensure_ascii=False, separators=(",", ":"))
+    """Canonical JSON of a partition key value (compact, non-ASCII kept as is)."""
+    if all(type(v) is str and _plain(v) for v in values):
+        return '["' + '","'.join(values) + '"]'  # exactly what the encoder writes, faster
+    return COMPACT.encode(list(values))
+
+
+def _plain(text: str) -> bool:
+    """Text JSON writes unchanged between quotes: printable ASCII without " or \\."""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,18 +67,19 @@ class DerivedKeys:
 
 def schema_signature(schema: Schema) -> str:
     """What the derived columns depend on; a change means they must be recomputed."""
-    return json.dumps(
-        [
-            schema.tenant.text if schema.tenant else None,
-            schema.thread.text,
-            schema.order.path.text if schema.order else None,
-        ]
-    )
+    parts: list[str | list[str] | None] = [
+        schema.tenant.text if schema.tenant else None,
+        schema.thread.text,
+        schema.order.path.text if schema.order else None,
+    ]
+    if schema.thread_parents:  # appended only when present: older signatures stay valid
+        parts.append([p.text for p in schema.thread_parents])
+    return json.dumps(parts)
 
 
 def derive_keys(schema: Schema, body: Mapping[str, JsonValue]) -> DerivedKeys:
     tenant = key_text(schema.tenant.get(body)) if schema.tenant else None
-    thread = key_text(schema.thread.get(body))
+    thread = schema.thread_key(body)
     rank, value = order_key(schema.order.path.get(body) if schema.order else MISSING)
     return DerivedKeys(tenant, thread, rank, value)
 
@@ -76,4 +91,9 @@ def partition_key_of(
 
 
 def item_expiry(body: Mapping[str, JsonValue], ts: int, default_ttl: int | None) -> int | None:
-    return resolve_ttl(body.get("ttl", MISSING), ts, default_ttl).expires_at
+    """``resolve_ttl(…).expires_at`` without building an ItemTtl (this runs per stored row)."""
+    if default_ttl is None:
+        return None
+    own = valid_item_ttl(body.get("ttl", MISSING))
+    effective = own if own is not None else default_ttl
+    return None if effective == -1 else ts + effective

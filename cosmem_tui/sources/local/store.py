@@ -24,7 +24,7 @@ from cosmem_tui.model import (
     Thread,
     ThreadRef,
 )
-from cosmem_tui.profiles import Schema, SchemaError
+from cosmem_tui.profiles import FieldPath, Granularity, Schema, SchemaError
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local.charge import (
@@ -56,24 +56,36 @@ def _decode_position(token: str) -> tuple[int, Any, str]:
         raise BadRequest(f"invalid continuation token ({exc})") from None
 
 
+def sqlite_json_path(path: FieldPath) -> str:
+    """The SQLite JSON path of a field path: /messages -> $."messages" (a bound value)."""
+    steps = []
+    for part in path.parts:
+        if part.isdigit():
+            steps.append(f"[{part}]")
+        else:
+            steps.append('."' + part.replace("\\", "\\\\").replace('"', '\\"') + '"')
+    return "$" + "".join(steps)
+
+
 class LocalStore:
     """Reads a workspace. Exposes no write operations: the console is read-only."""
 
     def __init__(
         self,
         workspace: Workspace,
-        schema: Schema,
+        schema: Schema | None,
         *,
         gateway: Gateway | None = None,
         clock: Clock | None = None,
         label: str | None = None,
     ) -> None:
         self._workspace = workspace
-        self._schema = schema
         self._gateway = gateway or Gateway()
         self._clock = clock or SystemClock()
         self._label = label or f"workspace {workspace.path}"
-        self._projection = schema.list_projection()
+        # None: a probe that may only sample items, to detect the schema before choosing it.
+        self._schema_or_none = schema
+        self._projection = schema.list_projection() if schema is not None else ()
         partitions = workspace.meta("physical_partitions")
         self._physical_partitions = int(partitions) if partitions else DEFAULT_PHYSICAL_PARTITIONS
 
@@ -94,6 +106,12 @@ class LocalStore:
     @property
     def schema(self) -> Schema:
         return self._schema
+
+    @property
+    def _schema(self) -> Schema:
+        if self._schema_or_none is None:
+            raise SchemaError("no schema chosen yet for this workspace")
+        return self._schema_or_none
 
     @property
     def gateway(self) -> Gateway:
@@ -143,14 +161,18 @@ class LocalStore:
         return [Tenant(r[0], r[1], r[2], r[3]) for r in rows]
 
     async def list_threads(self, tenant: str | None) -> list[Thread]:
+        params: dict[str, Any] = {}
         if self._schema.has_tenant_level:
             if tenant is None:
                 raise SchemaError(f"schema {self._schema.name} needs a {self._schema.tenant_label}")
             scope, name, params = Scope.PREFIX, "list_threads_of_tenant", {"tenant": tenant}
             target = f"{self._schema.tenant_label} {tenant}"
         else:
-            scope, name, params = Scope.CROSS_PARTITION, "list_threads_all", {}
+            scope, name = Scope.CROSS_PARTITION, "list_threads_all"
             target = "all threads"
+        if self._schema.granularity is Granularity.SESSION and self._schema.messages is not None:
+            name += "_sessions"  # a thread counts the messages of its session documents
+            params["messages"] = sqlite_json_path(self._schema.messages)
         async with self._gateway.request("list-threads", scope, target=target) as ticket:
             rows = await asyncio.to_thread(
                 self._workspace.query, name, {**params, "now": self._now()}
@@ -178,7 +200,7 @@ class LocalStore:
         ]
 
     def _turn_scope(self) -> Scope:
-        covered = {self._schema.thread.text} | (
+        covered = {p.text for p in self._schema.thread_paths} | (
             {self._schema.tenant.text} if self._schema.tenant else set()
         )
         if set(self._schema.partition_key) <= covered:
@@ -254,6 +276,42 @@ class LocalStore:
             ticket.items = 1
             ticket.charge(point_read_charge(len(body.encode("utf-8"))), simulated=True)
         return Item(item_id, tuple(json.loads(pk_json)), ts, etag, json.loads(body))
+
+    async def sample_items(self, limit: int, *, max_request_units: float) -> list[Item]:
+        if limit < 1:
+            raise ValueError(f"sample size must be at least 1, got {limit}")
+        async with self._gateway.request(
+            "sample-items", Scope.CROSS_PARTITION, target=f"{limit} recent items"
+        ) as ticket:
+            rows = await asyncio.to_thread(
+                self._workspace.query, "sample_items", {"now": self._now(), "limit": limit}
+            )
+            # Keep items while the modelled charge stays within budget (at least one item),
+            # the way a Cosmos reader stops paging once a page takes it over budget.
+            kept: list[Item] = []
+            size = 0
+            for item_id, pk_json, ts, etag, body in rows:
+                charge = query_charge(
+                    Scope.CROSS_PARTITION,
+                    returned=len(kept) + 1,
+                    returned_bytes=size + len(body),
+                    physical_partitions=self._physical_partitions,
+                )
+                if kept and charge > max_request_units:
+                    break
+                size += len(body)
+                kept.append(Item(item_id, tuple(json.loads(pk_json)), ts, etag, json.loads(body)))
+            ticket.items = len(kept)
+            ticket.charge(
+                query_charge(
+                    Scope.CROSS_PARTITION,
+                    returned=len(kept),
+                    returned_bytes=size,
+                    physical_partitions=self._physical_partitions,
+                ),
+                simulated=True,
+            )
+        return kept
 
     async def close(self) -> None:
         await asyncio.to_thread(self._workspace.close)

@@ -22,6 +22,7 @@ from cosmem_tui.model.ttl import InvalidContainerTtl, check_container_default
 from cosmem_tui.profiles import FieldPath, Schema
 from cosmem_tui.sources.errors import WorkspaceError
 from cosmem_tui.sources.local.keys import (
+    COMPACT,
     derive_keys,
     item_expiry,
     partition_key_of,
@@ -176,8 +177,14 @@ class Workspace:
 
     # -- writing items -------------------------------------------------------------
 
-    def row_for(self, body: Mapping[str, JsonValue], schema: Schema, now: int) -> dict[str, Any]:
-        """Validate one item and compute its columns; fills in missing system properties."""
+    def row_for(
+        self, body: Mapping[str, JsonValue], schema: Schema, now: int, *, text: str | None = None
+    ) -> dict[str, Any]:
+        """Validate one item and compute its columns; fills in missing system properties.
+
+        ``text`` is the item's JSON as read (an import passes it): stored as is when no
+        system property had to be filled in, which saves encoding the item again.
+        """
         if not isinstance(body, Mapping):
             raise ItemRejected("item is not a JSON object")
         item_id = body.get("id")
@@ -189,16 +196,20 @@ class Workspace:
             raise ItemRejected(
                 f"item {item_id!r} has no partition key value at {', '.join(missing)}"
             )
-        doc = dict(body)
-        ts = doc.get("_ts")
-        if isinstance(ts, bool) or not isinstance(ts, int):
-            ts = now
-            doc["_ts"] = ts
-        etag = doc.get("_etag")
-        if not isinstance(etag, str):
-            etag = _etag()
-            doc["_etag"] = etag
-        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+        doc = body
+        ts = body.get("_ts")
+        etag = body.get("_etag")
+        if isinstance(ts, bool) or not isinstance(ts, int) or not isinstance(etag, str):
+            doc = dict(body)
+            if isinstance(ts, bool) or not isinstance(ts, int):
+                ts = now
+                doc["_ts"] = ts
+            if not isinstance(etag, str):
+                etag = _etag()
+                doc["_etag"] = etag
+            text = None
+        if text is None:
+            text = COMPACT.encode(doc)
         keys = derive_keys(schema, doc)
         return {
             "pk": pk_text(pk),
@@ -225,6 +236,22 @@ class Workspace:
                 self._db.execute("ROLLBACK")
                 raise
         return cursor.rowcount
+
+    def insert_new_rows(self, rows: list[Mapping[str, Any]]) -> bool:
+        """Insert rows whose (pk, id) must be new: all of them, or none and False on a clash."""
+        sql = load_query("local", "insert_new_item")
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany(sql, rows)
+            except sqlite3.IntegrityError:
+                self._db.execute("ROLLBACK")
+                return False
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        return True
 
     def upsert_items(
         self, bodies: Iterable[Mapping[str, JsonValue]], schema: Schema, now: int
@@ -260,6 +287,46 @@ class Workspace:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('derived_for', ?)", (signature,))
             self._db.execute("COMMIT")
         return True
+
+    def change_default_ttl(self, default_ttl: int | None) -> None:
+        """Set the container's DefaultTimeToLive and recompute the expiry of every item.
+
+        An import guesses the setting from the first items; when later ones prove the
+        guess wrong it corrects it here, in batches, rather than reading its input twice.
+        """
+        try:
+            check_container_default(default_ttl)
+        except InvalidContainerTtl as exc:
+            raise WorkspaceError(str(exc)) from None
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute(
+                    load_query("local", "set_default_ttl"), {"default_ttl": default_ttl}
+                )
+                after = 0
+                while True:
+                    rows = self._db.execute(
+                        load_query("local", "items_with_ttl_page"), {"after": after, "limit": 2000}
+                    ).fetchall()
+                    if not rows:
+                        break
+                    after = rows[-1][0]
+                    self._db.executemany(
+                        load_query("local", "update_expiry"),
+                        [
+                            {
+                                "rowid": rowid,
+                                "expires_at": item_expiry(json.loads(body), ts, default_ttl),
+                            }
+                            for rowid, ts, body in rows
+                        ],
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        self._container = self._read_container()
 
     def item_count(self) -> int:
         with self._lock:

@@ -21,6 +21,7 @@ class SessionHeader(Widget):
         self.container: ContainerProperties | None = None
         self.schema = ""
         self.totals: SessionTotals | None = None
+        self.throttle = ""  # "throttled, retrying in 300 ms" while the account throttles us
 
     def show(
         self,
@@ -29,7 +30,10 @@ class SessionHeader(Widget):
         schema: str | None = None,
         container: ContainerProperties | None = None,
         totals: SessionTotals | None = None,
+        throttle: str | None = None,  # "" clears it
     ) -> None:
+        if throttle is not None:
+            self.throttle = throttle
         if source is not None:
             self.source = source
         if schema is not None:
@@ -57,7 +61,10 @@ class SessionHeader(Widget):
             return ""
         sim = " sim" if t.simulated else ""
         throttled = f" · {t.throttled}×429" if t.throttled else ""
-        return f"{t.requests} req · {t.request_units:,.1f} RU{sim}{throttled} "
+        # A real account shows the session's RU budget beside what has been spent.
+        budget = f" / {t.budget_ru:,.0f}" if t.budget_ru is not None else ""
+        state = f"⚠ {self.throttle} · " if self.throttle else ""
+        return f"{state}{t.requests} req · {t.request_units:,.1f}{budget} RU{sim}{throttled} "
 
     def render(self) -> Text:
         width = self.size.width

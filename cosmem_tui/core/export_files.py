@@ -1,0 +1,261 @@
+"""Read exported items one at a time: JSON arrays, JSON Lines, or a folder of such files.
+
+Nothing is ever loaded whole. A JSON array is split incrementally with
+``json.JSONDecoder.raw_decode`` over a sliding buffer; JSON Lines (and files of
+concatenated JSON documents) are decoded value by value the same way. Each value
+comes out as a ``Record`` carrying where it came from, so a problem can be reported
+as ``FILE:LINE: message``.
+
+Cosmos caps an item at 2 MB, so a value that still does not decode once 16 MB of
+it are buffered is reported as broken instead of buffering the rest of the file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from cosmem_tui.model import JsonValue
+
+SUFFIXES = (".json", ".jsonl", ".ndjson")
+CHUNK = 1 << 16
+MAX_VALUE_CHARS = 16 << 20
+
+_WHITESPACE = re.compile(r"[ \t\r\n]*")
+_DECODER = json.JSONDecoder()
+
+
+def _may_be_cut_short(exc: json.JSONDecodeError, buffered: int) -> bool:
+    """Could more input fix this error? Only if it sits at the end of what is buffered.
+
+    A truncated literal (``tru``) or escape (``\\u12``) fails a few characters before
+    the end; an unterminated string fails where the string starts.
+    """
+    return buffered - exc.pos <= 10 or exc.msg.startswith("Unterminated string")
+
+
+class ExportFileError(ValueError):
+    """The input cannot be read at all (no such file, an empty folder)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One value read from an export file, or the reason one could not be read."""
+
+    file: Path
+    line: int  # 1-based line where the value starts
+    number: int  # 1-based position of the value in its file
+    in_array: bool  # True: an element of a JSON array (reported with its item number)
+    value: JsonValue = None
+    error: str | None = None  # set when the value is unreadable; value is then None
+    fatal: bool = False  # the rest of the file was skipped after this error
+    text: str | None = None  # the value's JSON as read, when it is on one line
+
+    @property
+    def where(self) -> str:
+        position = f"{self.file}:{self.line}"
+        return f"{position}: item {self.number}" if self.in_array else position
+
+
+def export_files(source: Path) -> list[Path]:
+    """The files to import: ``source`` itself, or the export files in a folder (sorted)."""
+    if source.is_dir():
+        files = sorted(p for p in source.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES)
+        if not files:
+            raise ExportFileError(f"{source}: no {', '.join(SUFFIXES)} files in this folder")
+        return files
+    if not source.exists():
+        raise ExportFileError(f"{source}: no such file or folder")
+    return [source]
+
+
+def read_records(path: Path) -> Iterator[Record]:
+    """Every value of one export file, in order, never raising for bad content."""
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        yield Record(path, 1, 1, False, error=f"cannot read the file ({exc.strerror})", fatal=True)
+        return
+    with handle:
+        yield from _Splitter(path, handle).records()
+
+
+class _Splitter:
+    """A sliding text buffer over a binary file, cut into JSON values."""
+
+    def __init__(self, path: Path, handle: BinaryIO) -> None:
+        self.path = path
+        self.handle = handle
+        self.decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+        self.line = 1  # the line number at buf[counted]
+        self.counted = 0
+        self.text: str | None = None  # source of the last value decoded
+
+    # -- buffer -------------------------------------------------------------------------
+
+    def fill(self) -> bool:
+        """Append the next chunk (dropping what was consumed); False at end of file."""
+        if self.eof:
+            return False
+        raw = self.handle.read(CHUNK)
+        text = self.decoder.decode(raw, final=not raw)
+        if not raw:
+            self.eof = True
+        self.line_at(self.pos)  # keep the line count anchored at the cut
+        self.buf = self.buf[self.pos :] + text
+        self.pos = self.counted = 0
+        return bool(raw) or bool(text)
+
+    def line_at(self, index: int) -> int:
+        """The line number at ``buf[index]`` (counted incrementally, either direction)."""
+        if index >= self.counted:
+            self.line += self.buf.count("\n", self.counted, index)
+        else:
+            self.line -= self.buf.count("\n", index, self.counted)
+        self.counted = index
+        return self.line
+
+    def skip_whitespace(self) -> str:
+        """The next significant character ('' at end of file), reading on as needed."""
+        while True:
+            self.pos = _WHITESPACE.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self.fill():
+                return ""
+
+    def decode_value(self) -> tuple[JsonValue, None] | tuple[None, str]:
+        """The JSON value at ``pos`` (reading on while it is incomplete), or an error.
+
+        On success ``text`` holds its source when that is one line (JSON Lines), so
+        the importer can store it without encoding the item again.
+        """
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError as exc:
+                if (
+                    not self.eof
+                    and _may_be_cut_short(exc, len(self.buf))
+                    and len(self.buf) - self.pos < MAX_VALUE_CHARS
+                ):
+                    self.fill()  # perhaps only incomplete; retry (positions move on a fill)
+                    continue
+                return None, f"not valid JSON: {exc.msg} (line {self.line_at(exc.pos)})"
+            if end == len(self.buf) and not self.eof:
+                self.fill()  # a number may go on in the next chunk: decode it whole
+                continue
+            text = self.buf[self.pos : end]
+            self.text = None if "\n" in text else text
+            self.pos = end
+            return value, None
+
+    # -- values -------------------------------------------------------------------------
+
+    def records(self) -> Iterator[Record]:
+        try:
+            first = self.skip_whitespace()
+            if first == "[":
+                yield from self._array()
+            elif first == "{":
+                yield from self._sequence()
+            elif first:
+                yield Record(
+                    self.path,
+                    self.line_at(self.pos),
+                    1,
+                    False,
+                    error="not JSON: expected a JSON array or JSON Lines of objects",
+                    fatal=True,
+                )
+        except UnicodeDecodeError as exc:
+            line = self.line_at(len(self.buf))
+            yield Record(
+                self.path, line, 0, False, error=f"not UTF-8 text ({exc.reason})", fatal=True
+            )
+
+    def _sequence(self) -> Iterator[Record]:
+        """JSON Lines, or any whitespace-separated JSON documents."""
+        number = 0
+        while self.skip_whitespace():
+            number += 1
+            line = self.line_at(self.pos)
+            value, error = self.decode_value()
+            if error is None:
+                yield Record(self.path, line, number, False, value=value, text=self.text)
+                continue
+            yield Record(self.path, line, number, False, error=error)
+            self._skip_line()  # resume at the next line, as JSON Lines readers do
+
+    def _skip_line(self) -> None:
+        while True:
+            newline = self.buf.find("\n", self.pos)
+            if newline >= 0:
+                self.pos = newline + 1
+                return
+            self.pos = len(self.buf)
+            if not self.fill():
+                return
+
+    def _array(self) -> Iterator[Record]:
+        self.pos += 1  # the "["
+        number = 0
+        if self.skip_whitespace() == "]":
+            self.pos += 1
+            yield from self._trailing()
+            return
+        while True:
+            number += 1
+            self.skip_whitespace()
+            line = self.line_at(self.pos)
+            value, error = self.decode_value()
+            if error is not None:
+                # Inside an array there is no safe place to resume: report and stop here.
+                yield Record(
+                    self.path,
+                    line,
+                    number,
+                    True,
+                    error=error + "; rest of file skipped",
+                    fatal=True,
+                )
+                return
+            yield Record(self.path, line, number, True, value=value, text=self.text)
+            after = self.skip_whitespace()
+            if after == ",":
+                self.pos += 1
+                continue
+            if after == "]":
+                self.pos += 1
+                yield from self._trailing()
+                return
+            found = repr(after) if after else "the end of the file"
+            yield Record(
+                self.path,
+                self.line_at(self.pos),
+                number + 1,
+                True,
+                error=f"not valid JSON: expected ',' or ']' after item {number}, found {found}",
+                fatal=True,
+            )
+            return
+
+    def _trailing(self) -> Iterator[Record]:
+        extra = self.skip_whitespace()
+        if extra:
+            yield Record(
+                self.path,
+                self.line_at(self.pos),
+                0,
+                False,
+                error=f"unexpected {extra!r} after the closing ']'; ignored",
+                fatal=True,
+            )

@@ -1,0 +1,295 @@
+"""``cosmem import``: load exported items into a local workspace, streaming.
+
+The input (a JSON array, JSON Lines, or a folder of such files) is read one item
+at a time and written through ``Workspace.building``: a temporary file renamed into
+place only when the import finishes, so a crash never leaves half a workspace.
+Memory stays flat with file size: the only things held are one batch of rows and
+the first ``SAMPLE_ITEMS`` items (for detection).
+
+Container settings come from the caller or are guessed:
+
+* schema: ``auto`` detects it from the container name (default: the file's name),
+  the partition key if given, and the first ``SAMPLE_ITEMS`` items;
+* partition key: the chosen schema's;
+* default ttl: ``-1`` (on, no default) if any item carries a ``ttl`` property, else
+  off. The first items decide it; if a later item carries a ``ttl`` after all, the
+  setting becomes ``-1`` and every expiry is recomputed before the rename.
+
+Items keep their own ``_ts``, ``ttl`` and ``_etag``; an item without ``_ts`` gets
+the import time. Rejected, each reported as ``FILE:LINE: message``: values that are
+not JSON, items without an ``id`` or a partition key value, and a second item with
+the ``id`` of an earlier one in the same partition (the first copy is kept).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from itertools import chain
+from pathlib import Path
+from typing import Any, Final
+
+from cosmem_tui.core.export_files import ExportFileError, Record, export_files, read_records
+from cosmem_tui.core.schemas import AUTO, SchemaChoice, choose_for_sample
+from cosmem_tui.model import Clock, ContainerProperties, JsonValue, PartitionKeyDefinition
+from cosmem_tui.profiles import Schema, SchemaError
+from cosmem_tui.profiles.detect import ContainerFacts, describe_key
+from cosmem_tui.sources.errors import WorkspaceError
+from cosmem_tui.sources.local import ItemRejected, Workspace
+
+SAMPLE_ITEMS = 200
+BATCH = 2000
+DEFAULT_DATABASE = "import"
+
+
+class _Guess:
+    def __repr__(self) -> str:
+        return "GUESS"
+
+
+GUESS: Final = _Guess()  # a setting to guess from the items
+
+
+class ImportFailed(Exception):
+    """Nothing could be imported (bad arguments, unreadable input): one line for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSettings:
+    source: Path
+    workspace: Path
+    partition_key: tuple[str, ...] | None = None  # None: the chosen schema's
+    default_ttl: int | _Guess | None = GUESS  # None: TTL off
+    schema: str = AUTO
+    container: str | None = None  # None: the source's file name without its suffix
+    database: str = DEFAULT_DATABASE
+    replace: bool = False
+
+    @property
+    def container_name(self) -> str:
+        return self.container or self.source.name.split(".")[0] or "import"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProblem:
+    where: str  # FILE:LINE, or FILE:LINE: item N inside a JSON array
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    workspace: Path
+    files: int
+    imported: int
+    rejected: int
+    expired: int  # imported, but already past their ttl: invisible, as on Cosmos
+    choice: SchemaChoice
+    container: ContainerProperties
+    partition_key_guessed: bool
+    ttl_note: str  # how the default ttl was decided
+
+
+def default_workspace_path(source: Path) -> Path:
+    """``exports/memories_turns.jsonl`` → ``./memories_turns.sqlite``."""
+    return Path.cwd() / f"{source.name.split('.')[0] or 'import'}.sqlite"
+
+
+def parse_default_ttl(text: str) -> int | None:
+    """``off`` → None (TTL off), ``-1``, or a positive number of seconds."""
+    if text.strip().lower() == "off":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise ImportFailed(
+            f"--default-ttl must be off, -1 or a number of seconds, not {text!r}"
+        ) from None
+    if value == -1 or value > 0:
+        return value
+    raise ImportFailed(
+        f"--default-ttl must be off, -1 or a positive number of seconds, not {value}"
+    )
+
+
+def parse_partition_key(text: str) -> tuple[str, ...]:
+    """``/tenantId,/threadId`` → ("/tenantId", "/threadId"); at most three levels."""
+    paths = tuple(p.strip() for p in text.split(",") if p.strip())
+    if not paths or len(paths) > 3 or not all(p.startswith("/") and len(p) > 1 for p in paths):
+        raise ImportFailed(
+            f"--partition-key takes one to three paths like /tenantId,/threadId, not {text!r}"
+        )
+    return paths
+
+
+def import_export(
+    settings: ImportSettings,
+    *,
+    clock: Clock,
+    user_dir: Path | None,
+    on_problem: Callable[[ImportProblem], None],
+) -> ImportReport:
+    """Import ``settings.source`` into a new workspace; problems go to ``on_problem``."""
+    if settings.workspace.exists() and not settings.replace:
+        raise ImportFailed(f"{settings.workspace} already exists (use --replace to overwrite it)")
+    try:
+        files = export_files(settings.source)
+    except ExportFileError as exc:
+        raise ImportFailed(str(exc)) from None
+    records = chain.from_iterable(read_records(f) for f in files)
+    head, sample = _sample(records)
+    facts = ContainerFacts(settings.partition_key, settings.container_name, settings.database)
+    try:
+        choice = choose_for_sample(settings.schema, facts, sample, user_dir)
+    except SchemaError as exc:
+        raise ImportFailed(str(exc)) from None
+    schema = choice.schema
+    paths = settings.partition_key or schema.partition_key
+    if tuple(schema.partition_key) != tuple(paths):
+        raise ImportFailed(
+            f"schema {schema.name} reads partition key {describe_key(schema.partition_key)}, "
+            f"not {describe_key(paths)}: drop --partition-key or pick another --schema"
+        )
+    if isinstance(settings.default_ttl, _Guess):
+        carries = any("ttl" in body for body in sample)
+        default_ttl: int | None = -1 if carries else None
+        ttl_note = (
+            "-1, guessed: items carry ttl" if carries else "off, guessed: no item carries ttl"
+        )
+    else:
+        default_ttl, ttl_note = settings.default_ttl, "given"
+    container = ContainerProperties(
+        database=settings.database,
+        container=settings.container_name,
+        partition_key=PartitionKeyDefinition(paths, "MultiHash" if len(paths) > 1 else "Hash", 2),
+        default_ttl=default_ttl,
+    )
+    now = int(clock.now())
+    counts = _Counts()
+    try:
+        with Workspace.building(settings.workspace, container, schema) as workspace:
+            _load(workspace, chain(head, records), schema, now, counts, on_problem)
+            if counts.imported == 0:  # leaving the block this way removes the temp file
+                raise ImportFailed(f"nothing imported ({counts.rejected} rejected)")
+            if default_ttl is None and counts.carried_ttl and settings.default_ttl is GUESS:
+                workspace.change_default_ttl(-1)
+                default_ttl, ttl_note = -1, "-1, guessed: later items carry ttl"
+                counts.expired = workspace.query("count_expired", {"now": now})[0][0]
+            _record(workspace, settings, choice, now)
+            container = workspace.container
+    except WorkspaceError as exc:
+        raise ImportFailed(exc.message) from None
+    except OSError as exc:  # the temp file is gone already; say why in one line
+        reason = exc.strerror or str(exc)
+        raise ImportFailed(
+            f"import stopped, nothing written to {settings.workspace}: {reason}"
+        ) from None
+    return ImportReport(
+        workspace=settings.workspace,
+        files=len(files),
+        imported=counts.imported,
+        rejected=counts.rejected,
+        expired=counts.expired,
+        choice=choice,
+        container=container,
+        partition_key_guessed=settings.partition_key is None,
+        ttl_note=ttl_note,
+    )
+
+
+def _sample(records: Iterator[Record]) -> tuple[list[Record], list[dict[str, JsonValue]]]:
+    """The first records (kept, to be imported first) and the objects among them."""
+    head: list[Record] = []
+    sample: list[dict[str, JsonValue]] = []
+    for record in records:
+        head.append(record)
+        if isinstance(record.value, dict):
+            sample.append(record.value)
+        if len(sample) >= SAMPLE_ITEMS or len(head) >= 5 * SAMPLE_ITEMS:
+            break
+    return head, sample
+
+
+class _Counts:
+    __slots__ = ("carried_ttl", "expired", "imported", "rejected")
+
+    def __init__(self) -> None:
+        self.imported = self.rejected = self.expired = 0
+        self.carried_ttl = False
+
+
+def _load(
+    workspace: Workspace,
+    records: Iterator[Record],
+    schema: Schema,
+    now: int,
+    counts: _Counts,
+    on_problem: Callable[[ImportProblem], None],
+) -> None:
+    batch: dict[tuple[str, str], tuple[Record, dict[str, Any]]] = {}
+
+    def reject(record: Record, message: str) -> None:
+        counts.rejected += 1
+        on_problem(ImportProblem(record.where, message))
+
+    for record in records:
+        if record.error is not None:
+            reject(record, record.error)
+            continue
+        try:
+            row = workspace.row_for(record.value, schema, now, text=record.text)
+        except ItemRejected as exc:
+            reject(record, str(exc))
+            continue
+        key = (row["pk"], row["id"])
+        if key in batch:
+            reject(record, _duplicate(row, batch[key][0]))
+            continue
+        if not counts.carried_ttl and "ttl" in record.value:
+            counts.carried_ttl = True
+        batch[key] = (record, row)
+        if len(batch) >= BATCH:
+            _flush(workspace, batch, now, counts, reject)
+    _flush(workspace, batch, now, counts, reject)
+
+
+def _duplicate(row: dict[str, Any], first: Record | None) -> str:
+    where = f" (first at {first.where})" if first is not None else " (imported earlier)"
+    return f"duplicate id {row['id']!r} in partition {row['pk']}{where}; the first copy is kept"
+
+
+def _flush(
+    workspace: Workspace,
+    batch: dict[tuple[str, str], tuple[Record, dict[str, Any]]],
+    now: int,
+    counts: _Counts,
+    reject: Callable[[Record, str], None],
+) -> None:
+    if not batch:
+        return
+    rows = [row for _, row in batch.values()]
+    if not workspace.insert_new_rows(rows):
+        # Some were written by an earlier batch: report those, write the rest.
+        keys = json.dumps([list(k) for k in batch], ensure_ascii=False)
+        for pk, item_id in workspace.query("existing_keys", {"keys": keys}):
+            record, row = batch.pop((pk, item_id))
+            reject(record, _duplicate(row, None))
+        rows = [row for _, row in batch.values()]
+        if not workspace.insert_new_rows(rows):
+            raise AssertionError("rows clashed after their duplicates were removed")
+    counts.imported += len(rows)
+    counts.expired += sum(1 for r in rows if r["expires_at"] is not None and r["expires_at"] <= now)
+    batch.clear()
+
+
+def _record(workspace: Workspace, settings: ImportSettings, choice: SchemaChoice, now: int) -> None:
+    """What a later session needs to reopen the workspace alike, and where it came from."""
+    workspace.set_meta("schema", choice.schema.name)
+    workspace.set_meta("schema_reason", choice.reason or "chosen with --schema")
+    if choice.definition is not None:
+        workspace.set_meta("schema_definition", json.dumps(choice.definition))
+    workspace.set_meta("import_source", str(settings.source))
+    workspace.set_meta("imported_at", str(now))

@@ -1,0 +1,133 @@
+"""Turn SDK and network exceptions into the console's one-line, typed store errors.
+
+Users meet these: a wrong endpoint or DNS name, a timeout, a bad key (401), a
+missing data-plane role (403), a database or container that is not there (404),
+throttling that outlasted the retries (429), an unavailable service (503).
+"""
+
+from __future__ import annotations
+
+import binascii
+
+from azure.core.exceptions import (
+    ClientAuthenticationError,
+    ServiceRequestError,
+    ServiceRequestTimeoutError,
+    ServiceResponseError,
+    ServiceResponseTimeoutError,
+)
+from azure.cosmos.exceptions import CosmosClientTimeoutError, CosmosHttpResponseError
+
+from cosmem_tui.sources.cosmos.settings import ENV_KEY, AuthMode, CosmosSettings
+from cosmem_tui.sources.cosmos.wire import retry_after_ms
+from cosmem_tui.sources.errors import (
+    BadRequest,
+    ConnectionFailed,
+    Forbidden,
+    NotFound,
+    RequestTimedOut,
+    StoreError,
+    Throttled,
+    Unauthorized,
+    Unavailable,
+)
+
+READER_ROLE = "Cosmos DB Built-in Data Reader"
+_LIMIT = 200
+
+
+def first_line(text: object) -> str:
+    """The service's message without its "Code:/Message:" trailer, on one short line."""
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    line = lines[0] if lines else ""
+    if line.startswith("(") and ") " in line:  # "(BadRequest) Expected …"
+        line = line.split(") ", 1)[1]
+    if len(line) > _LIMIT:
+        line = line[: _LIMIT - 1] + "…"
+    return line
+
+
+def _sign_in_hint(settings: CosmosSettings) -> str:
+    if settings.auth in (AuthMode.KEY, AuthMode.CONNECTION_STRING):
+        source = ENV_KEY if settings.auth is AuthMode.KEY else "the connection string"
+        return f"check the account key in {source} (a read-only or primary key of this account)"
+    return "sign in again (az login, or --auth device-code on a machine without a browser)"
+
+
+def _forbidden(exc: CosmosHttpResponseError, settings: CosmosSettings) -> Forbidden:
+    text = first_line(exc.message)
+    lowered = text.lower()
+    if "firewall" in lowered or "ip address" in lowered:
+        return Forbidden(f"403 forbidden: the account's firewall blocks this machine ({text})")
+    if "local authorization is disabled" in lowered or "disablelocalauth" in lowered:
+        return Forbidden(
+            f"403 forbidden: key authentication is disabled on {settings.account}; "
+            "use --auth aad with a data-plane role"
+        )
+    return Forbidden(
+        f"403 forbidden: your identity has no data-plane role on {settings.account}; assign it "
+        f"the '{READER_ROLE}' role (az cosmosdb sql role assignment create … "
+        "--role-definition-id 00000000-0000-0000-0000-000000000001)"
+    )
+
+
+def from_response(
+    exc: CosmosHttpResponseError, settings: CosmosSettings, *, not_found: str | None
+) -> StoreError:
+    status = exc.status_code or 0
+    account = settings.account
+    if status == 401:
+        return Unauthorized(
+            f"401 unauthorized: {account} rejected the request; {_sign_in_hint(settings)}"
+        )
+    if status == 403:
+        return _forbidden(exc, settings)
+    if status == 404:
+        return NotFound(not_found or f"404 not found: {first_line(exc.message)}")
+    if status == 429:
+        wait = retry_after_ms(exc.headers)
+        after = f", retry after {wait:,.0f} ms" if wait is not None else ""
+        return Throttled(
+            f"429 too many requests: {account} is throttling the console and the retries "
+            f"ran out{after}",
+            retry_after_ms=wait,
+        )
+    if status == 503:
+        return Unavailable(
+            f"503 service unavailable: {account} cannot serve the request right now; try again"
+        )
+    if status == 408:
+        return RequestTimedOut(f"408 request timeout: {account} did not finish the request")
+    if status == 400:
+        return BadRequest(f"400 bad request: {first_line(exc.message)}")
+    return StoreError(f"{status} from {account}: {first_line(exc.message)}", status=status)
+
+
+def translate(
+    exc: BaseException, settings: CosmosSettings, *, not_found: str | None = None
+) -> StoreError | None:
+    """The store error for ``exc``, or None when it is a bug that deserves its traceback."""
+    endpoint = settings.endpoint
+    if isinstance(exc, StoreError):
+        return exc
+    if isinstance(exc, CosmosClientTimeoutError | ServiceRequestTimeoutError):
+        return RequestTimedOut(f"{endpoint} did not answer within {settings.timeout_s:g} s")
+    if isinstance(exc, ServiceResponseTimeoutError):
+        return RequestTimedOut(f"{endpoint} stopped answering (timeout {settings.timeout_s:g} s)")
+    if isinstance(exc, CosmosHttpResponseError):
+        return from_response(exc, settings, not_found=not_found)
+    if isinstance(exc, ClientAuthenticationError):
+        return Unauthorized(
+            f"Microsoft Entra sign-in failed ({first_line(exc.message)}); run 'az login' "
+            "('az login --use-device-code' without a browser), use --auth device-code, "
+            "or --auth key with COSMOS_KEY"
+        )
+    if isinstance(exc, ServiceRequestError):
+        return ConnectionFailed(f"cannot reach {endpoint}: {first_line(exc.message)}")
+    if isinstance(exc, ServiceResponseError):
+        return ConnectionFailed(f"the connection to {endpoint} broke: {first_line(exc.message)}")
+    if isinstance(exc, binascii.Error) and settings.auth is not AuthMode.AAD:
+        return Unauthorized(f"{ENV_KEY} is not an account key: it must be the base64 key")
+    if isinstance(exc, TimeoutError):
+        return RequestTimedOut(f"{endpoint} did not answer within {settings.timeout_s:g} s")
+    return None

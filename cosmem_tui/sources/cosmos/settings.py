@@ -1,0 +1,158 @@
+"""How to reach one Cosmos DB container: endpoint, names, auth mode, and the guest manners.
+
+Plain data with no Azure import. Secrets come only from the environment
+(``COSMOS_KEY``, ``COSMOS_CONNECTION_STRING``), never from a command-line argument
+that would land in shell history, and never appear in ``repr``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from urllib.parse import urlparse
+
+from cosmem_tui.sources.errors import StoreError
+from cosmem_tui.sources.gateway import DEFAULT_RU_BUDGET
+
+ENV_ENDPOINT = "COSMOS_ENDPOINT"
+ENV_KEY = "COSMOS_KEY"
+ENV_CONNECTION_STRING = "COSMOS_CONNECTION_STRING"
+ENV_DATABASE = "COSMOS_DATABASE"
+ENV_CONTAINER = "COSMOS_CONTAINER"
+
+# Small on purpose: a throttled console should say so quickly rather than freeze. In
+# azure-cosmos 4.17 retry_total=0 silently means "the default, 9", so never use 0.
+# A query page nests two retry loops in the SDK, so it may take (1 + n)² attempts.
+DEFAULT_RETRY_TOTAL = 2
+DEFAULT_RETRY_BACKOFF_MAX_S = 5.0
+DEFAULT_TIMEOUT_S = 30.0
+
+
+class AuthMode(StrEnum):
+    AAD = "aad"  # Microsoft Entra ID through DefaultAzureCredential (az login, managed identity…)
+    DEVICE_CODE = "device-code"  # Entra ID by device code: SSH boxes with no browser
+    KEY = "key"  # the account key from COSMOS_KEY
+    CONNECTION_STRING = "connection-string"  # COSMOS_CONNECTION_STRING
+
+
+class CosmosConfigError(StoreError):
+    """Options that cannot reach a container (missing name, bad URL, no key…)."""
+
+    status = 400
+
+
+@dataclass(frozen=True)
+class CosmosSettings:
+    endpoint: str
+    database: str
+    container: str
+    auth: AuthMode
+    key: str | None = field(default=None, repr=False)
+    ru_budget: float = DEFAULT_RU_BUDGET
+    retry_total: int = DEFAULT_RETRY_TOTAL
+    retry_backoff_max_s: float = DEFAULT_RETRY_BACKOFF_MAX_S
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    allow_cross_partition: bool = False  # confirm every cross-partition query up front
+    scan_page_size: int = 1000  # rows per page when a listing reads a whole result set
+
+    def __post_init__(self) -> None:
+        if self.retry_total < 1:
+            raise CosmosConfigError("retry_total must be at least 1 (0 means 9 in azure-cosmos)")
+
+    @property
+    def account(self) -> str:
+        """The account's host, for labels and messages."""
+        return urlparse(self.endpoint).netloc or self.endpoint
+
+    def describe(self) -> str:
+        return f"cosmos {self.endpoint.rstrip('/')} {self.database}/{self.container}"
+
+
+def parse_connection_string(text: str) -> tuple[str, str]:
+    """(endpoint, key) from ``AccountEndpoint=…;AccountKey=…;``."""
+    parts: dict[str, str] = {}
+    for piece in text.strip().split(";"):
+        if not piece.strip():
+            continue
+        name, sep, value = piece.partition("=")
+        if not sep:
+            raise CosmosConfigError(f"{ENV_CONNECTION_STRING} is not a connection string")
+        parts[name.strip().lower()] = value.strip()
+    endpoint, key = parts.get("accountendpoint"), parts.get("accountkey")
+    if not endpoint or not key:
+        raise CosmosConfigError(f"{ENV_CONNECTION_STRING} needs AccountEndpoint=… and AccountKey=…")
+    return endpoint, key
+
+
+def check_endpoint(endpoint: str) -> str:
+    parsed = urlparse(endpoint)
+    if parsed.scheme not in ("https", "http") or not parsed.hostname:
+        raise CosmosConfigError(
+            "--endpoint must be a URL like https://ACCOUNT.documents.azure.com:443/, "
+            f"not {endpoint!r}"
+        )
+    return endpoint
+
+
+def settings_from_options(
+    *,
+    endpoint: str | None,
+    database: str | None,
+    container: str | None,
+    auth: str | None,
+    env: Mapping[str, str] | None = None,
+    **tuning: object,
+) -> CosmosSettings:
+    """Combine command-line options with the environment; raise one readable error."""
+    env = os.environ if env is None else env
+    endpoint = endpoint or env.get(ENV_ENDPOINT) or None
+    database = database or env.get(ENV_DATABASE) or None
+    container = container or env.get(ENV_CONTAINER) or None
+    connection_string = env.get(ENV_CONNECTION_STRING) or None
+    if auth is None:
+        if connection_string and not env.get(ENV_KEY):
+            auth = AuthMode.CONNECTION_STRING
+        elif env.get(ENV_KEY):
+            auth = AuthMode.KEY
+        else:
+            auth = AuthMode.AAD
+    try:
+        mode = AuthMode(auth)
+    except ValueError:
+        allowed = ", ".join(m.value for m in AuthMode)
+        raise CosmosConfigError(f"--auth must be one of {allowed}, not {auth!r}") from None
+    key: str | None = None
+    if mode is AuthMode.CONNECTION_STRING:
+        if not connection_string:
+            raise CosmosConfigError(
+                f"--auth connection-string reads {ENV_CONNECTION_STRING}: set it"
+            )
+        string_endpoint, key = parse_connection_string(connection_string)
+        if endpoint and endpoint.rstrip("/") != string_endpoint.rstrip("/"):
+            raise CosmosConfigError(
+                f"--endpoint {endpoint} differs from the AccountEndpoint in {ENV_CONNECTION_STRING}"
+            )
+        endpoint = string_endpoint
+    elif mode is AuthMode.KEY:
+        key = env.get(ENV_KEY) or None
+        if not key:
+            raise CosmosConfigError(
+                f"--auth key reads the account key from {ENV_KEY} (never from the command "
+                "line): set it"
+            )
+    if not endpoint:
+        raise CosmosConfigError(f"name the account: --endpoint URL or {ENV_ENDPOINT}")
+    if not database:
+        raise CosmosConfigError(f"name the database: --database NAME or {ENV_DATABASE}")
+    if not container:
+        raise CosmosConfigError(f"name the container: --container NAME or {ENV_CONTAINER}")
+    return CosmosSettings(
+        endpoint=check_endpoint(endpoint),
+        database=database,
+        container=container,
+        auth=mode,
+        key=key,
+        **tuning,  # type: ignore[arg-type]
+    )

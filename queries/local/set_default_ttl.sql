@@ -1,0 +1,1 @@
+UPDATE container SET default_ttl = :default_ttl WHERE singleton = 1

@@ -1,0 +1,1 @@
+UPDATE items SET expires_at = :expires_at WHERE rowid = :rowid

@@ -1,0 +1,128 @@
+"""Reading export files value by value: arrays, JSON Lines, folders, and broken input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cosmem_tui.core import export_files
+from cosmem_tui.core.export_files import ExportFileError, read_records
+
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=20),
+)
+items = st.lists(
+    st.dictionaries(
+        st.text(min_size=1, max_size=8),
+        st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=3), max_leaves=5),
+        max_size=5,
+    ),
+    max_size=12,
+)
+
+
+def read(path: Path) -> list:
+    return list(read_records(path))
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=items, chunk=st.integers(1, 64), layout=st.sampled_from(["jsonl", "array", "pretty"]))
+def test_every_value_comes_back_whatever_the_chunking(tmp_path_factory, values, chunk, layout):
+    path = tmp_path_factory.mktemp("hyp") / "x.json"
+    if layout == "jsonl":
+        path.write_text("".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values))
+    else:
+        path.write_text(json.dumps(values, indent=2 if layout == "pretty" else None))
+    original = export_files.CHUNK
+    export_files.CHUNK = chunk
+    try:
+        records = read(path)
+    finally:
+        export_files.CHUNK = original
+    assert [r.error for r in records] == [None] * len(values)
+    assert [r.value for r in records] == values
+    assert [r.number for r in records] == list(range(1, len(values) + 1))
+
+
+def test_jsonl_reports_bad_lines_and_goes_on(tmp_path):
+    path = tmp_path / "items.jsonl"
+    path.write_text('{"id": "1"}\n\nnot json\n{"id": "2"}\n{"id": "3", "x": [1,\n2]}\n{"id":"4"}')
+    records = read(path)
+    assert [(r.where, r.value) for r in records if r.error is None] == [
+        (f"{path}:1", {"id": "1"}),
+        (f"{path}:4", {"id": "2"}),
+        (f"{path}:5", {"id": "3", "x": [1, 2]}),
+        (f"{path}:7", {"id": "4"}),
+    ]
+    bad = [r for r in records if r.error]
+    assert len(bad) == 1 and bad[0].line == 3 and bad[0].error.startswith("not valid JSON")
+    assert not bad[0].fatal
+    assert records[0].text == '{"id": "1"}'  # one-line source kept for the importer
+    assert records[3].text is None  # spans two lines: re-encoded instead
+
+
+def test_array_items_are_numbered_and_a_syntax_error_stops_the_file(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('[\n {"id": "a"},\n {"id": "b" "c"},\n {"id": "d"}\n]')
+    records = read(path)
+    assert records[0].where == f"{path}:2: item 1"
+    assert records[1].where == f"{path}:3: item 2" and records[1].fatal
+    assert "rest of file skipped" in (records[1].error or "")
+    assert len(records) == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "complaint"),
+    [
+        (b"hello", "not JSON"),
+        (b'{"id": "1"}\n{"id": "\xff"}\n', "not UTF-8"),
+        (b'[{"id": "1"}] trailing', "after the closing ']'"),
+        (b'[{"id": "1"} {"id": "2"}]', "expected ',' or ']'"),
+        (b'[{"id": "1"},', "not valid JSON"),
+    ],
+)
+def test_unreadable_content_is_one_fatal_record(tmp_path, content, complaint):
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    records = read(path)
+    assert records[-1].fatal and complaint in (records[-1].error or "")
+
+
+def test_a_utf8_bom_and_an_empty_file(tmp_path):
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"id": "x"}\n')
+    assert [r.value for r in read(path)] == [{"id": "x"}]
+    empty = tmp_path / "empty.json"
+    empty.write_text("  \n")
+    assert read(empty) == []
+    assert read(tmp_path / "nothing.json")[0].error.startswith("cannot read")
+
+
+def test_an_oversized_value_is_reported_not_buffered(tmp_path, monkeypatch):
+    monkeypatch.setattr(export_files, "CHUNK", 8)
+    monkeypatch.setattr(export_files, "MAX_VALUE_CHARS", 32)
+    path = tmp_path / "big.json"
+    path.write_text('[{"id": "1", "text": "' + "x" * 200 + '"}]')
+    records = read(path)
+    assert len(records) == 1 and records[0].fatal and "not valid JSON" in (records[0].error or "")
+
+
+def test_a_folder_is_its_export_files_in_order(tmp_path):
+    (tmp_path / "b.jsonl").write_text("{}\n")
+    (tmp_path / "a.json").write_text("[]")
+    (tmp_path / "notes.txt").write_text("ignored")
+    assert [p.name for p in export_files.export_files(tmp_path)] == ["a.json", "b.jsonl"]
+    with pytest.raises(ExportFileError, match="no such file"):
+        export_files.export_files(tmp_path / "missing.json")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ExportFileError, match=r"no \.json"):
+        export_files.export_files(empty)

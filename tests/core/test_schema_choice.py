@@ -1,0 +1,131 @@
+"""Which schema a session reads with: named, recorded, or detected under an RU budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cosmem_tui.core.schemas import (
+    SAMPLE_BUDGET_RU,
+    SAMPLE_SIZE,
+    choose_schema,
+    decided_by_metadata,
+    facts_of,
+    run_sync,
+)
+from cosmem_tui.core.session import SessionOptions, open_session
+from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition, Scope
+from cosmem_tui.profiles import SchemaError, all_schemas, get_schema
+from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.local import LocalStore, Workspace
+from tests.fixtures import fixture_items
+
+
+def workspace_of(
+    path: Path,
+    items,
+    *,
+    schema_name: str,
+    container: str = "data",
+    database: str = "db",
+    record: bool = False,
+    now: int,
+) -> Path:
+    schema = get_schema(schema_name)
+    paths = schema.partition_key
+    props = ContainerProperties(
+        database,
+        container,
+        PartitionKeyDefinition(paths, "MultiHash" if len(paths) > 1 else "Hash"),
+        -1,
+    )
+    with Workspace.building(path, props, schema) as ws:
+        ws.upsert_items(items, schema, now)
+        if record:
+            ws.set_meta("schema", schema.name)
+    return path
+
+
+def test_a_workspace_without_a_recorded_schema_is_detected_from_a_sample(tmp_path, clock):
+    path = workspace_of(
+        tmp_path / "w.sqlite",
+        fixture_items("maf-history.jsonl"),
+        schema_name="maf-history",
+        now=int(clock.now()),
+    )
+    session = open_session(SessionOptions(workspace=path), clock)
+    try:
+        assert session.schema.name == "maf-history"
+        assert session.schema_reason.startswith("matched: pk /session_id, fields 3/3")
+        assert session.schema_label == f"maf-history ({session.schema_reason})"
+        sample = [r for r in session.gateway.records() if r.operation == "sample-items"]
+        assert len(sample) == 1 and sample[0].scope is Scope.CROSS_PARTITION
+        assert 0 < sample[0].request_units <= SAMPLE_BUDGET_RU
+        assert sample[0].item_count == len(fixture_items("maf-history.jsonl"))
+    finally:
+        run_sync(session.close())
+
+
+def test_container_properties_alone_can_decide_without_reading_items(tmp_path, clock):
+    path = workspace_of(
+        tmp_path / "w.sqlite",
+        fixture_items("amt/memories_turns.jsonl"),
+        schema_name="amt",
+        container="memories_turns",
+        database="ai_memory",
+        now=int(clock.now()),
+    )
+    session = open_session(SessionOptions(workspace=path), clock)
+    try:
+        assert session.schema.name == "amt"
+        assert session.schema_reason == (
+            "matched: pk [/user_id,/thread_id], container memories_turns, database ai_memory"
+        )
+        assert [r.operation for r in session.gateway.records()] == ["read-container"]
+    finally:
+        run_sync(session.close())
+    facts = facts_of(ContainerProperties("db", "c", PartitionKeyDefinition(("/threadId",)), -1))
+    assert decided_by_metadata(all_schemas(), facts) is None  # thread and learn both fit
+
+
+def test_named_and_recorded_schemas_are_not_detected(tmp_path, clock):
+    path = workspace_of(
+        tmp_path / "w.sqlite",
+        fixture_items("learn.json"),
+        schema_name="thread",
+        record=True,
+        now=int(clock.now()),
+    )
+    session = open_session(SessionOptions(workspace=path), clock)
+    try:
+        assert (session.schema.name, session.schema_label) == ("thread", "thread")
+        assert session.gateway.records() == []
+    finally:
+        run_sync(session.close())
+    session = open_session(SessionOptions(workspace=path, schema="auto"), clock)
+    try:
+        assert session.schema.name == "learn"  # --schema auto overrides the record
+    finally:
+        run_sync(session.close())
+    with pytest.raises(SchemaError, match=r"known: .*auto, generic"):
+        open_session(SessionOptions(workspace=path, schema="nope"), clock)
+
+
+async def test_the_sample_stops_at_the_budget_and_keeps_at_least_one_item(tmp_path, clock):
+    items = fixture_items("langchain.jsonl") * 1  # three session documents
+    path = workspace_of(tmp_path / "w.sqlite", items, schema_name="langchain", now=int(clock.now()))
+    workspace = Workspace.open(path)
+    store = LocalStore(workspace, None, gateway=Gateway(), clock=clock)
+    try:
+        tiny = await store.sample_items(SAMPLE_SIZE, max_request_units=0.1)
+        assert len(tiny) == 1
+        some = await store.sample_items(2, max_request_units=SAMPLE_BUDGET_RU)
+        assert len(some) == 2 and some[0].ts >= some[1].ts  # newest first
+        assert "messages" in some[0].body  # whole items, not projections
+        with pytest.raises(SchemaError, match="no schema chosen"):
+            await store.list_threads(None)
+        choice = await choose_schema("generic", store, None)
+        assert choice.schema.name == "generic" and choice.definition is not None
+    finally:
+        await store.close()

@@ -1,0 +1,142 @@
+"""``cosmem --endpoint …``: the headless commands against a peer-hosted container.
+
+The same items seeded into the peer and into a workspace give the same JSON (times
+aside); every failure a user can cause is exit status 1 and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cosmem_tui.cli import main
+from cosmem_tui.profiles import get_schema
+from tests.helpers import build_workspace
+from tests.peer.containers import lab_dataset
+from tests.peer.fault_proxy import Fault
+from tests.peer.fixtures import Peer
+from tests.peer.seeding import create_container, seed, seeding_client, unique_name
+
+TIMES = {"last_activity", "expires_at", "expires_in"}
+
+
+@pytest.fixture
+def peer_container(cosmos_peer: Peer, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """A lab container on the peer; yields the --endpoint/--database/--container options."""
+    database = unique_name("cli")
+
+    async def setup() -> None:
+        client = seeding_client(cosmos_peer.endpoint, cosmos_peer.key)
+        async with client:
+            _, container = await create_container(
+                client, database, "agent-memory", paths=("/tenantId", "/threadId"), default_ttl=-1
+            )
+            await seed(container, lab_dataset())
+
+    async def teardown() -> None:
+        async with seeding_client(cosmos_peer.endpoint, cosmos_peer.key) as client:
+            await client.delete_database(database)
+
+    asyncio.run(setup())
+    monkeypatch.setenv("COSMOS_KEY", cosmos_peer.key)
+    try:
+        yield ["--endpoint", cosmos_peer.endpoint, "--database", database,
+               "--container", "agent-memory"]  # fmt: skip
+    finally:
+        asyncio.run(teardown())
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def without_times(records: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k not in TIMES} for r in records]
+
+
+def test_headless_commands_match_the_workspace(capsys, peer_container, tmp_path: Path):
+    workspace = build_workspace(
+        tmp_path / "w.sqlite", lab_dataset(), now=int(time.time()), schema=get_schema("lab")
+    )
+    local = ["--workspace", str(workspace)]
+    for command in (["tenants"], ["threads", "acme"], ["turns", "acme", "t1"],
+                    ["turns", "globex", "g1", "--last", "1"]):  # fmt: skip
+        code, out, err = run(capsys, *command, *peer_container, "--schema", "lab", "--json")
+        assert code == 0, err
+        _, expected, _ = run(capsys, *command, *local, "--schema", "lab", "--json")
+        assert without_times(json.loads(out)) == without_times(json.loads(expected)), command
+    code, out, err = run(capsys, "tenants", *peer_container, "--schema", "lab")
+    assert code == 0 and out.splitlines()[1].startswith("acme")
+    assert "cosmem: note: this service rejects SELECT DISTINCT" in err  # the fallback is shown
+
+
+def test_without_schema_the_container_is_detected(capsys, peer_container):
+    code, out, err = run(capsys, "threads", "globex", *peer_container, "--json")
+    assert code == 0, err
+    assert sorted(t["thread"] for t in json.loads(out)) == ["g0", "g1", "g2"]
+
+
+def one_error_line(err: str) -> str:
+    assert err.startswith("cosmem: ") and err.count("\n") == 1 and "Traceback" not in err
+    return err
+
+
+def test_failures_are_one_line_and_exit_status_1(capsys, peer_container, fault_proxy, monkeypatch):
+    options = dict(zip(peer_container[::2], peer_container[1::2], strict=True))
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+
+    nowhere = ["--endpoint", f"https://127.0.0.1:{port}", "--database", "d", "--container", "c"]
+    code, out, err = run(capsys, "tenants", "--schema", "lab", *nowhere)
+    assert (code, out) == (1, "") and "cannot reach https://127.0.0.1:" in one_error_line(err)
+
+    code, _, err = run(capsys, "tenants", "--schema", "lab", *peer_container[:4],
+                       "--container", "missing")  # fmt: skip
+    assert code == 1 and "container 'missing' not found in database" in one_error_line(err)
+
+    code, _, err = run(capsys, "threads", "--schema", "thread", *peer_container)
+    assert code == 1 and "is partitioned by [/tenantId,/threadId]" in one_error_line(err)
+
+    proxied = ["--endpoint", fault_proxy.endpoint, "--database", options["--database"],
+               "--container", options["--container"], "--schema", "lab"]  # fmt: skip
+    fault_proxy.add(Fault(status=401))
+    code, _, err = run(capsys, "tenants", *proxied)
+    assert code == 1 and one_error_line(err).startswith("cosmem: 401 unauthorized")
+
+    fault_proxy.clear()
+    fault_proxy.add(Fault(status=429, retry_after_ms=5, queries_only=True))
+    code, _, err = run(capsys, "threads", "acme", *proxied)
+    assert code == 1 and "429 too many requests" in one_error_line(err)
+
+    fault_proxy.clear()
+    fault_proxy.add(Fault(status=503, queries_only=True))
+    code, _, err = run(capsys, "turns", "acme", "t1", *proxied)
+    assert code == 1 and "503 service unavailable" in one_error_line(err)
+
+    monkeypatch.delenv("COSMOS_KEY")
+    code, _, err = run(capsys, "tenants", "--auth", "key", *peer_container)
+    assert code == 1 and "COSMOS_KEY" in one_error_line(err)
+
+    code, _, err = run(capsys, "tenants", "--workspace", "x.sqlite", *peer_container)
+    assert code == 1 and "cannot be combined with --endpoint" in one_error_line(err)
+
+
+def test_a_budgeted_fan_out_refused_headless_says_how_to_allow_it(capsys, peer_container):
+    code, _, err = run(capsys, "tenants", "--schema", "lab", "--ru-budget", "1", *peer_container)
+    assert code == 1
+    line = one_error_line(err)
+    assert "RU budget of 1 RU is spent" in line or "not confirmed" in line
+    assert "--allow-cross-partition" in line
+    code, out, err = run(capsys, "tenants", "--schema", "lab", "--ru-budget", "1",
+                         "--allow-cross-partition", *peer_container, "--json")  # fmt: skip
+    assert code == 0 and len(json.loads(out)) == 3

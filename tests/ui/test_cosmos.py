@@ -1,0 +1,123 @@
+"""The real app on a peer-hosted container behind the fault proxy (Pilot).
+
+While the account throttles the console, the header says so, keys still get an answer,
+and once the SDK's retries run out the pane shows the 429 with its retry-after and
+the console keeps working. A cross-partition query over budget waits for a yes.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual.widgets import Static
+
+from cosmem_tui.core.cosmos_session import open_cosmos_session
+from cosmem_tui.model import SystemClock
+from cosmem_tui.ui.app import CosmemApp
+from cosmem_tui.ui.browse import BrowseScreen, Level
+from cosmem_tui.ui.confirm import ConfirmFanOut
+from cosmem_tui.ui.help import HelpScreen
+from cosmem_tui.ui.widgets.header import SessionHeader
+from cosmem_tui.ui.widgets.row_list import RowList
+from tests.helpers import exchange
+from tests.peer.fault_proxy import Fault
+from tests.ui.conftest import settle
+
+
+def header(app) -> str:
+    return app.screen.query_one(SessionHeader).render().plain
+
+
+def status(app) -> str:
+    return app.browse.query_one("#status", Static).render().plain
+
+
+async def until(pilot, condition, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for the screen")
+        await pilot.pause(0.02)
+    await pilot.pause()  # let what appeared finish mounting before the next key
+
+
+def cosmos_app(settings, tmp_path) -> CosmemApp:
+    def open_it():
+        return open_cosmos_session(settings, "lab", SystemClock(), tmp_path / "schemas")
+
+    return CosmemApp(session_factory=open_it)
+
+
+async def test_throttled_console_says_so_and_keeps_answering_keys(
+    containers, fault_proxy, tmp_path
+):
+    seeded = await containers()
+    settings = seeded.settings(endpoint=fault_proxy.endpoint, retry_total=1)
+    # Every query is throttled: the tenant list retries (4 attempts, 3 waits of 700 ms).
+    fault_proxy.add(Fault(status=429, retry_after_ms=700, queries_only=True))
+    app = cosmos_app(settings, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: "throttled, retrying in 700 ms" in header(app))
+        started = time.monotonic()
+        await pilot.press("question_mark")  # a key while requests are being throttled
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), timeout=1.0)
+        assert time.monotonic() - started < 0.5  # answered at once, not after the storm
+        assert app.browse.query_one("#tenants", RowList).border_subtitle == "loading…"
+        await pilot.press("escape")
+        await until(pilot, lambda: "429 too many requests" in status(app))
+        assert "retry after 700 ms" in status(app)
+        assert "429 after retries, retry after 700 ms" in header(app)
+        assert "1×429" in header(app)
+        # The storm passes: the same console loads the list.
+        fault_proxy.clear()
+        await pilot.press("r")
+        await until(pilot, lambda: app.browse.query_one("#tenants", RowList).row_count == 3)
+        assert "429 after retries" not in header(app) and "⚠" not in header(app)
+
+
+async def test_over_budget_fan_out_waits_for_a_yes(containers, fault_proxy, tmp_path):
+    items = [exchange(f"tenant-{n:02d}", "t", 0) for n in range(12)]
+    seeded = await containers(items)
+    settings = seeded.settings(ru_budget=4, scan_page_size=4)
+    app = cosmos_app(settings, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConfirmFanOut))
+        question = app.screen.query_one("#question", Static).render().plain
+        assert "used up the session's RU budget" in question and "Continue" in question
+        await pilot.press("y")
+        await until(pilot, lambda: app.browse.query_one("#tenants", RowList).row_count == 12)
+        assert "rejects SELECT DISTINCT" in status(app)  # the fallback is shown
+        # one confirmation, and the budget grew by one more budget's worth
+        assert app.session.gateway.budget_ru > 4 and " / 4 RU" not in header(app)
+
+
+async def test_declining_the_fan_out_leaves_a_readable_line(containers, tmp_path):
+    items = [exchange(f"tenant-{n:02d}", "t", 0) for n in range(12)]
+    seeded = await containers(items)
+    app = cosmos_app(seeded.settings(ru_budget=4, scan_page_size=4), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ConfirmFanOut))
+        await pilot.press("n")
+        await until(pilot, lambda: "stopped list-tenants" in status(app))
+        assert isinstance(app.screen, BrowseScreen) and app.browse.level is Level.TENANTS
+
+
+async def test_browsing_a_peer_container_end_to_end(containers, tmp_path):
+    seeded = await containers()
+    app = cosmos_app(seeded.settings(), tmp_path)
+    async with app.run_test(size=(180, 40)) as pilot:
+        await settle(pilot)
+        assert f"cosmos {seeded.endpoint}" in header(app)
+        assert "pk [/tenantId,/threadId]" in header(app) and " / 400 RU" in header(app)
+        await pilot.press("enter")  # acme, the busiest tenant
+        await settle(pilot)
+        assert app.browse.tenant == "acme"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.browse.level is Level.TURNS
+        await pilot.press("enter")
+        await settle(pilot)
+        detail = app.browse.query_one("#detail-body", Static).render().plain
+        assert '"_etag"' in detail and '"embedding"' in detail  # the point read is whole
+        subtitle = app.browse.query_one("#detail").border_subtitle
+        assert "point read 1 request, 1.0 RU" in str(subtitle)
