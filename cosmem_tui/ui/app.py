@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from textual import events
 from textual.app import App
 from textual.message import Message
 
@@ -98,6 +99,19 @@ class CosmemApp(App[None]):
 
     def on_session_failed(self, message: SessionFailed) -> None:
         self.browse.set_status(message.error, error=True)
+
+    async def on_event(self, event: events.Event) -> None:
+        # While the command bar is open, keys are applied here, in the order they
+        # arrived, before Textual would queue them on a widget (see CommandBar).
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and self.screen is self.browse
+            and self.browse.bar_is_open
+            and self.browse.bar_key(event)
+        ):
+            return
+        await super().on_event(event)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

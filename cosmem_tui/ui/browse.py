@@ -14,7 +14,8 @@ from enum import IntEnum
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
@@ -39,7 +40,7 @@ from cosmem_tui.model import (
 )
 from cosmem_tui.ui.confirm import ConfirmFanOut
 from cosmem_tui.ui.detail import render_detail
-from cosmem_tui.ui.keys import BROWSE_KEYS
+from cosmem_tui.ui.keys import BROWSE_KEYS, LIST_KEYS
 from cosmem_tui.ui.rows import (
     TENANT_COLUMNS,
     THREAD_COLUMNS,
@@ -131,7 +132,11 @@ def cost_text(cost: Meter) -> str:
 
 
 class BrowseScreen(Screen[None]):
-    BINDINGS: ClassVar = [k.binding() for k in BROWSE_KEYS]
+    # Priority bindings run inside the App's key loop, one key fully handled before the
+    # next is read; ordinary bindings go through the focused widget's queue, so a burst
+    # of keys (a paste, a slow SSH link) would race a focus change. Every browse key is
+    # therefore a priority binding that steps aside (SkipAction) while the bar is open.
+    BINDINGS: ClassVar = [k.binding(priority=True) for k in (*LIST_KEYS, *BROWSE_KEYS)]
 
     DEFAULT_CSS = """
     BrowseScreen { layout: vertical; }
@@ -303,7 +308,7 @@ class BrowseScreen(Screen[None]):
             Level.TURNS: "turns",
             Level.DETAIL: "detail",
         }[self.level]
-        if not self.query_one(CommandBar).display:
+        if not self.query_one(CommandBar).is_open:
             # Focus now, not on the next tick: keys that arrive in one burst (a paste, a
             # slow SSH link) must reach the list the user just opened.
             self.set_focus(self.query_one(f"#{focus_id}"))
@@ -543,7 +548,39 @@ class BrowseScreen(Screen[None]):
 
     # -- actions ------------------------------------------------------------------------
 
+    def _keys_to_the_bar(self) -> None:
+        """Let keys through to the command bar while it is open."""
+        if self.query_one(CommandBar).is_open:
+            raise SkipAction()
+
+    def _move(self, list_action: str, detail_action: str) -> None:
+        self._keys_to_the_bar()
+        if self.level is Level.DETAIL:
+            getattr(self.query_one("#detail", VerticalScroll), detail_action)(animate=False)
+            return
+        list_id = {Level.TENANTS: "tenants", Level.THREADS: "threads", Level.TURNS: "turns"}
+        getattr(self.query_one(f"#{list_id[self.level]}", RowList), list_action)()
+
+    def action_cursor_down(self) -> None:
+        self._move("action_cursor_down", "scroll_down")
+
+    def action_cursor_up(self) -> None:
+        self._move("action_cursor_up", "scroll_up")
+
+    def action_page_down(self) -> None:
+        self._move("action_page_down", "scroll_page_down")
+
+    def action_page_up(self) -> None:
+        self._move("action_page_up", "scroll_page_up")
+
+    def action_first(self) -> None:
+        self._move("action_first", "scroll_home")
+
+    def action_last(self) -> None:
+        self._move("action_last", "scroll_end")
+
     def action_open(self) -> None:
+        self._keys_to_the_bar()
         if self.session is None:
             return
         if self.level is Level.TENANTS:
@@ -561,6 +598,7 @@ class BrowseScreen(Screen[None]):
                 self._open_detail(index)
 
     def action_back(self) -> None:
+        self._keys_to_the_bar()
         focused = self.focused
         if isinstance(focused, RowList) and focused.filter_text:
             focused.set_filter("")
@@ -574,6 +612,7 @@ class BrowseScreen(Screen[None]):
             self._layout()
 
     def action_reload(self) -> None:
+        self._keys_to_the_bar()
         if self.session is None:
             return
         if self.level is Level.TENANTS:
@@ -586,23 +625,35 @@ class BrowseScreen(Screen[None]):
             self._open_detail(self.detail_turn_index)
 
     def action_filter(self) -> None:
+        self._keys_to_the_bar()
         focused = self.focused
         if isinstance(focused, RowList):
             self._filter_target = focused
             self.query_one(CommandBar).open("filter", focused.filter_text)
 
     def action_command(self) -> None:
+        self._keys_to_the_bar()
         self._filter_target = None
         self.query_one(CommandBar).open("command")
 
     _filter_target: RowList | None = None
 
-    @on(CommandBar.Changed)
-    def _filter_changed(self, event: CommandBar.Changed) -> None:
+    @property
+    def bar_is_open(self) -> bool:
+        return self.is_mounted and self.query_one(CommandBar).is_open
+
+    def bar_key(self, event: events.Key) -> bool:
+        """Handle a key while the bar is open, synchronously (called from the app's key loop)."""
         bar = self.query_one(CommandBar)
+        if event.key in ("enter", "escape"):
+            self._close_bar(submitted=event.key == "enter")
+            return True
+        if not bar.edit(event):
+            return False
         if bar.mode == "filter" and self._filter_target is not None:
-            self._filter_target.set_filter(event.value)
+            self._filter_target.set_filter(bar.value)
             self._show_filter_status(self._filter_target)
+        return True
 
     def _show_filter_status(self, target: RowList) -> None:
         if not target.filter_text:
@@ -618,15 +669,16 @@ class BrowseScreen(Screen[None]):
             f"{partial} · Esc clears"
         )
 
-    @on(CommandBar.Closed)
-    def _bar_closed(self, event: CommandBar.Closed) -> None:
-        if event.mode == "filter" and self._filter_target is not None:
-            if not event.submitted:
+    def _close_bar(self, *, submitted: bool) -> None:
+        bar = self.query_one(CommandBar)
+        bar.close()
+        if bar.mode == "filter" and self._filter_target is not None:
+            if not submitted:
                 self._filter_target.set_filter("")
             self._show_filter_status(self._filter_target)
-        self._layout()
-        if event.mode == "command" and event.submitted:
-            self.run_command(event.value)
+        self._layout()  # focus goes back to the list, synchronously
+        if bar.mode == "command" and submitted:
+            self.run_command(bar.value)
 
     def run_command(self, line: str) -> None:
         """Run one command-mode line: tenant NAME, thread [TENANT] ID, tenants, help, q."""

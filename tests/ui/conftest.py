@@ -43,3 +43,22 @@ async def settle(pilot: Pilot, rounds: int = 3) -> None:
         await pilot.pause()
         await app.workers.wait_for_complete()
         await pilot.pause()
+
+
+def burst(app: CosmemApp, *keys: str) -> None:
+    """Queue keys all at once, as a paste or a slow SSH link delivers them.
+
+    ``Pilot.press`` waits for each key to be handled; this does not, so it catches
+    keys that race a focus change.
+    """
+    from textual import events
+    from textual.keys import _character_to_key, key_to_character
+
+    assert app._driver is not None
+    for key in keys:
+        character = key if len(key) == 1 else key_to_character(key)
+        if len(key) == 1 and not key.isalnum():
+            key = _character_to_key(key)
+        event = events.Key(key, character)
+        event.set_sender(app)
+        app._driver.send_message(event)

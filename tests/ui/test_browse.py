@@ -13,7 +13,7 @@ from cosmem_tui.ui.keys import ALL_KEYS
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.helpers import build_workspace, exchange
-from tests.ui.conftest import settle
+from tests.ui.conftest import burst, settle
 
 
 def screen(app) -> BrowseScreen:
@@ -233,3 +233,22 @@ async def test_first_run_builds_the_demo_with_progress(isolated_user_dirs, clock
                 break
         assert len(rows(app, "tenants")) >= 40
         assert default_workspace_path().exists()
+
+
+async def test_keys_typed_ahead_land_where_the_user_is(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(app, "j", "j", "j")
+        await settle(pilot)
+        assert app.screen.query_one("#tenants", RowList).cursor == 3
+        burst(app, "/", *"north", "enter", "j")
+        await settle(pilot)
+        assert [r[0] for r in rows(app, "tenants")] == ["northwind", "northridge"]
+        assert app.screen.query_one("#tenants", RowList).cursor == 1
+        burst(app, ":", *"tenant woodgrove", "enter")
+        await settle(pilot)
+        assert screen(app).level is Level.THREADS and screen(app).tenant == "woodgrove"
+        burst(app, ":", *f"thread {HOSTILE_THREAD}", "enter")
+        await settle(pilot)
+        assert screen(app).level is Level.TURNS and screen(app).thread.thread == HOSTILE_THREAD

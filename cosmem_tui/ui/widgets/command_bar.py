@@ -1,14 +1,33 @@
-"""The bottom input line: ``/`` filters the focused list, ``:`` runs a command."""
+"""The bottom input line: ``/`` filters the focused list, ``:`` runs a command.
+
+While the bar is open the app feeds it keys synchronously from its own key loop
+(``edit``), instead of through the Input's message queue: keys that arrive in one
+burst — a paste, a slow SSH link — are then applied strictly in order, and the
+keys after Enter reach the list, not the closing bar.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar, Literal
 
 from textual import events
-from textual.message import Message
 from textual.widgets import Input
 
 Mode = Literal["filter", "command"]
+
+_EDITS: dict[str, Callable[[Input], None]] = {
+    "backspace": Input.action_delete_left,
+    "delete": Input.action_delete_right,
+    "left": Input.action_cursor_left,
+    "right": Input.action_cursor_right,
+    "home": Input.action_home,
+    "end": Input.action_end,
+    "ctrl+a": Input.action_home,
+    "ctrl+e": Input.action_end,
+    "ctrl+u": Input.action_delete_left_all,
+    "ctrl+w": Input.action_delete_left_word,
+}
 
 
 class CommandBar(Input):
@@ -19,18 +38,14 @@ class CommandBar(Input):
     """
     BINDINGS: ClassVar = []
 
-    class Closed(Message):
-        def __init__(self, bar: CommandBar, mode: Mode, value: str, submitted: bool) -> None:
-            super().__init__()
-            self.bar = bar
-            self.mode = mode
-            self.value = value
-            self.submitted = submitted
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, select_on_focus=False)
         self.mode: Mode = "filter"
         self.cursor_blink = False  # no idle redraws over slow SSH links
+
+    @property
+    def is_open(self) -> bool:
+        return bool(self.display)
 
     def open(self, mode: Mode, value: str = "") -> None:
         self.mode = mode
@@ -42,20 +57,17 @@ class CommandBar(Input):
         self.value = value
         self.cursor_position = len(value)
         self.display = True
-        # Synchronously: the rest of a typed-ahead ":thread …" must land in the bar.
         self.screen.set_focus(self)
 
-    def _close(self, submitted: bool) -> None:
+    def close(self) -> None:
         self.display = False
-        self.post_message(self.Closed(self, self.mode, self.value, submitted))
 
-    async def _on_key(self, event: events.Key) -> None:
-        if event.key == "escape":
-            event.stop()
-            event.prevent_default()
-            self._close(submitted=False)
-            return
-        await super()._on_key(event)
-
-    def action_submit(self) -> None:  # type: ignore[override]
-        self._close(submitted=True)
+    def edit(self, event: events.Key) -> bool:
+        """Apply one key now; False for keys the bar does not handle (Enter, Esc, …)."""
+        if event.key in _EDITS:
+            _EDITS[event.key](self)
+            return True
+        if event.is_printable and event.character is not None:
+            self.insert_text_at_cursor(event.character)
+            return True
+        return False
