@@ -19,17 +19,11 @@ from typing import Any, TextIO
 
 from cosmem_tui import __version__
 from cosmem_tui.core import records
-from cosmem_tui.core.cosmos_session import listing_notes
 from cosmem_tui.core.errors import LookupFailed
 from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session
 from cosmem_tui.core.text import json_for_terminal, one_line, visible
 from cosmem_tui.model import FanOutRequest, SystemClock, ThreadRef
 from cosmem_tui.profiles import SchemaError
-from cosmem_tui.sources.cosmos.settings import (
-    ENV_CONNECTION_STRING,
-    ENV_ENDPOINT,
-    settings_from_options,
-)
 from cosmem_tui.sources.errors import CrossPartitionDeclined, StoreError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -348,6 +342,12 @@ def _print_table(
 def _session_options(args: argparse.Namespace) -> SessionOptions:
     """A workspace, or a Cosmos container when an endpoint is named (option or environment)."""
     cosmos = None
+    from cosmem_tui.sources.cosmos.settings import (  # only options parsing: no SDK
+        ENV_CONNECTION_STRING,
+        ENV_ENDPOINT,
+        settings_from_options,
+    )
+
     named = any(getattr(args, n, None) for n in ("endpoint", "database", "container", "auth"))
     from_env = any(os.environ.get(n) for n in (ENV_ENDPOINT, ENV_CONNECTION_STRING))
     if args.workspace is not None and named:
@@ -398,7 +398,7 @@ async def _cmd_tenants(session: Session, args: argparse.Namespace, out: TextIO) 
     with Output(args.format, records.TENANT_FIELDS, records.TENANT_FIELDS, out) as output:
         for tenant in tenants:
             output.write(records.tenant_record(tenant))
-    for note in listing_notes(session):
+    for note in session.listing_notes():
         print(f"cosmem: note: {note}", file=sys.stderr)
 
 

@@ -67,14 +67,3 @@ def open_cosmos_session(
         is_demo=False,
         schema_reason=choice.reason,
     )
-
-
-def listing_notes(session: Session) -> list[str]:
-    """What the user should know about how the listings were made (shown beside them)."""
-    notes = []
-    if getattr(session.store, "distinct_fallback", False):
-        notes.append(
-            "this service rejects SELECT DISTINCT: tenants and threads were listed by a paged "
-            "scan de-duplicated in the console (more requests, same answers)"
-        )
-    return notes

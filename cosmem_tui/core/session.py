@@ -5,23 +5,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 
 from cosmem_tui.core.browse import BrowseService
-from cosmem_tui.core.schemas import AUTO, SchemaChoice, choose_schema, recorded_choice, run_sync
 from cosmem_tui.model import Clock, SystemClock
 from cosmem_tui.profiles import Schema
-from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
-from cosmem_tui.sources.local.demo import (
-    DemoManifest,
-    DemoShape,
-    build_demo_workspace,
-    read_manifest,
-)
 from cosmem_tui.sources.store import MemoryStore
+
+# Imported where used: schema detection, the demo generator and the Cosmos settings
+# are not needed to open an existing workspace, and start-up time is a feature.
+if TYPE_CHECKING:
+    from cosmem_tui.core.schemas import SchemaChoice
+    from cosmem_tui.sources.cosmos.settings import CosmosSettings
+    from cosmem_tui.sources.local.demo import DemoManifest
 
 APP_NAME = "cosmem"
 DEMO_FILE = "demo.sqlite"
@@ -83,6 +83,16 @@ class Session:
         name = self.schema.name
         return f"{name} ({self.schema_reason})" if self.schema_reason else name
 
+    def listing_notes(self) -> list[str]:
+        """What the user should know about how the listings were made (shown beside them)."""
+        notes = []
+        if getattr(self.store, "distinct_fallback", False):
+            notes.append(
+                "this service rejects SELECT DISTINCT: tenants and threads were listed by a paged "
+                "scan de-duplicated in the console (more requests, same answers)"
+            )
+        return notes
+
     async def close(self) -> None:
         await self.store.close()
 
@@ -95,6 +105,8 @@ def build_demo(
     ``progress`` receives the fraction done (0..1), a few times a second.
     """
     anchor = int(clock.now()) // 60 * 60
+    from cosmem_tui.sources.local.demo import DemoShape, build_demo_workspace
+
     expected = DemoShape().threads * DemoShape().mean_turns
 
     def report(items: int) -> None:
@@ -141,7 +153,7 @@ def open_session(
         service=BrowseService(store, clock),
         clock=clock,
         is_demo=options.is_demo,
-        manifest=read_manifest(workspace),
+        manifest=_manifest(workspace),
         notes=notes,
         schema_reason=choice.reason,
     )
@@ -151,6 +163,8 @@ def _schema_choice(
     options: SessionOptions, workspace: Workspace, gateway: Gateway, clock: Clock
 ) -> SchemaChoice:
     """--schema NAME, else the schema the workspace records, else detect it (``auto``)."""
+    from cosmem_tui.core.schemas import AUTO, choose_schema, recorded_choice, run_sync
+
     user_dir = config_dir() / "schemas"
     if options.schema is None:
         recorded = recorded_choice(workspace, user_dir)
@@ -158,3 +172,11 @@ def _schema_choice(
             return recorded
     probe = LocalStore(workspace, None, gateway=gateway, clock=clock)  # samples only
     return run_sync(choose_schema(options.schema or AUTO, probe, user_dir))
+
+
+def _manifest(workspace: Workspace) -> DemoManifest | None:
+    if workspace.meta("demo_manifest") is None:
+        return None
+    from cosmem_tui.sources.local.demo import read_manifest
+
+    return read_manifest(workspace)

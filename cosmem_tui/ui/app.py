@@ -51,17 +51,15 @@ class CosmemApp(App[None]):
         super().__init__()
         self.options = options or SessionOptions()
         self.clock = clock or SystemClock()
-        self._theme_name = theme or DEFAULT_THEME
         self._session_factory = session_factory
         self.session: Session | None = None
         self.browse = BrowseScreen()
+        # Themes are set before anything is styled: switching later restyles every widget.
+        for loaded in load_themes():
+            self.register_theme(loaded)
+        self.theme = theme if theme in self.available_themes else DEFAULT_THEME
 
     def on_mount(self) -> None:
-        for theme in load_themes():
-            self.register_theme(theme)
-        self.theme = (
-            self._theme_name if self._theme_name in self.available_themes else DEFAULT_THEME
-        )
         self.push_screen(self.browse)
         if self.options.needs_demo_build() and self._session_factory is None:
             self.browse.show_progress("first run: creating the demo workspace…")

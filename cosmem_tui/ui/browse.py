@@ -24,7 +24,6 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from cosmem_tui.core.browse import TurnDetail, TurnPage
-from cosmem_tui.core.cosmos_session import listing_notes
 from cosmem_tui.core.errors import describe, is_expected
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
@@ -144,7 +143,7 @@ class BrowseScreen(Screen[None]):
     #columns { height: 1fr; }
     #columns > * { height: 1fr; border: round $panel-lighten-2; border-title-color: $text;
                    border-subtitle-color: $text-muted; display: none; }
-    #columns > *:focus, #columns > *:focus-within { border: round $accent; }
+    #columns > *:focus { border: round $accent; }
     #detail { background: $surface; padding: 0 1; }
     #status { height: 1; padding: 0 1; color: $text-muted; }
     #status.error { color: $error; text-style: bold; }
@@ -173,10 +172,6 @@ class BrowseScreen(Screen[None]):
         yield Static(id="crumbs")
         with Horizontal(id="columns"):
             yield RowList(TENANT_COLUMNS, id="tenants", empty_text="loading tenants…")
-            yield RowList(THREAD_COLUMNS, id="threads", empty_text="no threads")
-            yield RowList(TURN_COLUMNS, id="turns", empty_text="no turns")
-            with VerticalScroll(id="detail", can_focus=True):
-                yield Static(id="detail-body")
         yield Static(id="status")
         yield Static(
             Text(
@@ -186,13 +181,24 @@ class BrowseScreen(Screen[None]):
             ),
             id="hints",
         )
-        yield CommandBar(id="bar")
+
+    def _mount_hidden_parts(self) -> None:
+        """Mount what the first screen does not show, after it is painted (faster start)."""
+        if self.query("#bar"):
+            return
+        columns = self.query_one("#columns")
+        threads = RowList(THREAD_COLUMNS, id="threads", empty_text="no threads")
+        turns = RowList(TURN_COLUMNS, id="turns", empty_text="no turns")
+        detail = VerticalScroll(Static(id="detail-body"), id="detail", can_focus=True)
+        for widget, title in ((threads, "threads"), (turns, "turns"), (detail, "turn")):
+            widget.display = False
+            widget.border_title = plain(title)
+        columns.mount(threads, turns, detail)
+        self.mount(CommandBar(id="bar"))
 
     def on_mount(self) -> None:
         self.query_one("#tenants", RowList).border_title = plain("tenants")
-        self.query_one("#threads", RowList).border_title = plain("threads")
-        self.query_one("#turns", RowList).border_title = plain("turns")
-        self.query_one("#detail").border_title = plain("turn")
+        self.call_after_refresh(self._mount_hidden_parts)
         self.set_interval(COUNTDOWN_REFRESH_S, self._refresh_countdowns)
         self._layout()
         if self._pending_status is not None:
@@ -205,6 +211,8 @@ class BrowseScreen(Screen[None]):
 
     def attach(self, session: Session) -> None:
         """The session is open: show where we are and load the first list."""
+        if not session.schema.has_tenant_level:
+            self._mount_hidden_parts()  # the thread list is the first list
         self.session = session
         self.query_one(SessionHeader).show(
             source=self._source_label(),
@@ -308,7 +316,7 @@ class BrowseScreen(Screen[None]):
             Level.TURNS: "turns",
             Level.DETAIL: "detail",
         }[self.level]
-        if not self.query_one(CommandBar).is_open:
+        if not self.bar_is_open:
             # Focus now, not on the next tick: keys that arrive in one burst (a paste, a
             # slow SSH link) must reach the list the user just opened.
             self.set_focus(self.query_one(f"#{focus_id}"))
@@ -480,7 +488,7 @@ class BrowseScreen(Screen[None]):
             tenants.border_title = plain(f"{label} ({len(self.tenants)})")
             tenants.border_subtitle = plain(cost_text(message.cost))
             items = sum(t.items for t in self.tenants)
-            notes = "".join(f" · {note}" for note in listing_notes(self.session))
+            notes = "".join(f" · {note}" for note in self.session.listing_notes())
             self.set_status(
                 f"{items:,} visible items in {len(self.tenants)} "
                 f"{self.session.schema.tenant_label}s · expired items are hidden{notes}"
@@ -640,7 +648,8 @@ class BrowseScreen(Screen[None]):
 
     @property
     def bar_is_open(self) -> bool:
-        return self.is_mounted and self.query_one(CommandBar).is_open
+        bars = self.query(CommandBar)
+        return bool(bars) and bars.first().is_open
 
     def bar_key(self, event: events.Key) -> bool:
         """Handle a key while the bar is open, synchronously (called from the app's key loop)."""
