@@ -11,9 +11,10 @@ from textual.message import Message
 
 from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session
 from cosmem_tui.model import Clock, SystemClock
-from cosmem_tui.ui.browse import BrowseScreen, describe_error
+from cosmem_tui.ui.browse import BrowseScreen
 from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.keys import APP_KEYS
+from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
 
 

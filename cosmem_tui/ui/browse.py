@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from enum import IntEnum
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -18,28 +17,42 @@ from textual import events, on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.content import Content
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
 from cosmem_tui.core.browse import TurnDetail, TurnPage
-from cosmem_tui.core.errors import describe, is_expected
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import Side, TurnWindow
 from cosmem_tui.model import (
     FanOutRequest,
-    Meter,
-    RequestCharge,
     Tenant,
     Thread,
     ThreadRef,
-    Throttling,
+)
+from cosmem_tui.ui.commands import (
+    Mistake,
+    OpenTenant,
+    OpenThread,
+    Quit,
+    ShowHelp,
+    ShowTenants,
+    parse_command,
 )
 from cosmem_tui.ui.confirm import ConfirmFanOut
 from cosmem_tui.ui.detail import render_detail
 from cosmem_tui.ui.keys import BROWSE_KEYS, LIST_KEYS
+from cosmem_tui.ui.messages import (
+    Charged,
+    Level,
+    Loaded,
+    LoadFailed,
+    SourceNotice,
+    ThrottleNotice,
+    cost_text,
+    describe_error,
+    plain,
+)
 from cosmem_tui.ui.rows import (
     TENANT_COLUMNS,
     THREAD_COLUMNS,
@@ -58,76 +71,6 @@ log = logging.getLogger(__name__)
 TURN_PAGE_SIZE = 100
 WIDE = 110  # columns from which a third Miller column fits
 COUNTDOWN_REFRESH_S = 30.0
-
-
-class Level(IntEnum):
-    TENANTS = 0
-    THREADS = 1
-    TURNS = 2
-    DETAIL = 3
-
-
-# -- messages from workers (snapshots only) ---------------------------------------------
-
-
-class Loaded(Message):
-    def __init__(
-        self, level: Level, generation: int, value: Any, cost: Meter, side: Side | None = None
-    ) -> None:
-        super().__init__()
-        self.level = level
-        self.generation = generation
-        self.value = value
-        self.cost = cost
-        self.side = side
-
-
-class LoadFailed(Message):
-    def __init__(self, level: Level, generation: int, error: str, side: Side | None = None) -> None:
-        super().__init__()
-        self.level = level
-        self.generation = generation
-        self.error = error
-        self.side = side
-
-
-class Charged(Message):
-    def __init__(self, record: RequestCharge) -> None:
-        super().__init__()
-        self.record = record
-
-
-class ThrottleNotice(Message):
-    """The account answered 429: the SDK waits and retries (or gave up)."""
-
-    def __init__(self, event: Throttling) -> None:
-        super().__init__()
-        self.event = event
-
-
-class SourceNotice(Message):
-    """A line the user must read now, e.g. a device-code sign-in prompt."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-
-def describe_error(exc: BaseException) -> str:
-    if not is_expected(exc):
-        log.exception("unexpected error while loading", exc_info=exc)
-    return describe(exc)
-
-
-def plain(text: str) -> Content:
-    """Border titles parse markup when given a str: item text must arrive as Content."""
-    return Content(one_line(text, 80))
-
-
-def cost_text(cost: Meter) -> str:
-    sim = " sim" if cost.simulated else ""
-    plural = "" if cost.requests == 1 else "s"
-    return f"{cost.requests} request{plural}, {cost.request_units:,.1f} RU{sim}"
 
 
 class BrowseScreen(Screen[None]):
@@ -690,55 +633,33 @@ class BrowseScreen(Screen[None]):
             self.run_command(bar.value)
 
     def run_command(self, line: str) -> None:
-        """Run one command-mode line: tenant NAME, thread [TENANT] ID, tenants, help, q."""
+        """Run one command-mode line (see ``ui/commands.py``)."""
         if self.session is None:
             return
-        words = line.strip().lstrip(":").split()
-        if not words:
-            return
-        verb, args = words[0].lower(), words[1:]
-        schema = self.session.schema
-        if verb in ("q", "quit", "exit"):
-            self.app.exit()
-        elif verb in ("help", "h", "?"):
-            self.app.action_help()  # type: ignore[attr-defined]
-        elif verb in ("tenant", "user", schema.tenant_label) and len(args) == 1:
-            if not schema.has_tenant_level:
-                self.set_status(f"schema {schema.name} has no tenant level", error=True)
+        command = parse_command(line, self.session.schema, self.tenant)
+        match command:
+            case None:
                 return
-            self._select_tenant_row(args[0])
-            self._open_threads(args[0])
-        elif verb in ("tenants", "users", f"{schema.tenant_label}s") and not args:
-            if schema.has_tenant_level:
+            case Quit():
+                self.app.exit()
+            case ShowHelp():
+                self.app.action_help()  # type: ignore[attr-defined]
+            case ShowTenants():
                 self.level = Level.TENANTS
                 self._layout()
-        elif verb == "thread" and len(args) in (1, 2):
-            self._command_thread(args)
-        else:
-            self.set_status(f"unknown command: {one_line(line, 40)} (try :help)", error=True)
-
-    def _command_thread(self, args: list[str]) -> None:
-        assert self.session is not None
-        schema = self.session.schema
-        if len(args) == 2:
-            if not schema.has_tenant_level:
-                self.set_status(f"schema {schema.name} has no tenant level: :thread ID", error=True)
-                return
-            tenant, thread = args
-            if tenant != self.tenant:
+            case OpenTenant(tenant):
                 self._select_tenant_row(tenant)
                 self._open_threads(tenant)
-        else:
-            tenant, thread = self.tenant, args[0]
-            if schema.has_tenant_level and tenant is None:
-                self.set_status(
-                    f"open a {schema.tenant_label} first, or use "
-                    f":thread {schema.tenant_label.upper()} ID",
-                    error=True,
+            case OpenThread(tenant, thread, tenant_given):
+                if tenant_given and tenant != self.tenant:
+                    self._select_tenant_row(tenant or "")
+                    self._open_threads(tenant)
+                known = next(
+                    (t for t in self.threads if t.name == thread and t.ref.tenant == tenant), None
                 )
-                return
-        known = next((t for t in self.threads if t.name == thread and t.ref.tenant == tenant), None)
-        self._open_turns(ThreadRef(tenant, thread), known.items if known else None)
+                self._open_turns(ThreadRef(tenant, thread), known.items if known else None)
+            case Mistake(message):
+                self.set_status(message, error=True)
 
     def _select_tenant_row(self, name: str) -> None:
         for index, tenant in enumerate(self.tenants):
