@@ -346,6 +346,22 @@ def _retention(rng: random.Random) -> int | None:
     return RETENTION[0][0]
 
 
+def _memory_record(
+    w: _Writer,
+    tenant: str,
+    thread: str,
+    index: int,
+    ts: int,
+    kind: str,
+    text: str,
+    at: float,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A long-term record (summary, fact) written by the agent as a system message."""
+    message = {"role": "system", "content": text, "timestamp": _iso(at)}
+    return w.item(tenant, thread, index, ts, type=kind, messages=[message], content=text, **extra)
+
+
 def _turn_items(
     w: _Writer, tenant: str, thread: str, count: int, last: float, ttl: int | None, anchor: int
 ) -> Iterator[dict[str, Any]]:
@@ -370,28 +386,13 @@ def _turn_items(
             )
             # Summaries are rewritten after later turns: their _ts moves, their ttl is -1.
             rewritten = min(anchor, ts + int(rng.uniform(60, 6 * HOUR)))
-            yield w.item(
-                tenant,
-                thread,
-                index,
-                rewritten,
-                type="summary",
-                messages=[{"role": "system", "content": text, "timestamp": _iso(agent_at)}],
-                content=text,
-                ttl=-1,
+            yield _memory_record(
+                w, tenant, thread, index, rewritten, "summary", text, agent_at, ttl=-1
             )
             continue
         if rng.random() < 0.03:
             text = "Fact: " + _fill(rng, rng.choice(FACTS))
-            yield w.item(
-                tenant,
-                thread,
-                index,
-                ts,
-                type="fact",
-                messages=[{"role": "system", "content": text, "timestamp": _iso(agent_at)}],
-                content=text,
-            )
+            yield _memory_record(w, tenant, thread, index, ts, "fact", text, agent_at)
             continue
         user, agent = _exchange(rng)
         fields: dict[str, Any] = {
