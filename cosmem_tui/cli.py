@@ -13,7 +13,7 @@ import csv
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -266,11 +266,18 @@ class Output:
     """Streams records as a table, a JSON array or CSV, escaping all item text."""
 
     def __init__(
-        self, fmt: str, fields: Sequence[str], table_fields: Sequence[str], stream: TextIO
+        self,
+        fmt: str,
+        fields: Sequence[str],
+        table_fields: Sequence[str],
+        stream: TextIO,
+        *,
+        titles: Mapping[str, str] | None = None,  # table headers that differ from the keys
     ) -> None:
         self.fmt = fmt
         self.fields = fields
         self.table_fields = table_fields
+        self.headers = [(titles or {}).get(f, f).upper() for f in table_fields]
         self.stream = stream
         self.count = 0
         self._table_rows: list[list[str]] = []
@@ -297,7 +304,7 @@ class Output:
 
     def _flush_table(self) -> None:
         if self._table_rows:
-            _print_table(self.table_fields, self._table_rows, self.stream, header=not self._flushed)
+            _print_table(self.headers, self._table_rows, self.stream, header=not self._flushed)
             self._flushed = True
             self._table_rows = []
 
@@ -323,14 +330,14 @@ def _cell(value: Any) -> str:
 
 
 def _print_table(
-    fields: Sequence[str], rows: list[list[str]], stream: TextIO, *, header: bool
+    headers: Sequence[str], rows: list[list[str]], stream: TextIO, *, header: bool
 ) -> None:
     from rich.cells import cell_len, set_cell_size
 
-    widths = [max(cell_len(f), *(cell_len(r[i]) for r in rows)) for i, f in enumerate(fields)]
+    widths = [max(cell_len(h), *(cell_len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     lines = []
     if header:
-        lines.append("  ".join(f.upper().ljust(w) for f, w in zip(fields, widths, strict=True)))
+        lines.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
     for row in rows:
         lines.append("  ".join(set_cell_size(c, w) for c, w in zip(row, widths, strict=True)))
     stream.write("\n".join(line.rstrip() for line in lines) + "\n")
@@ -395,7 +402,10 @@ async def _cmd_tenants(session: Session, args: argparse.Namespace, out: TextIO) 
     if not session.schema.has_tenant_level:
         raise CliError(f"schema {session.schema.name} has no tenant level; use 'cosmem threads'")
     tenants = await session.service.tenants()
-    with Output(args.format, records.TENANT_FIELDS, records.TENANT_FIELDS, out) as output:
+    titles = {"tenant": session.schema.tenant_label}  # "USER" on user-keyed schemas
+    with Output(
+        args.format, records.TENANT_FIELDS, records.TENANT_FIELDS, out, titles=titles
+    ) as output:
         for tenant in tenants:
             output.write(records.tenant_record(tenant))
     for note in session.listing_notes():
@@ -416,7 +426,8 @@ async def _cmd_threads(session: Session, args: argparse.Namespace, out: TextIO) 
         if schema.has_tenant_level
         else tuple(f for f in records.THREAD_FIELDS if f != "tenant")
     )
-    with Output(args.format, fields, fields, out) as output:
+    titles = {"tenant": schema.tenant_label}
+    with Output(args.format, fields, fields, out, titles=titles) as output:
         for thread in threads:
             record = records.thread_record(thread)
             if not schema.has_tenant_level:

@@ -34,6 +34,8 @@ def test_import_amt_then_browse_users_threads_and_turns(capsys, tmp_path):
     assert "schema amt (matched: " in out and "pk [/user_id,/thread_id] (from the schema)" in out
     code, out, _ = run(capsys, "tenants", "--workspace", ws, "--json")
     assert code == 0 and [t["tenant"] for t in json.loads(out)] == ["user-001", "user-002"]
+    code, out, _ = run(capsys, "tenants", "--workspace", ws)  # the table says what it lists
+    assert out.split()[0] == "USER"
     code, out, _ = run(capsys, "threads", "user-001", "--workspace", ws, "--json")
     threads = json.loads(out)
     assert [t["pseudo"] for t in threads] == [
