@@ -30,6 +30,7 @@ from cosmem_tui.model import (
     Thread,
     ThreadRef,
 )
+from cosmem_tui.profiles import ValueType
 from cosmem_tui.ui.commands import (
     Mistake,
     OpenTenant,
@@ -69,6 +70,7 @@ from cosmem_tui.ui.widgets.row_list import RowList
 log = logging.getLogger(__name__)
 
 TURN_PAGE_SIZE = 100
+TIME_ORDERS = (ValueType.ISO8601, ValueType.EPOCH_S, ValueType.EPOCH_MS, ValueType.EPOCH_NS)
 WIDE = 110  # columns from which a third Miller column fits
 COUNTDOWN_REFRESH_S = 30.0
 
@@ -358,7 +360,10 @@ class BrowseScreen(Screen[None]):
         self.thread = ref
         self.window = TurnWindow(ref, expected)
         turns = self.query_one("#turns", RowList)
-        turns.set_source(TurnRows(self.window, self.session.clock), empty_text="loading turns…")
+        order = self.session.schema.order
+        positional = order is not None and order.type in TIME_ORDERS
+        rows = TurnRows(self.window, self.session.clock, positional=positional)
+        turns.set_source(rows, empty_text="loading turns…")
         turns.border_title = plain(f"turns of {ref.thread}")
         turns.border_subtitle = plain("loading…")
         self.level = Level.TURNS

@@ -135,12 +135,13 @@ def expires_cell(turn: Turn, now: float) -> Cell:
     return format_duration(remaining), "warn" if remaining <= SOON else ""
 
 
-def turn_cells(turn: Turn, now: float) -> list[Cell]:
+def turn_cells(turn: Turn, now: float, position: int | None = None) -> list[Cell]:
+    """The row of one turn; ``position`` (1-based) replaces an order value that is a time."""
     marker = "⚠ " if turn.malformed else ("◆ " if turn.kind != "turn" else "")
     tone = "warn" if turn.malformed else ("accent" if turn.kind != "turn" else "")
     kind = "" if turn.kind == "turn" else f"[{one_line(turn.kind, 20)}] "
     return [
-        (order_text(turn), "dim"),
+        (order_text(turn) if position is None else str(position), "dim"),
         (clock_time(turn.timestamp), "dim"),
         (one_line(",".join(turn.roles), 20), ""),
         (marker + kind + preview(turn), tone),
@@ -149,16 +150,22 @@ def turn_cells(turn: Turn, now: float) -> list[Cell]:
 
 
 class TurnRows:
-    def __init__(self, window: TurnWindow, clock: Clock) -> None:
+    def __init__(self, window: TurnWindow, clock: Clock, *, positional: bool = False) -> None:
         self.window = window
         self.clock = clock
+        # Schemas ordered by a time (created_at, sort_key…) number their rows instead:
+        # the time already has its own column. Integer orders (turnIndex) show as stored,
+        # so a malformed value stays visible.
+        self.positional = positional
 
     def __len__(self) -> int:
         return len(self.window)
 
     def row(self, index: int) -> list[Cell] | None:
         turn = self.window.get(index)
-        return None if turn is None else turn_cells(turn, self.clock.now())
+        if turn is None:
+            return None
+        return turn_cells(turn, self.clock.now(), index + 1 if self.positional else None)
 
     def search_text(self, index: int) -> str | None:
         turn = self.window.get(index)
