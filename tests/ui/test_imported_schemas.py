@@ -64,6 +64,8 @@ async def test_amt_says_user_and_lists_sentinels_as_labelled_pseudo_threads(
         assert screen.thread is not None and screen.thread.thread == "thread-1"
         turns = cells(app, "turns")
         assert len(turns) == 13
+        # Ordered by created_at (a time, shown in its own column): rows are numbered.
+        assert [row[0] for row in turns] == [str(n) for n in range(1, 14)]
         previews = [row[3] for row in turns]
         assert previews[0].startswith("◆ [episode_cursor]")
         assert any(p == "user: I love Cosmos DB." for p in previews)
