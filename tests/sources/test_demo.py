@@ -36,6 +36,12 @@ async def test_the_demo_has_the_promised_shape(demo_path, manifest, clock):
     assert len(tenants) >= 40
     assert sum(t.threads for t in tenants) >= 1500
     assert sum(t.items for t in tenants) >= 40_000
+    visible_turns = store.workspace._db.execute(
+        "SELECT COUNT(*) FROM items WHERE (expires_at IS NULL OR expires_at > ?)"
+        " AND json_extract(body, '$.type') IS NULL",
+        (ANCHOR,),
+    ).fetchone()[0]
+    assert visible_turns >= 40_000, "at least 40,000 conversation turns, besides summaries/facts"
     by_size = sorted(tenants, key=lambda t: -t.items)
     assert by_size[0].name == manifest.hot_tenant == "contoso"
     assert by_size[0].items >= 2 * by_size[1].items  # clearly hot

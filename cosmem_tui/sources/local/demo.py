@@ -200,7 +200,7 @@ class DemoShape:
     tenants: int = len(TENANTS)
     threads: int = 1_600
     zipf_exponent: float = 1.07
-    mean_turns: float = 26.0
+    mean_turns: float = 30.0
     days: int = 30
     physical_partitions: int = 4
 
