@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, TextIO
 
 from textual import events
 from textual.app import App
@@ -16,6 +18,22 @@ from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.keys import APP_KEYS
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
+
+TERMINAL_WATCH_S = 2.0
+EXIT_TERMINAL_LOST = 129  # as if ended by SIGHUP
+
+
+def terminal_alive(stream: TextIO | None) -> bool:
+    """Is ``stream`` still a live terminal (not closed, not hung up, device not gone)?"""
+    if stream is None or stream.closed:
+        return False
+    try:
+        fd = stream.fileno()
+        if not os.isatty(fd):
+            return False
+        return os.path.exists(os.ttyname(fd))
+    except (OSError, ValueError):
+        return False
 
 
 class SessionReady(Message):
@@ -61,10 +79,19 @@ class CosmemApp(App[None]):
         self.theme = theme if theme in self.available_themes else DEFAULT_THEME
 
     def on_mount(self) -> None:
+        if not self.is_headless:
+            self.set_interval(TERMINAL_WATCH_S, self._watch_terminal)
         self.push_screen(self.browse)
         if self.options.needs_demo_build() and self._session_factory is None:
             self.browse.show_progress("first run: creating the demo workspace…")
         self.run_worker(self._open, thread=True, group="session", exit_on_error=False)
+
+    def _watch_terminal(self) -> None:
+        # A process that outlives its terminal (an SSH drop without SIGHUP reaching it,
+        # a killed multiplexer) would otherwise spin on a dead input stream at 100% CPU
+        # on a shared jump box. Leave instead.
+        if not terminal_alive(sys.__stdin__):
+            self.exit(return_code=EXIT_TERMINAL_LOST)
 
     def _open(self) -> None:
         """Thread worker: build the demo on first run, open the workspace, report back."""
@@ -122,5 +149,6 @@ class CosmemApp(App[None]):
 
 
 def run_app(options: SessionOptions, *, theme: str | None = None) -> int:
-    CosmemApp(options, theme=theme).run()
-    return 0
+    app = CosmemApp(options, theme=theme)
+    app.run()
+    return app.return_code or 0

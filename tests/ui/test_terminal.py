@@ -88,3 +88,33 @@ def test_hostile_messages_are_inert_in_a_real_pty(demo_path: Path, manifest):
         assert payload not in output, payload
     assert process.returncode == 0
     assert b"Traceback" not in output and b"Warning" not in output
+
+
+def test_a_lost_terminal_ends_the_console(demo_path: Path):
+    """Closing the terminal (an SSH drop) must end cosmem, not leave it spinning."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {**os.environ, "TERM": "xterm-256color"}
+    # A new session without the pty as controlling terminal: no SIGHUP will come.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cosmem_tui", "--workspace", str(demo_path)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    try:
+        read_until_quiet(master, quiet=1.5, limit=20)
+        assert process.poll() is None, "the console should be running"
+        os.close(master)
+        master = -1
+        process.wait(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        if master != -1:
+            os.close(master)
+    assert process.returncode == 129
