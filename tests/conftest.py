@@ -43,6 +43,13 @@ def clock() -> FrozenClock:
     return FrozenClock(ANCHOR)
 
 
+@pytest.fixture
+def frozen_system_time(monkeypatch: pytest.MonkeyPatch, clock: FrozenClock) -> FrozenClock:
+    """Headless commands read the system clock: pin it to the demo's anchor."""
+    monkeypatch.setattr("cosmem_tui.model.clock.time.time", clock.now)
+    return clock
+
+
 @pytest.fixture(scope="session")
 def demo_workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, DemoManifest]:
     """The full demo workspace, built once (read-only for every test that uses it)."""

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from cosmem_tui.cli import main
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
 from cosmem_tui.profiles import Schema, get_schema
 from cosmem_tui.sources.local import Workspace
@@ -49,3 +50,10 @@ def exchange(
     ]
     item.update(extra)
     return item
+
+
+def run_cli(capsys: Any, *args: str) -> tuple[int, str, str]:
+    """Run ``cosmem ARGS`` in-process; (exit status, stdout, stderr)."""
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err

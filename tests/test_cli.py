@@ -13,22 +13,12 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui import __version__
-from cosmem_tui.cli import main
 from cosmem_tui.profiles import get_schema
 from cosmem_tui.sources.local.demo import HOSTILE_THREAD
 from tests.helpers import build_workspace, exchange
+from tests.helpers import run_cli as run
 
-
-@pytest.fixture(autouse=True)
-def frozen_now(monkeypatch, clock):
-    """Headless commands read the system clock: pin it to the demo's anchor."""
-    monkeypatch.setattr("cosmem_tui.model.clock.time.time", clock.now)
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+pytestmark = pytest.mark.usefixtures("frozen_system_time")
 
 
 def test_tenants_json(capsys, demo_path):

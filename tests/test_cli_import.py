@@ -11,19 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from cosmem_tui.cli import main
 from tests.fixtures import SCHEMAS
+from tests.helpers import run_cli as run
 
-
-@pytest.fixture(autouse=True)
-def frozen_now(monkeypatch, clock):
-    monkeypatch.setattr("cosmem_tui.model.clock.time.time", clock.now)
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+pytestmark = pytest.mark.usefixtures("frozen_system_time")
 
 
 def test_import_amt_then_browse_users_threads_and_turns(capsys, tmp_path):

@@ -62,3 +62,15 @@ def burst(app: CosmemApp, *keys: str) -> None:
         event = events.Key(key, character)
         event.set_sender(app)
         app._driver.send_message(event)
+
+
+def cells(app: CosmemApp, list_id: str) -> list[list[str]]:
+    """The text of every row of a list as shown (filtered), [] for a placeholder row."""
+    from cosmem_tui.ui.widgets.row_list import RowList
+
+    lst = app.screen.query_one(f"#{list_id}", RowList)
+    out = []
+    for position in range(lst.row_count):
+        row = lst.source.row(lst.source_index(position))
+        out.append([c[0] for c in row] if row is not None else [])
+    return out

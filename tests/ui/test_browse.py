@@ -14,20 +14,12 @@ from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.helpers import build_workspace, exchange
 from tests.ui.conftest import burst, settle
+from tests.ui.conftest import cells as rows
 
 
 def screen(app) -> BrowseScreen:
     assert isinstance(app.screen, BrowseScreen)
     return app.screen
-
-
-def rows(app, list_id: str) -> list[list[str]]:
-    lst = app.screen.query_one(f"#{list_id}", RowList)
-    out = []
-    for position in range(lst.row_count):
-        row = lst.source.row(lst.source_index(position))
-        out.append([c[0] for c in row] if row is not None else [])
-    return out
 
 
 def status(app) -> str:

@@ -12,7 +12,7 @@ from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.fixtures import SCHEMAS
-from tests.ui.conftest import settle
+from tests.ui.conftest import cells, settle
 
 
 def imported(fixture: str, tmp_path: Path, clock: FrozenClock) -> Path:
@@ -24,15 +24,6 @@ def imported(fixture: str, tmp_path: Path, clock: FrozenClock) -> Path:
         on_problem=lambda problem: None,
     )
     return target
-
-
-def cells(app, list_id: str) -> list[list[str]]:
-    lst = app.screen.query_one(f"#{list_id}", RowList)
-    out = []
-    for position in range(lst.row_count):
-        row = lst.source.row(lst.source_index(position))
-        out.append([c[0] for c in row] if row is not None else [])
-    return out
 
 
 async def test_amt_says_user_and_lists_sentinels_as_labelled_pseudo_threads(

@@ -47,12 +47,17 @@ def read_until_quiet(fd: int, quiet: float, limit: float) -> bytes:
     return b"".join(chunks)
 
 
-def test_hostile_messages_are_inert_in_a_real_pty(demo_path: Path, manifest):
+def spawn(workspace: Path, rows: int, columns: int) -> tuple[subprocess.Popen[bytes], int]:
+    """The real ``cosmem`` on a new pseudo-terminal; returns the process and the pty master.
+
+    A new session without the pty as controlling terminal, so closing the master
+    sends no SIGHUP (as when a multiplexer or an SSH daemon dies badly).
+    """
     master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     env = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "cosmem_tui", "--workspace", str(demo_path)],
+        [sys.executable, "-m", "cosmem_tui", "--workspace", str(workspace)],
         stdin=slave,
         stdout=slave,
         stderr=slave,
@@ -60,6 +65,11 @@ def test_hostile_messages_are_inert_in_a_real_pty(demo_path: Path, manifest):
         start_new_session=True,
     )
     os.close(slave)
+    return process, master
+
+
+def test_hostile_messages_are_inert_in_a_real_pty(demo_path: Path, manifest):
+    process, master = spawn(demo_path, 40, 120)
     output = b""
     try:
         output += read_until_quiet(master, quiet=1.5, limit=20)
@@ -92,19 +102,7 @@ def test_hostile_messages_are_inert_in_a_real_pty(demo_path: Path, manifest):
 
 def test_a_lost_terminal_ends_the_console(demo_path: Path):
     """Closing the terminal (an SSH drop) must end cosmem, not leave it spinning."""
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    env = {**os.environ, "TERM": "xterm-256color"}
-    # A new session without the pty as controlling terminal: no SIGHUP will come.
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cosmem_tui", "--workspace", str(demo_path)],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        start_new_session=True,
-    )
-    os.close(slave)
+    process, master = spawn(demo_path, 24, 80)
     try:
         read_until_quiet(master, quiet=1.5, limit=20)
         assert process.poll() is None, "the console should be running"
