@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -199,7 +200,9 @@ class LocalStore:
             for r in rows
         ]
 
+    @functools.cached_property
     def _turn_scope(self) -> Scope:
+        """Single-partition when tenant and thread make up the whole key, else a prefix."""
         covered = {p.text for p in self._schema.thread_paths} | (
             {self._schema.tenant.text} if self._schema.tenant else set()
         )
@@ -231,7 +234,7 @@ class LocalStore:
         }
         name = "turns_backward" if newest_first else "turns_forward"
         async with self._gateway.request(
-            "turns-page", self._turn_scope(), target=ref.describe(self._schema.tenant_label)
+            "turns-page", self._turn_scope, target=ref.describe(self._schema.tenant_label)
         ) as ticket:
             rows = await asyncio.to_thread(self._workspace.query, name, params)
             more = len(rows) > limit
@@ -240,7 +243,7 @@ class LocalStore:
             ticket.items = len(items)
             ticket.charge(
                 query_charge(
-                    self._turn_scope(),
+                    self._turn_scope,
                     returned=len(items),
                     returned_bytes=sum(len(json.dumps(i.body)) for i in items),
                 ),

@@ -78,14 +78,13 @@ def fit_columns(columns: Sequence[Column], width: int) -> list[tuple[int, int]]:
     flexible = [i for i in kept if columns[i].width is None]
     spare = max(0, width - fixed - max(0, len(kept) - 1))
     widths: list[tuple[int, int]] = []
-    for n, i in enumerate(kept):
+    for i in kept:
         if columns[i].width is not None:
             w = columns[i].width or 0
         else:
             share = spare // len(flexible)
             w = share + (spare % len(flexible) if i == flexible[-1] else 0)
         widths.append((i, max(1, w)))
-        del n
     return widths
 
 
@@ -159,6 +158,7 @@ class RowList(ScrollView, can_focus=True):
         self.filter_text = ""
         self._view: list[int] | None = None  # source indices matching the filter
         self._need_pending = False
+        self._column_fit: tuple[int, list[tuple[int, int]]] | None = None
 
     # -- data ------------------------------------------------------------------------
 
@@ -289,6 +289,12 @@ class RowList(ScrollView, can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self._resize()
 
+    def _layout_for(self, width: int) -> list[tuple[int, int]]:
+        # render_line runs once per visible line per refresh: fit the columns once per width.
+        if self._column_fit is None or self._column_fit[0] != width:
+            self._column_fit = (width, fit_columns(self.columns, width))
+        return self._column_fit[1]
+
     @property
     def _width(self) -> int:
         return self.scrollable_content_region.width
@@ -296,7 +302,7 @@ class RowList(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self._width
         base = self.rich_style
-        layout = fit_columns(self.columns, width)
+        layout = self._layout_for(width)
         if y == 0:
             style = base + self.get_component_rich_style("row-list--header")
             cells = [fit_text(self.columns[i].title, w, self.columns[i].justify) for i, w in layout]
