@@ -19,14 +19,26 @@ from typing import Any, TextIO
 
 from cosmem_tui import __version__
 from cosmem_tui.core import records
+from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import LookupFailed
-from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session
+from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session_async
 from cosmem_tui.core.text import json_for_terminal, one_line, visible
-from cosmem_tui.model import FanOutRequest, SystemClock, ThreadRef
+from cosmem_tui.model import BudgetQuestion, Key, SystemClock, ThreadRef
 from cosmem_tui.profiles import SchemaError
-from cosmem_tui.sources.errors import CrossPartitionDeclined, StoreError
+from cosmem_tui.sources.errors import BudgetSpent, StoreError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_PARTIAL = 3  # a listing stopped before the end (RU budget, a failure): output is short
+
+
+def _positive_ru(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of RU, not {text}")
+    return value
 
 
 class CliError(Exception):
@@ -73,17 +85,29 @@ def _source_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     )
     account.add_argument(
         "--ru-budget",
-        type=float,
+        type=_positive_ru,
         default=default,
         metavar="RU",
-        help="RU the session may spend on cross-partition queries before asking (default 400)",
+        help="RU the session may spend in all (default 400): background counts stop there, "
+        "anything else asks first (headless runs on a pipe stop)",
     )
     account.add_argument(
-        "--allow-cross-partition",
-        action="store_true",
+        "--timeout",
+        type=_positive_seconds,
         default=default,
-        help="run cross-partition queries without asking (headless runs cannot be asked)",
+        metavar="SECONDS",
+        help="give up on a request after this long, waits after 429s included (default 30)",
     )
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
 
 
 def _verbose_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -93,6 +117,21 @@ def _verbose_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         action="store_true",
         default=argparse.SUPPRESS if suppress else False,
         help="say on stderr which schema reads the items, and why",
+    )
+
+
+def _counts_option(parser: argparse.ArgumentParser, default_sort: str) -> None:
+    parser.add_argument(
+        "--no-counts",
+        action="store_true",
+        help="list the names only (counting costs requests per name)",
+    )
+    parser.add_argument(
+        "--sort",
+        choices=["items", "active", "name"],
+        default=default_sort,
+        help=f"most items first, most recently active first, or by name (default {default_sort}); "
+        "rows without counts come last, by name",
     )
 
 
@@ -129,12 +168,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     tenants = commands.add_parser("tenants", help="list tenants with thread and item counts")
+    _counts_option(tenants, "items")
     _source_options(tenants, suppress=True)
     _verbose_option(tenants, suppress=True)
     _output_options(tenants)
 
     threads = commands.add_parser("threads", help="list the threads of a tenant")
     threads.add_argument("tenant", nargs="?", help="the tenant (omit for schemas without one)")
+    _counts_option(threads, "active")
     _source_options(threads, suppress=True)
     _verbose_option(threads, suppress=True)
     _output_options(threads)
@@ -363,8 +404,8 @@ def _session_options(args: argparse.Namespace) -> SessionOptions:
         tuning: dict[str, Any] = {}
         if getattr(args, "ru_budget", None) is not None:
             tuning["ru_budget"] = args.ru_budget
-        if getattr(args, "allow_cross_partition", None):
-            tuning["allow_cross_partition"] = True
+        if getattr(args, "timeout", None) is not None:
+            tuning["timeout_s"] = args.timeout
         cosmos = settings_from_options(
             endpoint=getattr(args, "endpoint", None),
             database=getattr(args, "database", None),
@@ -375,12 +416,12 @@ def _session_options(args: argparse.Namespace) -> SessionOptions:
     return SessionOptions(workspace=args.workspace, schema=args.schema, cosmos=cosmos)
 
 
-def _session(args: argparse.Namespace) -> Session:
+async def _session(args: argparse.Namespace) -> Session:
     options = _session_options(args)
     if options.needs_demo_build():
         print(f"cosmem: creating the demo workspace at {options.workspace_path} …", file=sys.stderr)
     # Sign-in prompts (device code) and the like go to stderr, never into the output.
-    session = open_session(
+    session = await open_session_async(
         options, notice=lambda line: print(f"cosmem: {visible(line)}", file=sys.stderr)
     )
     if sys.stdin.isatty() and sys.stderr.isatty():
@@ -388,66 +429,197 @@ def _session(args: argparse.Namespace) -> Session:
     return session
 
 
-async def _ask_on_terminal(request: FanOutRequest) -> bool:
-    """Headless runs on a terminal ask before a cross-partition query; pipes never do."""
+async def _ask_on_terminal(question: BudgetQuestion) -> bool:
+    """Headless runs on a terminal ask before passing the RU budget; pipes never do."""
 
     def ask() -> bool:
-        print(f"cosmem: {request.describe()} [y/N] ", end="", file=sys.stderr, flush=True)
+        print(f"cosmem: {visible(question.describe())} [y/N] ", end="", file=sys.stderr, flush=True)
         return sys.stdin.readline().strip().lower() in ("y", "yes")
 
     return await asyncio.to_thread(ask)
 
 
-async def _cmd_tenants(session: Session, args: argparse.Namespace, out: TextIO) -> None:
-    if not session.schema.has_tenant_level:
-        raise CliError(f"schema {session.schema.name} has no tenant level; use 'cosmem threads'")
-    tenants = await session.service.tenants()
-    titles = {"tenant": session.schema.tenant_label}  # "USER" on user-keyed schemas
+class _Progress:
+    """A one-line progress report on stderr while a long listing runs (terminals only)."""
+
+    def __init__(self, session: Session, label: str) -> None:
+        self.session = session
+        self.label = label
+        self.enabled = sys.stderr.isatty()
+        self.shown = False
+
+    def __call__(self, listing: Listing) -> None:
+        if not self.enabled:
+            return
+        spent = self.session.gateway.spent_ru
+        ranges = (
+            f", partition {listing.ranges_done} of {listing.ranges_total}"
+            if listing.ranges_total > 1
+            else ""
+        )
+        print(
+            f"\rcosmem: listing {self.label}: {len(listing.keys):,} so far{ranges}, "
+            f"{spent:,.1f} RU ",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            print(file=sys.stderr)
+
+
+async def _list_top_level(
+    session: Session, args: argparse.Namespace, label: str
+) -> tuple[Listing, dict[Key, CountState]]:
+    """Every top-level key, then counts while the budget lasts (see the README)."""
+    directory = session.service.directory
+    progress = _Progress(session, label)
+    with session.gateway.caused_by(f"cosmem {args.command}: list {label}"):
+        listing = await directory.list(fresh=True, progress=progress)
+    progress.done()
+    failure = listing.failure
+    if failure is not None and not listing.keys and not isinstance(failure, BudgetSpent):
+        raise failure  # nothing listed at all: a plain failure, not a short list
+    counts: dict[Key, CountState] = {}
+    if not args.no_counts:
+        with session.gateway.caused_by(f"cosmem {args.command}: count {label}"):
+            for key in listing.keys:
+                counts[key] = await directory.count(key)
+    return listing, counts
+
+
+def _ordered(keys: tuple[Key, ...], counts: dict[Key, CountState], by: str) -> list[Key]:
+    """Keys in the order asked for; keys without counts last, in key order."""
+    if by == "name" or not counts:
+        return list(keys)
+
+    def rank(key: Key) -> tuple[int, float]:
+        state = counts.get(key)
+        known = state.counts if state is not None else None
+        if known is None:
+            return 1, 0.0
+        value = known.items if by == "items" else (known.last_activity or 0)
+        return 0, -float(value)
+
+    return sorted(keys, key=rank)  # stable: equal ranks keep key order
+
+
+def _report_listing(
+    session: Session, listing: Listing, counts: dict[Key, CountState], label: str
+) -> int:
+    """Say on stderr what the output lacks; the exit status of a short listing."""
+    skipped = [k for k, c in counts.items() if c.error == "budget spent"]
+    failed = [k for k, c in counts.items() if c.counts is None and c.error != "budget spent"]
+    gateway = session.gateway
+    if skipped:
+        per_key = max((c.request_units for c in counts.values() if c.counts), default=3.0)
+        enough = gateway.spent_ru + per_key * len(skipped)
+        print(
+            f"cosmem: counts of {len(skipped):,} {label} would pass the RU budget of "
+            f"{gateway.budget_ru or 0:,.0f} RU: they are null; rerun with "
+            f"--ru-budget {enough:,.0f} to count them all (or --no-counts)",
+            file=sys.stderr,
+        )
+    for key in failed[:5]:
+        print(
+            f"cosmem: counts of {visible(key.text)} failed: {visible(counts[key].error or '')}",
+            file=sys.stderr,
+        )
+    if len(failed) > 5:
+        print(f"cosmem: … counts of {len(failed) - 5:,} more {label} failed", file=sys.stderr)
+    for note in session.listing_notes():
+        print(f"cosmem: note: {note}", file=sys.stderr)
+    if listing.complete:
+        return EXIT_OK
+    ranges = (
+        f" ({listing.ranges_done} of {listing.ranges_total} partitions listed)"
+        if listing.ranges_total
+        else ""
+    )
+    hint = ""
+    if listing.needed_ru is not None:
+        hint = f"; --ru-budget {gateway.spent_ru + listing.needed_ru:,.0f} would let it finish"
+    print(
+        f"cosmem: the list is INCOMPLETE: {len(listing.keys):,} {label} listed{ranges} before "
+        f"it stopped: {visible(listing.stopped or 'stopped')}{hint}",
+        file=sys.stderr,
+    )
+    return EXIT_PARTIAL
+
+
+async def _cmd_tenants(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    schema = session.schema
+    if not schema.has_tenant_level:
+        raise CliError(f"schema {schema.name} has no tenant level; use 'cosmem threads'")
+    label = f"{schema.tenant_label}s"
+    listing, counts = await _list_top_level(session, args, label)
+    titles = {"tenant": schema.tenant_label}  # "USER" on user-keyed schemas
     with Output(
         args.format, records.TENANT_FIELDS, records.TENANT_FIELDS, out, titles=titles
     ) as output:
-        for tenant in tenants:
-            output.write(records.tenant_record(tenant))
-    for note in session.listing_notes():
-        print(f"cosmem: note: {note}", file=sys.stderr)
+        for key in _ordered(listing.keys, counts, args.sort):
+            state = counts.get(key)
+            record = records.tenant_record(key, state.counts if state else None)
+            if output.fmt != "json":
+                record["tenant"] = key.text  # 42 and "42" stay apart in text too
+            output.write(record)
+    return _report_listing(session, listing, counts, label)
 
 
-async def _cmd_threads(session: Session, args: argparse.Namespace, out: TextIO) -> None:
+async def _cmd_threads(session: Session, args: argparse.Namespace, out: TextIO) -> int:
     schema = session.schema
-    if schema.has_tenant_level and args.tenant is None:
+    if not schema.has_tenant_level:
+        if args.tenant is not None:
+            raise CliError(f"schema {schema.name} has no tenant level; run 'cosmem threads' alone")
+        return await _top_level_threads(session, args, out)
+    if args.tenant is None:
         raise CliError(
             f"name a {schema.tenant_label}: cosmem threads {schema.tenant_label.upper()}"
         )
-    if not schema.has_tenant_level and args.tenant is not None:
-        raise CliError(f"schema {schema.name} has no tenant level; run 'cosmem threads' alone")
-    threads = await session.service.threads(args.tenant)
-    fields = (
-        records.THREAD_FIELDS
-        if schema.has_tenant_level
-        else tuple(f for f in records.THREAD_FIELDS if f != "tenant")
-    )
+    with session.gateway.caused_by("cosmem threads"):
+        _, threads = await session.service.threads_named(args.tenant)
     titles = {"tenant": schema.tenant_label}
+    fields = records.THREAD_FIELDS
     with Output(args.format, fields, fields, out, titles=titles) as output:
         for thread in threads:
             record = records.thread_record(thread)
-            if not schema.has_tenant_level:
-                del record["tenant"]
+            if output.fmt != "json":
+                record["thread"] = thread.ref.thread.text
+                record["tenant"] = thread.ref.tenant.text if thread.ref.tenant else None
             output.write(record)
+    return EXIT_OK
 
 
-def _thread_ref(session: Session, names: list[str]) -> ThreadRef:
+async def _top_level_threads(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    """Schemas without tenants: the threads are the top-level keys (listed, then counted)."""
+    listing, counts = await _list_top_level(session, args, "threads")
+    fields = tuple(f for f in records.THREAD_FIELDS if f != "tenant")
+    with Output(args.format, fields, fields, out) as output:
+        for key in _ordered(listing.keys, counts, args.sort):
+            state = counts.get(key)
+            record = records.top_thread_record(key, state.counts if state else None)
+            if output.fmt != "json":
+                record["thread"] = key.text
+            output.write(record)
+    return _report_listing(session, listing, counts, "threads")
+
+
+async def _thread_ref(session: Session, names: list[str]) -> ThreadRef:
     schema = session.schema
     if schema.has_tenant_level:
         if len(names) != 2:
             raise CliError(f"usage: cosmem turns {schema.tenant_label.upper()} THREAD")
-        return ThreadRef(names[0], names[1])
+        return await session.service.resolve(names[0], names[1])
     if len(names) != 1:
         raise CliError(f"schema {schema.name} has no tenant level: usage: cosmem turns THREAD")
-    return ThreadRef(None, names[0])
+    return await session.service.resolve(None, names[0])
 
 
-async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) -> None:
-    ref = _thread_ref(session, args.names)
+async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    ref = await _thread_ref(session, args.names)
     if args.last is not None and args.last < 1:
         raise CliError("--last needs a positive number")
     now = session.clock.now()
@@ -468,6 +640,7 @@ async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) ->
                 record["text"] = ("⚠ " if turn.malformed else "") + record["text"]
                 record["expires_in"] = _expires_in(record["expires_in"], record["ttl_state"])
             output.write(record)
+    return EXIT_OK
 
 
 def _expires_in(seconds: int | None, state: str) -> str:
@@ -505,12 +678,13 @@ _HEADLESS: dict[str, Command] = {
 }
 
 
-async def _run_headless(command: Command, args: argparse.Namespace) -> None:
-    session = _session(args)
+async def _run_headless(command: Command, args: argparse.Namespace) -> int:
+    session = await _session(args)
     if args.verbose:
         print(f"cosmem: schema {visible(session.schema_label)}", file=sys.stderr)
     try:
-        await command(session, args, sys.stdout)
+        status: int = await command(session, args, sys.stdout)
+        return status
     finally:
         await session.close()
 
@@ -530,14 +704,15 @@ def main(argv: Iterable[str] | None = None) -> int:
             return _cmd_demo(args)
         if args.command == "import":
             return _cmd_import(args)
-        asyncio.run(_run_headless(_HEADLESS[args.command], args))
+        quiet_sdk_logging()
+        status = asyncio.run(_run_headless(_HEADLESS[args.command], args))
         sys.stdout.flush()
-        return EXIT_OK
+        return status
     except (CliError, LookupFailed, StoreError, SchemaError) as exc:
         hint = ""
-        if isinstance(exc, CrossPartitionDeclined):
-            hint = " (rerun with --allow-cross-partition, or a larger --ru-budget)"
-        print(f"cosmem: {visible(_message(exc))}{hint}", file=sys.stderr)
+        if isinstance(exc, BudgetSpent):
+            hint = f" (rerun with --ru-budget {exc.spent_ru + exc.needed_ru:,.0f} or more)"
+        print(f"cosmem: {visible(redact(_message(exc)))}{hint}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         # `cosmem turns … | head` closed the pipe: not an error worth a traceback.
@@ -545,6 +720,23 @@ def main(argv: Iterable[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+
+
+def quiet_sdk_logging() -> None:
+    """Keep the Azure SDKs' own log lines ("Marking … unavailable", azure-identity's
+    credential chain report) out of the user's terminal: cosmem says what failed, once."""
+    import logging
+
+    for name in ("azure", "azure.cosmos", "azure.identity", "azure.core"):
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.CRITICAL)
+        logger.propagate = False
+
+
+def redact(text: str) -> str:
+    from cosmem_tui.sources.cosmos.settings import redact as redact_secrets  # no SDK import
+
+    return redact_secrets(text)
 
 
 def _message(exc: Exception) -> str:

@@ -33,7 +33,7 @@ async def shoot(workspace: Path, name: str, size: tuple[int, int], keys: list[st
     clock = FrozenClock(ANCHOR)
     options = SessionOptions(workspace=workspace)
 
-    def open_it():
+    async def open_it():
         session = open_session(options, clock)
         session.is_demo = True
         return session

@@ -57,3 +57,20 @@ def run_cli(capsys: Any, *args: str) -> tuple[int, str, str]:
     code = main(list(args))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+async def all_keys(store: Any, *, since: int | None = None) -> list[Any]:
+    """Every top-level key of a store, following the listing cursor to its end."""
+    keys: list[Any] = []
+    cursor = None
+    while True:
+        page = await store.list_keys(cursor, since=since)
+        keys.extend(page.keys)
+        cursor = page.cursor
+        if cursor is None:
+            return keys
+
+
+async def counted(store: Any) -> dict[str, Any]:
+    """Every top-level key's text with its counts (KeyCounts)."""
+    return {key.text: await store.key_counts(key) for key in await all_keys(store)}

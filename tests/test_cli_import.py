@@ -67,7 +67,7 @@ def test_import_maf_dotnet_hpk_names_threads_by_user_and_session(capsys, tmp_pat
     assert run(capsys, "import", str(SCHEMAS / "maf-dotnet-hpk.jsonl"), "--workspace", ws)[0] == 0
     code, out, _ = run(capsys, "threads", "contoso", "--workspace", ws, "--json")
     names = [t["thread"] for t in json.loads(out)]
-    assert sorted(names) == ['["alice","sess-1"]', '["bob","sess-2"]']
+    assert sorted(names) == [["alice", "sess-1"], ["bob", "sess-2"]]  # typed: the key's values
     code, out, _ = run(capsys, "turns", "contoso", '["alice","sess-1"]', "--workspace", ws, "--csv")
     assert code == 0 and "Reset my password." in out
 

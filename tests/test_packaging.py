@@ -35,7 +35,7 @@ def test_the_wheel_runs_without_the_checkout(tmp_path: Path, demo_path: Path):
     (wheel,) = (tmp_path / "dist").glob("cosmem_tui-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     for shipped in (
-        "cosmem_tui/queries/local/list_tenants.sql",
+        "cosmem_tui/queries/local/list_keys_tenants.sql",
         "cosmem_tui/themes/cosmem-dark.toml",
         "cosmem_tui/profiles/builtin/lab.toml",
     ):

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, replace
 
+from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.errors import UnknownItem, UnknownTenant, UnknownThread
-from cosmem_tui.model import Clock, ContainerProperties, Item, Tenant, Thread, ThreadRef, Turn
+from cosmem_tui.model import (
+    Clock,
+    ContainerProperties,
+    InvalidKey,
+    Item,
+    Key,
+    Thread,
+    ThreadRef,
+    Turn,
+)
 from cosmem_tui.profiles import Schema, turns_from_item
 from cosmem_tui.sources.errors import NotFound
 from cosmem_tui.sources.gateway import Gateway
@@ -28,9 +38,10 @@ class TurnDetail:
 
 
 class BrowseService:
-    def __init__(self, store: MemoryStore, clock: Clock) -> None:
+    def __init__(self, store: MemoryStore, clock: Clock, directory: KeyDirectory | None = None):
         self.store = store
         self.clock = clock
+        self.directory = directory or KeyDirectory(store, clock)
         self._container: ContainerProperties | None = None
 
     @property
@@ -50,21 +61,33 @@ class BrowseService:
             self._container = await self.store.container_properties()
         return self._container
 
-    async def tenants(self) -> list[Tenant]:
-        """Tenants, busiest first (the hot tenant is what on-call looks for)."""
-        tenants = await self.store.list_tenants()
-        return sorted(tenants, key=lambda t: (-t.items, t.name))
+    def parse_key(self, text: str) -> Key:
+        """The top-level key a person typed (``Key.text`` form: ``42`` is the number)."""
+        try:
+            return Key.parse(text)
+        except InvalidKey as exc:
+            raise UnknownTenant(str(exc)) from None
 
-    async def threads(self, tenant: str | None) -> list[Thread]:
-        """Threads of a tenant (or of the container), most recently active first.
+    def key_candidates(self, text: str) -> list[Key]:
+        """What a typed name may mean: its parsed key, then the plain string if different.
+
+        ``42`` names the number 42; a tenant stored as the string "42" is written
+        ``"42"``, but a person may type 42 for it, so that is tried second.
+        """
+        first = self.parse_key(text)
+        plain = Key.of(text)
+        return [first] if first == plain else [first, plain]
+
+    async def threads(self, tenant: Key) -> list[Thread]:
+        """Threads of a tenant, most recently active first.
 
         Sentinel threads the schema names (AMT's ``__user_summary__`` …) are not
         conversations: they come labelled, after every real thread, never mixed in.
         """
         threads = await self.store.list_threads(tenant)
-        if tenant is not None and not threads:
+        if not threads:
             raise UnknownTenant(
-                f"no {self.tenant_label} {tenant!r} with visible items in {self.store.label}"
+                f"no {self.tenant_label} '{tenant.text}' with visible items in {self.store.label}"
             )
         sentinels = self.schema.sentinels
         labelled = [replace(t, pseudo=sentinels.get(t.name)) for t in threads]
@@ -72,6 +95,36 @@ class BrowseService:
             labelled,
             key=lambda t: (t.pseudo is not None, t.pseudo or "", -(t.last_activity or 0), t.name),
         )
+
+    async def resolve(self, tenant: str | None, thread: str) -> ThreadRef:
+        """The thread a person named by text (see ``key_candidates``).
+
+        Only a name that may mean two keys (``42``: the number, or the string "42")
+        costs a look (one single-partition page of one turn) per candidate.
+        """
+        tenants: list[Key | None] = [None] if tenant is None else [*self.key_candidates(tenant)]
+        threads = [self.schema.parse_thread(thread)]
+        if len(self.schema.thread_paths) == 1 and threads[0] != Key.of(thread):
+            threads.append(Key.of(thread))
+        refs = [ThreadRef(t, th) for t in tenants for th in threads]
+        if len(refs) == 1:
+            return refs[0]
+        for ref in refs:
+            page = await self.turns_page(ref, page_size=1)
+            if page.turns:
+                return ref
+        return refs[0]  # none has turns: the first reading explains why
+
+    async def threads_named(self, text: str) -> tuple[Key, list[Thread]]:
+        """Threads of the tenant a person typed (see ``key_candidates``)."""
+        candidates = self.key_candidates(text)
+        for key in candidates:
+            try:
+                return key, await self.threads(key)
+            except UnknownTenant:
+                if key is candidates[-1]:
+                    raise
+        raise AssertionError("unreachable")
 
     async def turns_page(
         self,
@@ -105,13 +158,14 @@ class BrowseService:
         if ref.tenant is not None:
             await self.threads(ref.tenant)  # raises UnknownTenant if the tenant is empty
             raise UnknownThread(
-                f"no thread {ref.thread!r} with visible items in {self.tenant_label} {ref.tenant!r}"
+                f"no thread '{ref.thread.text}' with visible items in "
+                f"{self.tenant_label} '{ref.tenant.text}'"
             )
-        raise UnknownThread(f"no thread {ref.thread!r} with visible items in {self.store.label}")
+        raise UnknownThread(f"no thread {ref.thread.text} with visible items in {self.store.label}")
 
     async def iter_turns(
         self, ref: ThreadRef, *, page_size: int = 200, newest_first: bool = False
-    ) -> AsyncIterator[Turn]:
+    ) -> AsyncGenerator[Turn, None]:
         """Every turn of a thread, page by page (never the whole thread in memory)."""
         page = await self.first_page(ref, page_size=page_size, newest_first=newest_first)
         while True:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from cosmem_tui.model import MISSING, JsonValue, Tenant, Thread, Turn
+from cosmem_tui.model import MISSING, JsonValue, Key, KeyCounts, Thread, Turn
 
 TENANT_FIELDS = ("tenant", "threads", "items", "last_activity")
 THREAD_FIELDS = ("thread", "tenant", "turns", "last_activity", "short_term", "long_term")
@@ -35,19 +35,32 @@ def iso(epoch: float | None) -> str | None:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def tenant_record(tenant: Tenant) -> dict[str, Any]:
+def tenant_record(tenant: Key, counts: KeyCounts | None) -> dict[str, Any]:
+    """A tenant with its JSON-typed key; counts are None when they were not fetched."""
     return {
-        "tenant": tenant.name,
-        "threads": tenant.threads,
-        "items": tenant.items,
-        "last_activity": iso(tenant.last_activity),
+        "tenant": tenant.json_value(),
+        "threads": counts.threads if counts is not None else None,
+        "items": counts.items if counts is not None else None,
+        "last_activity": iso(counts.last_activity) if counts is not None else None,
+    }
+
+
+def top_thread_record(thread: Key, counts: KeyCounts | None) -> dict[str, Any]:
+    """A thread of a schema without tenants (a top-level key); counts may be None."""
+    return {
+        "thread": thread.json_value(),
+        "turns": counts.items if counts is not None else None,
+        "last_activity": iso(counts.last_activity) if counts is not None else None,
+        "short_term": counts.short_term if counts is not None else None,
+        "long_term": counts.long_term if counts is not None else None,
+        "pseudo": None,
     }
 
 
 def thread_record(thread: Thread) -> dict[str, Any]:
     return {
-        "thread": thread.name,
-        "tenant": thread.ref.tenant,
+        "thread": thread.ref.thread.json_value(),
+        "tenant": thread.ref.tenant.json_value() if thread.ref.tenant is not None else None,
         "turns": thread.items,
         "last_activity": iso(thread.last_activity),
         "short_term": thread.short_term,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 import platformdirs
 
 from cosmem_tui.core.browse import BrowseService
+from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.model import Clock, SystemClock
 from cosmem_tui.profiles import Schema
 from cosmem_tui.sources.gateway import Gateway
@@ -35,6 +37,11 @@ def data_dir() -> Path:
 def config_dir() -> Path:
     """The user config dir (``$XDG_CONFIG_HOME/cosmem`` on Linux): user schemas live here."""
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def cache_dir() -> Path:
+    """The user cache dir (``$XDG_CACHE_HOME/cosmem`` on Linux): listings of key names."""
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
 
 
 def default_workspace_path() -> Path:
@@ -68,6 +75,7 @@ class Session:
     manifest: DemoManifest | None = None
     notes: list[str] = field(default_factory=list)
     schema_reason: str = ""  # why this schema ("matched: pk …"); empty when the user named it
+    closer: Callable[[], Awaitable[None]] | None = None  # closes what the session owns
 
     @property
     def gateway(self) -> Gateway:
@@ -85,16 +93,13 @@ class Session:
 
     def listing_notes(self) -> list[str]:
         """What the user should know about how the listings were made (shown beside them)."""
-        notes = []
-        if getattr(self.store, "distinct_fallback", False):
-            notes.append(
-                "this service rejects SELECT DISTINCT: tenants and threads were listed by a paged "
-                "scan de-duplicated in the console (more requests, same answers)"
-            )
-        return notes
+        return self.store.listing_notes()
 
     async def close(self) -> None:
-        await self.store.close()
+        if self.closer is not None:
+            await self.closer()
+        else:
+            await self.store.close()
 
 
 def build_demo(
@@ -129,10 +134,7 @@ def open_session(
     """
     clock = clock or SystemClock()
     if options.cosmos is not None:
-        from cosmem_tui.core.cosmos_session import open_cosmos_session
-
-        user_dir = config_dir() / "schemas"
-        return open_cosmos_session(options.cosmos, options.schema, clock, user_dir, notice=notice)
+        raise ValueError("a Cosmos session is opened with open_session_async")
     path = options.workspace_path
     notes: list[str] = []
     if options.needs_demo_build():
@@ -150,12 +152,35 @@ def open_session(
     store = LocalStore(workspace, choice.schema, gateway=gateway, clock=clock, label=label)
     return Session(
         store=store,
-        service=BrowseService(store, clock),
+        service=BrowseService(store, clock, KeyDirectory(store, clock)),
         clock=clock,
         is_demo=options.is_demo,
         manifest=_manifest(workspace),
         notes=notes,
         schema_reason=choice.reason,
+    )
+
+
+async def open_session_async(
+    options: SessionOptions,
+    clock: Clock | None = None,
+    *,
+    notice: Callable[[str], None] | None = None,
+) -> Session:
+    """Open a session from async code: a Cosmos container on the caller's event loop (one
+    client and one credential for detection and browsing), a workspace on a thread."""
+    clock = clock or SystemClock()
+    if options.cosmos is None:
+        return await asyncio.to_thread(open_session, options, clock, notice=notice)
+    from cosmem_tui.core.cosmos_session import open_cosmos_session
+
+    return await open_cosmos_session(
+        options.cosmos,
+        options.schema,
+        clock,
+        config_dir() / "schemas",
+        cache_root=cache_dir() / "listings",
+        notice=notice,
     )
 
 

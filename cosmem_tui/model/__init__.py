@@ -1,11 +1,14 @@
 """Plain data shared by every layer (standard library only)."""
 
-from cosmem_tui.model.charges import FanOutRequest, Meter, SessionTotals, Throttling
+from cosmem_tui.model.charges import BudgetQuestion, Meter, SessionTotals, Throttling
 from cosmem_tui.model.clock import Clock, FrozenClock, SystemClock
 from cosmem_tui.model.entities import (
     ContainerProperties,
     Item,
     JsonValue,
+    KeyCounts,
+    KeyPage,
+    Kind,
     Message,
     Page,
     PartitionKeyDefinition,
@@ -17,23 +20,30 @@ from cosmem_tui.model.entities import (
     ThreadRef,
     Turn,
 )
+from cosmem_tui.model.keys import InvalidKey, Key, Scalar, key_text
 from cosmem_tui.model.ttl import MISSING, ItemTtl, TtlClass, TtlState, resolve_ttl
 
 __all__ = [
     "MISSING",
+    "BudgetQuestion",
     "Clock",
     "ContainerProperties",
-    "FanOutRequest",
     "FrozenClock",
+    "InvalidKey",
     "Item",
     "ItemTtl",
     "JsonValue",
+    "Key",
+    "KeyCounts",
+    "KeyPage",
+    "Kind",
     "Message",
     "Meter",
     "Page",
     "PartitionKeyDefinition",
     "PartitionKeyValue",
     "RequestCharge",
+    "Scalar",
     "Scope",
     "SessionTotals",
     "SystemClock",
@@ -44,5 +54,6 @@ __all__ = [
     "TtlClass",
     "TtlState",
     "Turn",
+    "key_text",
     "resolve_ttl",
 ]

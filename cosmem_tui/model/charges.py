@@ -29,8 +29,9 @@ class SessionTotals:
     request_units: float
     simulated: bool  # True if any charge in the total was modelled
     by_scope: dict[Scope, int]
-    throttled: int
-    budget_ru: float | None = None  # the session's RU budget for cross-partition queries
+    throttled: int  # every 429 the service answered, retried or not
+    budget_ru: float | None = None  # the session's RU budget (None: no budget, local)
+    cancelled: int = 0  # requests given up before their answer was used
 
 
 def _wait(retry_after_ms: float | None) -> str:
@@ -39,38 +40,31 @@ def _wait(retry_after_ms: float | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Throttling:
-    """The service answered 429 to one request: the SDK waits and retries, or gave up."""
+    """The service answered 429: the whole console holds off, then the call is tried again."""
 
     operation: str
     target: str
-    attempt: int  # 1 for the first 429 this request met
+    attempt: int  # the attempt that met this 429 (1 = the first try)
     retry_after_ms: float | None  # what the service asked for (x-ms-retry-after-ms)
-    retrying: bool  # False once the SDK's retries are spent
+    hold_off_s: float  # how long the console holds off (retry-after plus jitter)
 
     def describe(self) -> str:
-        if self.retrying:
-            return f"throttled, retrying in {_wait(self.retry_after_ms)}"
-        return f"429 after retries, retry after {_wait(self.retry_after_ms)}"
+        return f"429 on {self.operation}: holding off {_wait(self.retry_after_ms)}"
 
 
 @dataclass(frozen=True, slots=True)
-class FanOutRequest:
-    """A cross-partition query that needs the user's go-ahead before it is sent."""
+class BudgetQuestion:
+    """A foreground action that would take the session past its RU budget: ask first."""
 
     operation: str
     target: str
     spent_ru: float  # what the session has spent so far
-    budget_ru: float | None
-    budget_reached: bool  # True: asked mid-way because the session budget is spent
+    budget_ru: float  # the session's budget now
+    estimate_ru: float  # what the rest of this action is expected to cost
 
     def describe(self) -> str:
-        budget = f" of the {self.budget_ru:,.0f} RU budget" if self.budget_ru is not None else ""
-        if self.budget_reached:
-            return (
-                f"{self.operation} ({self.target}) has used up the session's RU budget: "
-                f"{self.spent_ru:,.1f} RU spent{budget}. Continue this cross-partition query?"
-            )
         return (
-            f"{self.operation} ({self.target}) is a cross-partition query: it reads every "
-            f"partition of the container ({self.spent_ru:,.1f} RU spent so far{budget}). Run it?"
+            f"{self.operation} ({self.target}) needs about {self.estimate_ru:,.0f} RU more; "
+            f"the session has spent {self.spent_ru:,.1f} of its {self.budget_ru:,.0f} RU "
+            f"budget. Raise the budget by {self.estimate_ru:,.0f} RU and go on?"
         )

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
+from cosmem_tui.model.keys import Key
 from cosmem_tui.model.ttl import ItemTtl
 
 JsonValue = Any  # a value decoded from JSON; items are attacker-controlled data
@@ -89,23 +90,58 @@ class Page(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class ThreadRef:
-    """Names one thread (one logical partition on the standard schemas)."""
+    """Names one thread (one logical partition on the standard schemas).
 
-    tenant: str | None
-    thread: str
+    ``tenant`` is None on schemas without a tenant level. Both keep their JSON types:
+    the tenant ``42`` and the tenant ``"42"`` are different partitions.
+    """
+
+    tenant: Key | None
+    thread: Key
+
+    @classmethod
+    def of(cls, tenant: object, thread: object) -> ThreadRef:
+        """From raw JSON values (``tenant=None``: no tenant level; a list: a composite thread)."""
+        thread_key = Key(thread) if isinstance(thread, list | tuple) else Key.of(thread)
+        return cls(None if tenant is None else Key.of(tenant), thread_key)
 
     def describe(self, tenant_label: str = "tenant") -> str:
         if self.tenant is None:
-            return f"thread {self.thread}"
-        return f"{tenant_label} {self.tenant} / thread {self.thread}"
+            return f"thread {self.thread.text}"
+        return f"{tenant_label} {self.tenant.text} / thread {self.thread.text}"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyCounts:
+    """Counts of one top-level key (a tenant, or a thread on schemas without tenants)."""
+
+    items: int  # visible items
+    last_activity: int | None  # newest _ts, epoch seconds
+    threads: int | None = None  # a tenant's threads
+    short_term: int | None = None  # a thread's items that expire
+    long_term: int | None = None  # a thread's items that never expire
+
+
+@dataclass(frozen=True, slots=True)
+class KeyPage:
+    """One request's worth of top-level keys, and where the listing resumes (None: done)."""
+
+    keys: tuple[Key, ...]
+    cursor: str | None
+    ranges_done: int  # physical partitions fully listed so far
+    ranges_total: int
 
 
 @dataclass(frozen=True, slots=True)
 class Tenant:
-    name: str
+    key: Key
     threads: int
     items: int
     last_activity: int | None  # newest _ts, epoch seconds
+
+    @property
+    def name(self) -> str:
+        return self.key.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +157,7 @@ class Thread:
 
     @property
     def name(self) -> str:
-        return self.ref.thread
+        return self.ref.thread.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,17 +197,42 @@ class Turn:
         return tuple(seen)
 
 
+class Kind(StrEnum):
+    """What one HTTP request was for (the ledger counts them all, not only queries)."""
+
+    QUERY = "query"  # a page of a query
+    QUERY_PLAN = "query-plan"  # the SDK asking the gateway how to run a query
+    RANGES = "ranges"  # reading the container's partition key ranges
+    POINT = "point"  # one item by id
+    METADATA = "metadata"  # account, database or container properties
+    LOCAL = "local"  # the local workspace: no HTTP, a modelled request
+
+
 @dataclass(frozen=True, slots=True)
 class RequestCharge:
-    """One request as the gateway saw it."""
+    """One request as the ledger saw it: one HTTP response (or one that never came)."""
 
     operation: str  # e.g. "list-threads", "turns-page", "read-item"
     scope: Scope
     request_units: float
     duration_ms: float
     item_count: int
-    status: int  # HTTP-like status: 200, 404, 429, ...
+    status: int  # HTTP status: 200, 404, 429, ...; 0 when no answer came
     simulated: bool  # True when the charge is modelled, not measured
     target: str = ""  # what was asked for, for the request log
     activity_id: str | None = None
     retry_after_ms: float | None = None
+    kind: Kind = Kind.QUERY
+    attempt: int = 1  # 2 and more: the console retried this call after a 429 or a failure
+    call: int = 0  # the logical call (one page, one read) this response belongs to
+    cancelled: bool = False  # the caller gave up (user moved on, deadline): no answer used
+    cause: str = ""  # the view/action that asked, e.g. "browse: tenant counts"
+    at: float = 0.0  # wall-clock time of the answer, epoch seconds
+    background: bool = False  # counts and samples run in the background, stop at the budget
+
+    @property
+    def outcome(self) -> str:
+        """``200``, ``429``, … or ``cancelled`` / ``no answer``."""
+        if self.cancelled:
+            return "cancelled"
+        return str(self.status) if self.status else "no answer"

@@ -7,13 +7,12 @@ new code path: only a file. The format is documented in docs/schemas.md.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from cosmem_tui.model import MISSING, JsonValue, ThreadRef
+from cosmem_tui.model import InvalidKey, JsonValue, Key, ThreadRef
 from cosmem_tui.profiles.paths import FieldPath, Selector
 
 
@@ -108,29 +107,45 @@ class Schema:
         return (*self.thread_parents, self.thread)
 
     def thread_key(self, body: Mapping[str, JsonValue]) -> str | None:
-        """The thread name of an item: its thread value, or the JSON array of a composite one."""
-        if not self.thread_parents:
-            return _key_text(self.thread.get(body))
-        values = [p.get(body) for p in self.thread_paths]
-        if any(v is MISSING for v in values):
+        """The text of an item's thread key (``Key.text``), None when it has none."""
+        key = self.thread_key_of(body)
+        return key.text if key is not None else None
+
+    def thread_key_of(self, body: Mapping[str, JsonValue]) -> Key | None:
+        """An item's thread key: its thread value(s), None when absent or not a key value."""
+        try:
+            return Key(p.get(body) for p in self.thread_paths)
+        except InvalidKey:
+            return None  # missing (MISSING), or an object/array: not an addressable thread
+
+    def tenant_key_of(self, body: Mapping[str, JsonValue]) -> Key | None:
+        if self.tenant is None:
             return None
-        return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
+        try:
+            return Key.of(self.tenant.get(body))
+        except InvalidKey:
+            return None
 
     def thread_values(self, ref: ThreadRef) -> tuple[JsonValue, ...]:
-        """The partition key values a thread name stands for (one, or several if composite)."""
-        if not self.thread_parents:
-            return (ref.thread,)
-        try:
-            values = json.loads(ref.thread)
-        except ValueError:
-            values = None
-        if not isinstance(values, list) or len(values) != len(self.thread_paths):
+        """The partition key values a thread key stands for (one, or several if composite)."""
+        if len(ref.thread.values) != len(self.thread_paths):
             paths = ", ".join(p.text for p in self.thread_paths)
             raise SchemaError(
                 f"schema {self.name}: a thread is named by a JSON array of {paths}, "
-                f'e.g. \'["alice","s-1"]\', not {ref.thread!r}'
+                f'e.g. \'["alice","s-1"]\', not {ref.thread.text!r}'
             )
-        return tuple(values)
+        return ref.thread.values
+
+    def parse_thread(self, text: str) -> Key:
+        """The thread key a user typed (``Key.text`` form; a JSON array when composite)."""
+        try:
+            return Key.parse(text, len(self.thread_paths))
+        except InvalidKey:
+            paths = ", ".join(p.text for p in self.thread_paths)
+            raise SchemaError(
+                f"schema {self.name}: a thread is named by a JSON array of {paths}, "
+                f'e.g. \'["alice","s-1"]\', not {text!r}'
+            ) from None
 
     def partition_key_for(self, ref: ThreadRef) -> tuple[JsonValue, ...]:
         """The full partition key value of a thread, in the container's path order."""
@@ -142,7 +157,7 @@ class Schema:
             if self.tenant is not None and path == self.tenant.text:
                 if ref.tenant is None:
                     raise SchemaError(f"schema {self.name} needs a {self.tenant_label}")
-                values.append(ref.tenant)
+                values.append(ref.tenant.value)
             elif path in by_path:
                 values.append(by_path[path])
             else:
@@ -172,14 +187,6 @@ class Schema:
         if "ttl" not in keep:
             keep.append("ttl")
         return tuple(keep)
-
-
-def _key_text(value: JsonValue) -> str | None:
-    if value is MISSING:
-        return None
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 # -- building a Schema from a TOML table ---------------------------------------------------

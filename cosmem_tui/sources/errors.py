@@ -76,7 +76,17 @@ class PartitionKeyMismatch(StoreError):
     status = 400
 
 
-class CrossPartitionDeclined(StoreError):
-    """A cross-partition query that was not confirmed (or would exceed the RU budget)."""
+class BudgetSpent(StoreError):
+    """The session's RU budget is spent: background work stops; a declined foreground action.
+
+    ``needed_ru`` is what the refused work was expected to cost, so a message can say
+    which budget would have let it finish.
+    """
 
     status = 0
+
+    def __init__(self, message: str, *, spent_ru: float, budget_ru: float, needed_ru: float):
+        super().__init__(message)
+        self.spent_ru = spent_ru
+        self.budget_ru = budget_ru
+        self.needed_ru = needed_ru

@@ -1,54 +1,69 @@
-"""The one door every store request goes through.
+"""The one door every store request goes through: the session's ledger, budget and hold-off.
 
-It times each request, records its scope, item count, status and request charge
-(measured from ``x-ms-request-charge`` on Cosmos, modelled and marked simulated
-on the local workspace), keeps the session totals, and tells listeners (the UI
-header) about each new record. Backends open one ``request()`` per wire request,
-so a query of five pages is five records.
-
-It is also where the console behaves as a careful guest on a production account:
-
-* a per-session RU budget: a cross-partition query runs only when it is budgeted
-  (the one listing the browse path needs) and the budget is not spent, or when the
-  user confirms it through the confirmer the UI or CLI installs;
-* throttling: backends report each 429 the service answers (``note_throttle``),
-  listeners show "throttled, retrying in N ms", and ``throttle_pause_s()`` tells
-  the console's own pollers how long to hold off.
+* **Ledger.** One ``RequestCharge`` per HTTP response — query pages, the SDK's query
+  plans and partition-range reads, retries, errors — plus one record for a request
+  whose answer never came (timed out, cancelled). On the local workspace, where there
+  is no HTTP, a backend opens ``request()`` per modelled request. Records carry the
+  logical call they belong to, the attempt, the scope, and the action that caused
+  them (``cause``). Listeners (the header, the ledger view) see each record.
+* **Budget.** One RU budget per session covers *every* request. Before each call a
+  backend asks ``admit``: background work (counts, detection samples) stops quietly
+  with ``BudgetSpent`` once the next page would pass the budget; a foreground action
+  asks the installed confirmer once, saying what the rest of it will cost, and a yes
+  raises the budget by that much.
+* **Hold-off.** Every 429 sets the shared gate (``HoldOff``); each call awaits it, so a
+  throttled account sees one probing request at a time and never a retry storm.
 """
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
+from typing import TypeVar
 
 from cosmem_tui.model import (
-    FanOutRequest,
+    BudgetQuestion,
+    Kind,
     Meter,
     RequestCharge,
     Scope,
     SessionTotals,
     Throttling,
 )
-from cosmem_tui.sources.errors import CrossPartitionDeclined, StoreError, Throttled
+from cosmem_tui.sources.errors import BudgetSpent, StoreError, Throttled
+from cosmem_tui.sources.holdoff import HoldOff
 
 Listener = Callable[[RequestCharge], None]
 ThrottleListener = Callable[[Throttling], None]
-Confirmer = Callable[[FanOutRequest], Awaitable[bool]]
+Confirmer = Callable[[BudgetQuestion], Awaitable[bool]]
+_L = TypeVar("_L")
 
-DEFAULT_RU_BUDGET = 400.0  # per session; a DISTINCT over a mid-size container fits in it
+DEFAULT_RU_BUDGET = 400.0  # per session: the first screens of a large account fit in it
+DEFAULT_ESTIMATE_RU = 3.0  # a page's cost before the ledger has seen one of its kind
+BACKGROUND_CONCURRENCY = 2  # background calls in flight at once (counts, samples)
 
-
-# Meters follow the asyncio task (contextvars are copied into tasks and threads'
-# run_in_executor contexts), so concurrent UI workers each see only their own cost.
+# Meters and causes follow the asyncio task (contextvars are copied into tasks and into
+# to_thread calls), so concurrent UI workers each see only their own cost.
 _ACTIVE_METERS: ContextVar[tuple[Meter, ...]] = ContextVar("cosmem_meters", default=())
+_CAUSE: ContextVar[str] = ContextVar("cosmem_cause", default="")
+
+
+def check_budget(budget_ru: float | None) -> float | None:
+    """A session budget must be a positive number of RU (None: no budget)."""
+    if budget_ru is not None and not budget_ru > 0:
+        raise ValueError(f"the RU budget must be a positive number, not {budget_ru:g}")
+    return budget_ru
 
 
 class RequestTicket:
-    """Filled in by the backend while its request runs."""
+    """Filled in by a local backend while its modelled request runs."""
 
     __slots__ = ("activity_id", "items", "request_units", "retry_after_ms", "simulated", "status")
 
@@ -66,29 +81,63 @@ class RequestTicket:
 
 
 class Gateway:
-    def __init__(self, *, history: int = 1000, budget_ru: float | None = None) -> None:
-        self._budget_ru = budget_ru  # None: no budget (the local workspace models charges)
-        self._budget_step = budget_ru
+    def __init__(
+        self,
+        *,
+        history: int = 5000,
+        budget_ru: float | None = None,
+        hold_off: HoldOff | None = None,
+    ) -> None:
+        self._budget_ru = check_budget(budget_ru)  # what background work may spend
+        self._granted_ru = 0.0  # what the user allowed foreground actions beyond it
+        self._budget_step = self._budget_ru or 0.0  # a yes grants at least one more budget
+        self.hold_off = hold_off or HoldOff()
         self._confirmer: Confirmer | None = None
-        self._approved: set[tuple[str, str]] = set()
         self._throttle_listeners: list[ThrottleListener] = []
         self._notice_listeners: list[Callable[[str], None]] = []
-        self._throttled_until = 0.0  # time.monotonic() before which pollers hold off
         self._records: deque[RequestCharge] = deque(maxlen=history)
         self._lock = threading.Lock()
         self._listeners: list[Listener] = []
+        self._calls = itertools.count(1)
         self._requests = 0
         self._request_units = 0.0
         self._simulated = False
         self._throttled = 0
+        self._cancelled = 0
         self._by_scope: dict[Scope, int] = {}
+        self._cost_by_operation: dict[str, tuple[int, float]] = {}
+        self._background: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, asyncio.Semaphore
+        ] = weakref.WeakKeyDictionary()
+
+    # -- the ledger ---------------------------------------------------------------------
+
+    def next_call(self) -> int:
+        """A number for one logical call (a page, a point read): its responses share it."""
+        return next(self._calls)
+
+    @staticmethod
+    def cause() -> str:
+        return _CAUSE.get()
+
+    @staticmethod
+    @contextmanager
+    def caused_by(cause: str) -> Iterator[None]:
+        """Label the requests made inside this block with the action that made them."""
+        token = _CAUSE.set(cause)
+        try:
+            yield
+        finally:
+            _CAUSE.reset(token)
 
     @asynccontextmanager
     async def request(
         self, operation: str, scope: Scope, *, target: str = ""
     ) -> AsyncIterator[RequestTicket]:
+        """One modelled request of a backend without HTTP (the local workspace)."""
         ticket = RequestTicket()
         started = time.perf_counter()
+        cancelled = False
         try:
             yield ticket
         except StoreError as exc:
@@ -96,11 +145,15 @@ class Gateway:
             if isinstance(exc, Throttled):
                 ticket.retry_after_ms = exc.retry_after_ms
             raise
+        except asyncio.CancelledError:
+            cancelled = True
+            ticket.status = 0
+            raise
         except Exception:
             ticket.status = 0 if ticket.status == 200 else ticket.status  # 0: no answer
             raise
         finally:
-            self._record(
+            self.record(
                 RequestCharge(
                     operation=operation,
                     scope=scope,
@@ -112,6 +165,11 @@ class Gateway:
                     target=target,
                     activity_id=ticket.activity_id,
                     retry_after_ms=ticket.retry_after_ms,
+                    kind=Kind.LOCAL,
+                    call=self.next_call(),
+                    cancelled=cancelled,
+                    cause=_CAUSE.get(),
+                    at=time.time(),
                 )
             )
 
@@ -124,7 +182,8 @@ class Gateway:
         finally:
             _ACTIVE_METERS.reset(token)
 
-    def _record(self, record: RequestCharge) -> None:
+    def record(self, record: RequestCharge) -> None:
+        """Add one request to the ledger (called by backends, once per HTTP response)."""
         for meter in _ACTIVE_METERS.get():
             meter.add(record)
         with self._lock:
@@ -135,18 +194,29 @@ class Gateway:
             self._by_scope[record.scope] = self._by_scope.get(record.scope, 0) + 1
             if record.status == 429:
                 self._throttled += 1
+            if record.cancelled:
+                self._cancelled += 1
+            if record.kind in (Kind.QUERY, Kind.POINT, Kind.LOCAL) and record.status == 200:
+                count, total = self._cost_by_operation.get(record.operation, (0, 0.0))
+                self._cost_by_operation[record.operation] = (
+                    count + 1,
+                    total + record.request_units,
+                )
             listeners = list(self._listeners)
         for listener in listeners:
             listener(record)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
+        return self._add(self._listeners, listener)
+
+    def _add(self, listeners: list[_L], listener: _L) -> Callable[[], None]:
         with self._lock:
-            self._listeners.append(listener)
+            listeners.append(listener)
 
         def unsubscribe() -> None:
             with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
+                if listener in listeners:
+                    listeners.remove(listener)
 
         return unsubscribe
 
@@ -158,103 +228,149 @@ class Gateway:
                 simulated=self._simulated,
                 by_scope=dict(self._by_scope),
                 throttled=self._throttled,
-                budget_ru=self._budget_ru,
+                budget_ru=self._foreground_budget(),
+                cancelled=self._cancelled,
             )
 
     def records(self) -> list[RequestCharge]:
         with self._lock:
             return list(self._records)
 
-    # -- the RU budget and cross-partition confirmation ---------------------------------
+    # -- the budget ---------------------------------------------------------------------
 
     @property
     def budget_ru(self) -> float | None:
-        return self._budget_ru
+        """The budget a foreground action may spend: the session's plus what was granted."""
+        with self._lock:
+            return self._foreground_budget()
 
-    def set_confirmer(self, confirmer: Confirmer | None) -> None:
-        """Who to ask before an unbudgeted cross-partition query (None: refuse them all)."""
-        self._confirmer = confirmer
+    def _foreground_budget(self) -> float | None:
+        return None if self._budget_ru is None else self._budget_ru + self._granted_ru
 
-    def _spent(self) -> float:
+    @property
+    def spent_ru(self) -> float:
         with self._lock:
             return self._request_units
 
-    async def authorize_fan_out(self, operation: str, target: str, *, budgeted: bool) -> None:
-        """Call before the first page of a cross-partition query; raises when not allowed.
+    def set_budget(self, budget_ru: float | None) -> None:
+        """A new session budget (the user raised it, or a profile set it)."""
+        budget_ru = check_budget(budget_ru)
+        with self._lock:
+            self._budget_ru = budget_ru
+            self._granted_ru = 0.0
+            self._budget_step = budget_ru or 0.0
 
-        ``budgeted`` marks the one fan-out the browse path is built on (listing the
-        top level); it runs without asking while the session budget lasts. Anything
-        else is asked about once per operation and target for the session.
+    def set_confirmer(self, confirmer: Confirmer | None) -> None:
+        """Who to ask before a foreground action goes past the budget (None: refuse)."""
+        self._confirmer = confirmer
+
+    def estimate_ru(self, operation: str) -> float:
+        """What one more page of ``operation`` is likely to cost: its average so far, else
+        the average answered request of the session, else a small default."""
+        with self._lock:
+            count, total = self._cost_by_operation.get(operation, (0, 0.0))
+            if not count:
+                count = sum(c for c, _ in self._cost_by_operation.values())
+                total = sum(t for _, t in self._cost_by_operation.values())
+        return total / count if count else DEFAULT_ESTIMATE_RU
+
+    def affordable(self, estimate_ru: float, *, background: bool = False) -> bool:
+        """Would work expected to cost ``estimate_ru`` stay within the budget?
+
+        Background work stops at the session's budget; what the user granted a
+        foreground action beyond it is that action's, not the background's.
         """
-        if budgeted:
-            await self.check_budget(operation, target)
-            return
-        if (operation, target) in self._approved:
-            return
-        await self._ask(operation, target, budget_reached=False)
-        self._approved.add((operation, target))
+        with self._lock:
+            budget = self._budget_ru if background else self._foreground_budget()
+            return budget is None or self._request_units + estimate_ru <= budget
 
-    async def check_budget(self, operation: str, target: str) -> None:
-        """Call before each further page of a cross-partition scan: ask once the budget is spent."""
-        if self._budget_ru is None or self._spent() < self._budget_ru:
-            return
-        await self._ask(operation, target, budget_reached=True)
-        with self._lock:  # the user said go on: one more budget's worth
-            self._budget_ru = self._request_units + (self._budget_step or 0.0)
+    async def admit(
+        self,
+        operation: str,
+        target: str,
+        *,
+        background: bool,
+        estimate_ru: float | None = None,
+        remaining_ru: float | None = None,
+    ) -> None:
+        """Call before each call (page, read): returns when it may be sent, else raises.
 
-    async def _ask(self, operation: str, target: str, *, budget_reached: bool) -> None:
-        request = FanOutRequest(operation, target, self._spent(), self._budget_ru, budget_reached)
-        if self._confirmer is None or not await self._confirmer(request):
-            if budget_reached:
-                raise CrossPartitionDeclined(
-                    f"stopped {operation} ({target}): the session's RU budget of "
-                    f"{self._budget_ru:,.0f} RU is spent ({request.spent_ru:,.1f} RU)"
-                )
-            raise CrossPartitionDeclined(
-                f"not running {operation} ({target}): it is a cross-partition query "
-                "and was not confirmed"
+        ``estimate_ru`` is this call's expected cost (default: the operation's average so
+        far); ``remaining_ru`` what the whole action still needs, for the question a
+        foreground action asks once the budget would be passed.
+        """
+        page = self.estimate_ru(operation) if estimate_ru is None else estimate_ru
+        if self.affordable(page, background=background):
+            return
+        with self._lock:
+            spent = self._request_units
+            budget = (self._budget_ru if background else self._foreground_budget()) or 0.0
+        needed = max(page, remaining_ru or 0.0)
+        if background or self._confirmer is None:
+            raise BudgetSpent(
+                f"{operation} ({target}) stopped: the session's RU budget of {budget:,.0f} RU "
+                f"is spent ({spent:,.1f} RU); about {needed:,.0f} RU more would finish it",
+                spent_ru=spent,
+                budget_ru=budget,
+                needed_ru=needed,
             )
+        # Estimates of unfinished listings are guesses: a yes grants at least one more
+        # session budget, so a long action asks a few times at most, never once per page.
+        needed = max(needed, self._budget_step)
+        question = BudgetQuestion(operation, target, spent, budget, needed)
+        if not await self._confirmer(question):
+            raise BudgetSpent(
+                f"{operation} ({target}) not run: it needs about {needed:,.0f} RU and the "
+                f"session has spent {spent:,.1f} of its {budget:,.0f} RU budget",
+                spent_ru=spent,
+                budget_ru=budget,
+                needed_ru=needed,
+            )
+        with self._lock:  # yes: foreground actions may spend what the action said it needs
+            self._granted_ru = max(budget, self._request_units) + needed - (self._budget_ru or 0.0)
 
-    # -- throttling ----------------------------------------------------------------------
+    # -- background work ----------------------------------------------------------------
+
+    @asynccontextmanager
+    async def background_slot(self) -> AsyncIterator[None]:
+        """Background calls run few at a time, so they never crowd out what the user asked."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            slots = self._background.get(loop)
+            if slots is None:
+                slots = self._background[loop] = asyncio.Semaphore(BACKGROUND_CONCURRENCY)
+        async with slots:
+            yield
+
+    # -- throttling ---------------------------------------------------------------------
 
     def subscribe_throttle(self, listener: ThrottleListener) -> Callable[[], None]:
+        return self._add(self._throttle_listeners, listener)
+
+    def note_throttle(
+        self, operation: str, target: str, attempt: int, retry_after_ms: float | None
+    ) -> None:
+        """A 429 arrived: hold the whole session off and tell the listeners."""
+        wait_s = self.hold_off.throttled(retry_after_ms)
+        event = Throttling(operation, target, attempt, retry_after_ms, wait_s)
         with self._lock:
-            self._throttle_listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._throttle_listeners:
-                    self._throttle_listeners.remove(listener)
-
-        return unsubscribe
-
-    def note_throttle(self, event: Throttling) -> None:
-        """A backend saw a 429: remember how long to hold off and tell the listeners."""
-        wait_s = (event.retry_after_ms or 0.0) / 1000.0
-        with self._lock:
-            self._throttled_until = max(self._throttled_until, time.monotonic() + wait_s)
             listeners = list(self._throttle_listeners)
         for listener in listeners:
             listener(event)
 
-    def throttle_pause_s(self) -> float:
-        """Seconds the console's own polling should still wait (0 when not throttled)."""
-        with self._lock:
-            return max(0.0, self._throttled_until - time.monotonic())
+    def note_answer(self) -> None:
+        """A response that is not a 429: the account serves us again."""
+        self.hold_off.answered()
 
-    # -- notices (sign-in prompts and the like) ------------------------------------------
+    def throttle_pause_s(self) -> float:
+        """Seconds every call (and every live poller) still waits (0 when not throttled)."""
+        return self.hold_off.pause_s()
+
+    # -- notices (sign-in prompts and the like) -----------------------------------------
 
     def subscribe_notice(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Lines the user must read while a request waits, e.g. a device-code sign-in prompt."""
-        with self._lock:
-            self._notice_listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._notice_listeners:
-                    self._notice_listeners.remove(listener)
-
-        return unsubscribe
+        return self._add(self._notice_listeners, listener)
 
     def notice(self, text: str) -> None:
         with self._lock:

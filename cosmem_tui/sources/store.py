@@ -3,7 +3,10 @@
 Behaviour the contract suite pins down for every backend:
 
 * expired items (``now >= _ts + effective ttl``) are invisible everywhere;
-* tenants are listed by name, threads by name, with counts of visible items;
+* top-level keys (tenants, or threads on schemas without tenants) are listed page by
+  page with a resumable cursor, every key exactly once, typed (``42`` is not ``"42"``);
+  ``key_counts`` counts one of them (visible items, newest write, threads or
+  short/long-term items); the threads of a tenant come with their counts;
 * turns come in the schema's order (undefined < null < numbers < strings, then
   ``id``), in pages of at most ``MAX_PAGE_SIZE`` with an opaque continuation;
   ``newest_first`` walks the same order backwards;
@@ -21,7 +24,16 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from cosmem_tui.model import ContainerProperties, Item, Page, Tenant, Thread, ThreadRef
+from cosmem_tui.model import (
+    ContainerProperties,
+    Item,
+    Key,
+    KeyCounts,
+    KeyPage,
+    Page,
+    Thread,
+    ThreadRef,
+)
 from cosmem_tui.profiles import Schema
 from cosmem_tui.sources.gateway import Gateway
 
@@ -55,9 +67,28 @@ class MemoryStore(Protocol):
 
     async def container_properties(self) -> ContainerProperties: ...
 
-    async def list_tenants(self) -> list[Tenant]: ...
+    @property
+    def cache_id(self) -> str | None:
+        """Where listings of this container may be cached between runs (None: never)."""
+        ...
 
-    async def list_threads(self, tenant: str | None) -> list[Thread]: ...
+    def listing_notes(self) -> list[str]:
+        """What the user should know about how listings were made (fallbacks taken)."""
+        ...
+
+    async def list_keys(self, cursor: str | None = None, *, since: int | None = None) -> KeyPage:
+        """One call's worth of top-level keys; pass the returned cursor for the next.
+
+        ``since`` (epoch seconds): only keys with an item written after it (a reload)."""
+        ...
+
+    async def key_counts(self, key: Key) -> KeyCounts:
+        """Counts of one top-level key: background work, it stops quietly at the budget."""
+        ...
+
+    async def list_threads(self, tenant: Key) -> list[Thread]:
+        """The threads of one tenant, with their counts (schemas with a tenant level)."""
+        ...
 
     async def page_turns(
         self,

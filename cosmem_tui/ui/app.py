@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import ClassVar, TextIO
 
 from textual import events
 from textual.app import App
 from textual.message import Message
 
-from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session
+from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session_async
 from cosmem_tui.model import Clock, SystemClock
 from cosmem_tui.ui.browse import BrowseScreen
+from cosmem_tui.ui.failure import SessionFailedScreen
 from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.keys import APP_KEYS
 from cosmem_tui.ui.messages import describe_error
@@ -65,7 +67,7 @@ class CosmemApp(App[None]):
         *,
         clock: Clock | None = None,
         theme: str | None = None,
-        session_factory: Callable[[], Session] | None = None,
+        session_factory: Callable[[], Awaitable[Session]] | None = None,
     ) -> None:
         super().__init__()
         self.options = options or SessionOptions()
@@ -84,7 +86,7 @@ class CosmemApp(App[None]):
         self.push_screen(self.browse)
         if self.options.needs_demo_build() and self._session_factory is None:
             self.browse.show_progress("first run: creating the demo workspace…")
-        self.run_worker(self._open, thread=True, group="session", exit_on_error=False)
+        self.run_worker(self._open, group="session", exit_on_error=False)
 
     def _watch_terminal(self) -> None:
         # A process that outlives its terminal (an SSH drop without SIGHUP reaching it,
@@ -93,11 +95,15 @@ class CosmemApp(App[None]):
         if not terminal_alive(sys.__stdin__):
             self.exit(return_code=EXIT_TERMINAL_LOST)
 
-    def _open(self) -> None:
-        """Thread worker: build the demo on first run, open the workspace, report back."""
+    async def _open(self) -> None:
+        """Build the demo on first run (on a thread), open the session, report back.
+
+        A Cosmos session opens on this event loop: its client and credential serve
+        the whole session, detection included.
+        """
         try:
             if self._session_factory is not None:
-                session = self._session_factory()
+                session = await self._session_factory()
             else:
                 if self.options.needs_demo_build():
 
@@ -105,8 +111,10 @@ class CosmemApp(App[None]):
                         text = f"first run: creating the demo workspace… {done:.0%}"
                         self.post_message(Progress(text))
 
-                    build_demo(self.options.workspace_path, self.clock, progress)
-                session = open_session(
+                    await asyncio.to_thread(
+                        build_demo, self.options.workspace_path, self.clock, progress
+                    )
+                session = await open_session_async(
                     self.options,
                     self.clock,
                     notice=lambda text: self.post_message(Progress(text)),  # sign-in prompts
@@ -125,6 +133,19 @@ class CosmemApp(App[None]):
 
     def on_session_failed(self, message: SessionFailed) -> None:
         self.browse.set_status(message.error, error=True)
+
+        def retry(again: bool | None) -> None:
+            if again:
+                self.browse.set_status("opening again…")
+                self.run_worker(self._open, group="session", exit_on_error=False)
+
+        self.push_screen(SessionFailedScreen(message.error, self._where()), retry)
+
+    def _where(self) -> str:
+        options = self.options
+        if options.cosmos is not None:
+            return options.cosmos.describe()
+        return f"the workspace {options.workspace_path}"
 
     async def on_event(self, event: events.Event) -> None:
         # While the command bar is open, keys are applied here, in the order they

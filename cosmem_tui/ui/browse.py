@@ -18,18 +18,21 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Static
 
 from cosmem_tui.core.browse import TurnDetail, TurnPage
+from cosmem_tui.core.directory import Listing
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import Side, TurnWindow
 from cosmem_tui.model import (
-    FanOutRequest,
-    Tenant,
+    BudgetQuestion,
+    Key,
     Thread,
     ThreadRef,
 )
+from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.profiles import ValueType
 from cosmem_tui.ui.commands import (
     Mistake,
@@ -40,14 +43,16 @@ from cosmem_tui.ui.commands import (
     ShowTenants,
     parse_command,
 )
-from cosmem_tui.ui.confirm import ConfirmFanOut
+from cosmem_tui.ui.confirm import ConfirmBudget
 from cosmem_tui.ui.detail import render_detail
 from cosmem_tui.ui.keys import BROWSE_KEYS, LIST_KEYS
 from cosmem_tui.ui.messages import (
     Charged,
+    Counted,
     Level,
     Loaded,
     LoadFailed,
+    NamesListed,
     SourceNotice,
     ThrottleNotice,
     cost_text,
@@ -57,8 +62,9 @@ from cosmem_tui.ui.messages import (
 from cosmem_tui.ui.rows import (
     TENANT_COLUMNS,
     THREAD_COLUMNS,
+    TOP_THREAD_COLUMNS,
     TURN_COLUMNS,
-    TenantRows,
+    KeyRows,
     ThreadRows,
     TurnRows,
     tenant_columns,
@@ -73,6 +79,7 @@ TURN_PAGE_SIZE = 100
 TIME_ORDERS = (ValueType.ISO8601, ValueType.EPOCH_S, ValueType.EPOCH_MS, ValueType.EPOCH_NS)
 WIDE = 110  # columns from which a third Miller column fits
 COUNTDOWN_REFRESH_S = 30.0
+COUNTDOWN_TICK_S = 0.2  # the hold-off countdown in the header, only while holding off
 
 
 class BrowseScreen(Screen[None]):
@@ -99,16 +106,19 @@ class BrowseScreen(Screen[None]):
         super().__init__()
         self.session: Session | None = None
         self.level = Level.TENANTS
-        self.tenant: str | None = None
+        self.tenant: Key | None = None
         self.thread: ThreadRef | None = None
         self.window: TurnWindow | None = None
         self.detail_turn_index: int | None = None
         self.detail: TurnDetail | None = None
         self.generation = {level: 0 for level in Level}
         self.fetching: set[Side] = set()
-        self.tenants: list[Tenant] = []
+        self.keys: KeyRows | None = None  # the top-level list (tenants, or threads)
         self.threads: list[Thread] = []
+        self._count_wanted: list[Key] = []  # rows on screen whose counts are missing
+        self._counting = False
         self._pending_status: tuple[str, bool] | None = None
+        self._countdown: Timer | None = None
 
     # -- composition -----------------------------------------------------------------
 
@@ -167,20 +177,29 @@ class BrowseScreen(Screen[None]):
         session.gateway.subscribe(lambda record: self.post_message(Charged(record)))
         session.gateway.subscribe_throttle(lambda event: self.post_message(ThrottleNotice(event)))
         session.gateway.subscribe_notice(lambda text: self.post_message(SourceNotice(text)))
-        session.gateway.set_confirmer(self._confirm_fan_out)
+        session.gateway.set_confirmer(self._confirm_budget)
         self.run_worker(self._fetch_container, group="container", exit_on_error=False)
+        self.level = Level.TENANTS
+        tenants = self.query_one("#tenants", RowList)
         if session.schema.has_tenant_level:
-            self.level = Level.TENANTS
-            tenants = self.query_one("#tenants", RowList)
-            tenants.border_title = plain(f"{session.schema.tenant_label}s")
             tenants.columns = list(tenant_columns(session.schema.tenant_label))
-            self._load_tenants()
         else:
-            self.level = Level.THREADS
-            self._open_threads(None)
+            tenants.columns = list(TOP_THREAD_COLUMNS)
+        tenants.border_title = plain(self._top_label)
+        cached = session.service.directory.cached()
+        if cached is not None:
+            self._show_names(cached)
+        self._load_tenants()
         self._layout()
         if session.notes:
             self.set_status("; ".join(session.notes))
+
+    @property
+    def _top_label(self) -> str:
+        """What the first list holds: "tenants", "users", or "threads" without tenants."""
+        assert self.session is not None
+        schema = self.session.schema
+        return f"{schema.tenant_label}s" if schema.has_tenant_level else "threads"
 
     def _source_label(self) -> str:
         assert self.session is not None
@@ -197,34 +216,39 @@ class BrowseScreen(Screen[None]):
 
     def on_charged(self, message: Charged) -> None:
         if self.session is not None:
-            header = self.query_one(SessionHeader)
-            if message.record.status == 200 and header.throttle:
-                header.show(throttle="")  # an answer came through: no longer throttled
-            header.show(totals=self.session.gateway.totals())
+            self.query_one(SessionHeader).show(totals=self.session.gateway.totals())
 
     def on_throttle_notice(self, message: ThrottleNotice) -> None:
-        event = message.event
-        self.query_one(SessionHeader).show(throttle=event.describe())
-        if not event.retrying:  # keep the 429 up while the account asks us to wait
-            wait_s = max(2.0, (event.retry_after_ms or 0.0) / 1000.0)
-            self.set_timer(wait_s, self._clear_throttle)
+        """A 429: count down the session's hold-off in the header until it is over."""
+        self._show_hold_off()
+        if self._countdown is None:
+            self._countdown = self.set_interval(COUNTDOWN_TICK_S, self._show_hold_off)
 
-    def _clear_throttle(self) -> None:
-        if self.session is not None and self.session.gateway.throttle_pause_s() == 0:
-            self.query_one(SessionHeader).show(throttle="")
+    def _show_hold_off(self) -> None:
+        if self.session is None:
+            return
+        pause = self.session.gateway.throttle_pause_s()
+        header = self.query_one(SessionHeader)
+        if pause > 0:
+            header.show(throttle=f"429 · holding off {pause:.1f} s")
+            return
+        header.show(throttle="")
+        if self._countdown is not None:
+            self._countdown.stop()
+            self._countdown = None
 
     def on_source_notice(self, message: SourceNotice) -> None:
         self.set_status(message.text)
 
-    async def _confirm_fan_out(self, request: FanOutRequest) -> bool:
-        """The Gateway's confirmer: a modal, awaited by the worker that wants the query."""
+    async def _confirm_budget(self, request: BudgetQuestion) -> bool:
+        """The Gateway's confirmer: a modal, awaited by the worker that wants to go on."""
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
         def done(result: bool | None) -> None:
             if not answer.done():
                 answer.set_result(bool(result))
 
-        self.app.push_screen(ConfirmFanOut(request), done)
+        self.app.push_screen(ConfirmBudget(request), done)
         return await answer
 
     # -- layout ------------------------------------------------------------------------
@@ -239,11 +263,11 @@ class BrowseScreen(Screen[None]):
         if level is Level.TENANTS:
             return [("tenants", "1fr")]
         if level is Level.THREADS:
-            if not has_tenants:
-                return [("threads", "1fr")]
             return [("tenants", "32" if wide else "26"), ("threads", "1fr")]
         if level is Level.TURNS:
-            if wide and has_tenants:
+            if not has_tenants:  # the top list holds the threads
+                return [("tenants", "30" if wide else "24"), ("turns", "1fr")]
+            if wide:
                 return [("tenants", "22"), ("threads", "28"), ("turns", "1fr")]
             return [("threads", "30" if wide else "24"), ("turns", "1fr")]
         return [("turns", "50" if wide else "30"), ("detail", "1fr")]
@@ -270,15 +294,11 @@ class BrowseScreen(Screen[None]):
     def _update_crumbs(self) -> None:
         if self.session is None:
             return
-        parts = (
-            [f"{self.session.schema.tenant_label}s"]
-            if self.session.schema.has_tenant_level
-            else ["threads"]
-        )
+        parts = [self._top_label]
         if self.tenant is not None and self.level >= Level.THREADS:
-            parts.append(self.tenant)
+            parts.append(self.tenant.text)
         if self.thread is not None and self.level >= Level.TURNS:
-            parts.append(self.thread.thread)
+            parts.append(self.thread.thread.text)
         if self.level is Level.DETAIL and self.detail_turn_index is not None:
             parts.append(f"turn #{self.detail_turn_index + 1}")
         self.query_one("#crumbs", Static).update(
@@ -329,28 +349,163 @@ class BrowseScreen(Screen[None]):
 
     # -- loading each level -------------------------------------------------------------
 
-    def _load_tenants(self) -> None:
+    def _load_tenants(self, *, fresh: bool = False) -> None:
+        """List the top-level names (resuming or refreshing what is known), page by page."""
         assert self.session is not None
         self._bump(Level.TENANTS)
+        generation = self.generation[Level.TENANTS]
+        directory = self.session.service.directory
         tenants = self.query_one("#tenants", RowList)
-        tenants.border_subtitle = plain("loading…")
-        self._start(Level.TENANTS, self.session.service.tenants, group="tenants")
+        tenants.border_subtitle = plain("listing…")
+        if self.keys is None:
+            tenants.set_source(
+                KeyRows([], directory, self.session.clock, tenants=True),
+                empty_text=f"listing {self._top_label}…",
+            )
 
-    def _open_threads(self, tenant: str | None) -> None:
+        def progress(listing: Listing) -> None:
+            self.post_message(NamesListed(generation, listing, final=False))
+
+        async def work() -> None:
+            with self.session.gateway.caused_by(f"browse: list {self._top_label}"):  # type: ignore[union-attr]
+                listing = await directory.list(fresh=fresh, progress=progress)
+            self.post_message(NamesListed(generation, listing, final=True))
+
+        self.run_worker(work, group="tenants", exclusive=True, exit_on_error=False)
+
+    def _show_names(self, listing: Listing) -> None:
+        """Put the names known so far on screen, keeping the cursor on its row."""
+        assert self.session is not None
+        tenants = self.query_one("#tenants", RowList)
+        current = None
+        if self.keys is not None and (index := tenants.current_index) is not None:
+            current = self.keys.keys[index] if index < len(self.keys.keys) else None
+        self.keys = KeyRows(
+            listing.keys,
+            self.session.service.directory,
+            self.session.clock,
+            tenants=self.session.schema.has_tenant_level,
+        )
+        filter_text = tenants.filter_text
+        empty = f"no {self._top_label}" if listing.complete else f"listing {self._top_label}…"
+        tenants.set_source(self.keys, empty_text=empty)
+        if filter_text:
+            tenants.set_filter(filter_text)
+        if current is not None and (index := self.keys.index_of(current)) is not None:
+            tenants.select_index(index)
+        count = f"{len(listing.keys):,}" if listing.complete else f"{len(listing.keys):,}+"
+        tenants.border_title = plain(f"{self._top_label} ({count})")
+
+    def on_names_listed(self, message: NamesListed) -> None:
+        if message.generation != self.generation[Level.TENANTS] or self.session is None:
+            return
+        listing = message.listing
+        self._show_names(listing)
+        tenants = self.query_one("#tenants", RowList)
+        if not message.final:
+            ranges = (
+                f" · partition {listing.ranges_done}/{listing.ranges_total}"
+                if listing.ranges_total > 1
+                else ""
+            )
+            tenants.border_subtitle = plain(f"listing…{ranges}")
+            return
+        age = listing.age_s(self.session.clock.now())
+        listed = "" if age is None or age < 60 else f" · names {format_duration(age)} old"
+        tenants.border_subtitle = plain(
+            f"{'partial' if not listing.complete else 'listed'}{listed}"
+        )
+        notes = "".join(f" · {note}" for note in self.session.listing_notes())
+        if listing.stopped is not None:
+            where = (
+                f" ({listing.ranges_done} of {listing.ranges_total} partitions)"
+                if listing.ranges_total
+                else ""
+            )
+            self.set_status(
+                f"{len(listing.keys):,} {self._top_label} listed{where}, then the listing "
+                f"stopped: {listing.stopped} · r goes on",
+                error=True,
+            )
+        else:
+            self.set_status(
+                f"{len(listing.keys):,} {self._top_label} · counts come as rows are shown · "
+                f"expired items are hidden{notes}"
+            )
+        self._want_counts(tenants.shown_indices())
+
+    @on(RowList.RowsShown, "#tenants")
+    def _tenant_rows_shown(self, event: RowList.RowsShown) -> None:
+        self._want_counts(event.indices)
+
+    def _want_counts(self, indices: tuple[int, ...]) -> None:
+        """Count the rows on screen that have no counts yet (one background worker)."""
+        if self.session is None or self.keys is None:
+            return
+        directory = self.session.service.directory
+        keys = self.keys.keys
+        self._count_wanted = [
+            keys[i] for i in indices if i < len(keys) and directory.needs_count(keys[i])
+        ]
+        if self._count_wanted and not self._counting:
+            self._counting = True
+            self.run_worker(self._count_rows, group="counts", exit_on_error=False)
+
+    async def _count_rows(self) -> None:
+        assert self.session is not None
+        directory = self.session.service.directory
+
+        async def lane() -> None:
+            while self._count_wanted:
+                key = self._count_wanted.pop(0)
+                if not directory.needs_count(key):
+                    continue
+                with self.session.gateway.caused_by(f"browse: count {self._top_label}"):  # type: ignore[union-attr]
+                    state = await directory.count(key)
+                self.post_message(Counted(key, state))
+
+        try:
+            await asyncio.gather(lane(), lane())  # the gateway keeps background work at two
+        finally:
+            self._counting = False
+
+    def on_counted(self, message: Counted) -> None:
+        if self.keys is None:
+            return
+        self.keys.counts_changed()
+        tenants = self.query_one("#tenants", RowList)
+        tenants.refresh()
+        if message.state.error == "budget spent":
+            self.set_status(
+                "counts stop at the session's RU budget: rows past it show — · "
+                "c counts the rows on screen anyway (asks first)",
+                error=False,
+            )
+        if self._count_wanted and not self._counting:
+            self._want_counts(tenants.shown_indices())
+
+    def _open_threads(self, tenant: Key | str) -> None:
+        """Open a tenant's threads: a Key from the list, or the text a person typed."""
         assert self.session is not None
         self._bump(Level.THREADS)
-        self.tenant = tenant
+        self.tenant = tenant if isinstance(tenant, Key) else None
         self.thread = None
         self.threads = []
         threads = self.query_one("#threads", RowList)
         threads.set_source(ThreadRows([], self.session.clock), empty_text="loading threads…")
-        label = f"threads of {tenant}" if tenant is not None else "threads"
-        threads.border_title = plain(label)
+        name = tenant.text if isinstance(tenant, Key) else tenant
+        threads.border_title = plain(f"threads of {name}")
         threads.border_subtitle = plain("loading…")
         self.level = Level.THREADS
         self._layout()
         service = self.session.service
-        self._start(Level.THREADS, lambda: service.threads(tenant), group="threads")
+
+        async def fetch() -> tuple[Key, list[Thread]]:
+            if isinstance(tenant, Key):
+                return tenant, await service.threads(tenant)
+            return await service.threads_named(tenant)
+
+        self._start(Level.THREADS, fetch, group="threads")
 
     def _open_turns(self, ref: ThreadRef, expected: int | None) -> None:
         assert self.session is not None
@@ -428,24 +583,13 @@ class BrowseScreen(Screen[None]):
         if message.generation != self.generation[message.level] or self.session is None:
             return
         clock = self.session.clock
-        if message.level is Level.TENANTS:
-            self.tenants = message.value
-            tenants = self.query_one("#tenants", RowList)
-            tenants.set_source(TenantRows(self.tenants, clock), empty_text="no tenants")
-            label = f"{self.session.schema.tenant_label}s"
-            tenants.border_title = plain(f"{label} ({len(self.tenants)})")
-            tenants.border_subtitle = plain(cost_text(message.cost))
-            items = sum(t.items for t in self.tenants)
-            notes = "".join(f" · {note}" for note in self.session.listing_notes())
-            self.set_status(
-                f"{items:,} visible items in {len(self.tenants)} "
-                f"{self.session.schema.tenant_label}s · expired items are hidden{notes}"
-            )
-        elif message.level is Level.THREADS:
-            self.threads = message.value
+        if message.level is Level.THREADS:
+            self.tenant, self.threads = message.value
+            self._update_crumbs()
             threads = self.query_one("#threads", RowList)
             threads.set_source(ThreadRows(self.threads, clock), empty_text="no threads")
-            label = f"threads of {self.tenant}" if self.tenant is not None else "threads"
+            assert self.tenant is not None
+            label = f"threads of {self.tenant.text}"
             threads.border_title = plain(f"{label} ({len(self.threads)})")
             threads.border_subtitle = plain(cost_text(message.cost))
             self.set_status("")
@@ -541,8 +685,15 @@ class BrowseScreen(Screen[None]):
             return
         if self.level is Level.TENANTS:
             index = self.query_one("#tenants", RowList).current_index
-            if index is not None:
-                self._open_threads(self.tenants[index].name)
+            if index is None or self.keys is None:
+                return
+            key = self.keys.keys[index]
+            if self.session.schema.has_tenant_level:
+                self._open_threads(key)
+            else:  # the top list holds threads: open its turns
+                state = self.session.service.directory.count_state(key)
+                known = state.counts.items if state is not None and state.counts else None
+                self._open_turns(ThreadRef(None, key), known)
         elif self.level is Level.THREADS:
             index = self.query_one("#threads", RowList).current_index
             if index is not None:
@@ -562,9 +713,10 @@ class BrowseScreen(Screen[None]):
             return
         if self.session is None:
             return
-        lowest = Level.TENANTS if self.session.schema.has_tenant_level else Level.THREADS
-        if self.level > lowest:
+        if self.level > Level.TENANTS:
             self.level = Level(self.level - 1)
+            if self.level is Level.THREADS and not self.session.schema.has_tenant_level:
+                self.level = Level.TENANTS  # the top list holds the threads
             self._layout()
 
     def action_reload(self) -> None:
@@ -572,8 +724,9 @@ class BrowseScreen(Screen[None]):
         if self.session is None:
             return
         if self.level is Level.TENANTS:
+            self.session.service.directory.invalidate_failures()
             self._load_tenants()
-        elif self.level is Level.THREADS:
+        elif self.level is Level.THREADS and self.tenant is not None:
             self._open_threads(self.tenant)
         elif self.level is Level.TURNS and self.thread is not None and self.window is not None:
             self._open_turns(self.thread, self.window.expected_total)
@@ -641,7 +794,8 @@ class BrowseScreen(Screen[None]):
         """Run one command-mode line (see ``ui/commands.py``)."""
         if self.session is None:
             return
-        command = parse_command(line, self.session.schema, self.tenant)
+        current = self.tenant.text if self.tenant is not None else None
+        command = parse_command(line, self.session.schema, current)
         match command:
             case None:
                 return
@@ -653,21 +807,47 @@ class BrowseScreen(Screen[None]):
                 self.level = Level.TENANTS
                 self._layout()
             case OpenTenant(tenant):
-                self._select_tenant_row(tenant)
+                self._select_key_row(tenant)
                 self._open_threads(tenant)
             case OpenThread(tenant, thread, tenant_given):
-                if tenant_given and tenant != self.tenant:
-                    self._select_tenant_row(tenant or "")
-                    self._open_threads(tenant)
-                known = next(
-                    (t for t in self.threads if t.name == thread and t.ref.tenant == tenant), None
-                )
-                self._open_turns(ThreadRef(tenant, thread), known.items if known else None)
+                self._open_named_thread(tenant, thread, tenant_given=tenant_given)
             case Mistake(message):
                 self.set_status(message, error=True)
 
-    def _select_tenant_row(self, name: str) -> None:
-        for index, tenant in enumerate(self.tenants):
-            if tenant.name == name:
+    def _open_named_thread(self, tenant: str | None, thread: str, *, tenant_given: bool) -> None:
+        """``:thread [TENANT] ID``: resolve the typed names to keys, then open the turns."""
+        assert self.session is not None
+        service = self.session.service
+        if tenant_given and tenant is not None:
+            self._select_key_row(tenant)
+            self._open_threads(tenant)
+        current = self.tenant if not tenant_given else None
+
+        async def resolve() -> ThreadRef:
+            if current is not None:
+                return ThreadRef(current, self.session.schema.parse_thread(thread))  # type: ignore[union-attr]
+            return await service.resolve(tenant, thread)
+
+        async def work() -> None:
+            try:
+                ref = await resolve()
+            except Exception as exc:
+                self.post_message(
+                    LoadFailed(Level.TURNS, self.generation[Level.TURNS], describe_error(exc))
+                )
+                return
+            self.call_later(self._open_resolved, ref)
+
+        self.run_worker(work, group="resolve", exclusive=True, exit_on_error=False)
+
+    def _open_resolved(self, ref: ThreadRef) -> None:
+        known = next((t for t in self.threads if t.ref == ref), None)
+        self._open_turns(ref, known.items if known else None)
+
+    def _select_key_row(self, text: str) -> None:
+        if self.keys is None:
+            return
+        for index, key in enumerate(self.keys.keys):
+            if key.text == text or key == Key.of(text):
                 self.query_one("#tenants", RowList).select_index(index)
                 return

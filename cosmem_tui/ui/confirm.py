@@ -1,4 +1,4 @@
-"""Ask before a cross-partition query the session has not budgeted (or once the budget is spent)."""
+"""Ask before a foreground action takes the session past its RU budget, saying what it costs."""
 
 from __future__ import annotations
 
@@ -12,31 +12,31 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cosmem_tui.core.text import one_line
-from cosmem_tui.model import FanOutRequest
+from cosmem_tui.model import BudgetQuestion
 
 
-class ConfirmFanOut(ModalScreen[bool]):
+class ConfirmBudget(ModalScreen[bool]):
     BINDINGS: ClassVar = [
-        Binding("y", "answer(True)", "run it"),
+        Binding("y", "answer(True)", "go on"),
         Binding("n,escape,q", "answer(False)", "don't"),
     ]
 
     DEFAULT_CSS = """
-    ConfirmFanOut { align: center middle; }
-    ConfirmFanOut > Vertical { width: 72; height: auto; max-width: 90%; padding: 1 2;
+    ConfirmBudget { align: center middle; }
+    ConfirmBudget > Vertical { width: 72; height: auto; max-width: 90%; padding: 1 2;
                                border: thick $warning; background: $surface; }
-    ConfirmFanOut #question { width: 100%; }
-    ConfirmFanOut #keys { margin-top: 1; color: $text-muted; }
+    ConfirmBudget #question { width: 100%; }
+    ConfirmBudget #keys { margin-top: 1; color: $text-muted; }
     """
 
-    def __init__(self, request: FanOutRequest) -> None:
+    def __init__(self, request: BudgetQuestion) -> None:
         super().__init__()
         self.request = request
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(one_line(self.request.describe())), id="question")
-            yield Static(Text("y run it · n / esc don't"), id="keys")
+            yield Static(Text("y raise the budget and go on · n / esc stop here"), id="keys")
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)

@@ -9,10 +9,11 @@ from typing import Any
 from textual.content import Content
 from textual.message import Message
 
+from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import describe, is_expected
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import Side
-from cosmem_tui.model import Meter, RequestCharge, Throttling
+from cosmem_tui.model import Key, Meter, RequestCharge, Throttling
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,25 @@ class LoadFailed(Message):
         self.side = side
 
 
+class NamesListed(Message):
+    """Progress (or the end) of listing the top-level keys."""
+
+    def __init__(self, generation: int, listing: Listing, final: bool) -> None:
+        super().__init__()
+        self.generation = generation
+        self.listing = listing
+        self.final = final
+
+
+class Counted(Message):
+    """The counts of one top-level key arrived (or failed on their own)."""
+
+    def __init__(self, key: Key, state: CountState) -> None:
+        super().__init__()
+        self.key = key
+        self.state = state
+
+
 class Charged(Message):
     def __init__(self, record: RequestCharge) -> None:
         super().__init__()
@@ -52,7 +72,7 @@ class Charged(Message):
 
 
 class ThrottleNotice(Message):
-    """The account answered 429: the SDK waits and retries (or gave up)."""
+    """The account answered 429: the whole console holds off, then tries again."""
 
     def __init__(self, event: Throttling) -> None:
         super().__init__()

@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnWindow
-from cosmem_tui.model import MISSING, Clock, Tenant, Thread, TtlState, Turn
+from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlState, Turn
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.widgets.row_list import Cell, Column
 
@@ -39,6 +40,7 @@ TENANT_COLUMNS = (
     Column("THREADS", 7, "right", drop_order=2),
     Column("ITEMS", 7, "right"),
     Column("ACTIVE", 6, "right", drop_order=1),
+    Column("RU", 6, "right", drop_order=3),
 )
 
 
@@ -46,6 +48,14 @@ def tenant_columns(label: str) -> tuple[Column, ...]:
     """The tenant list's columns, headed by what the schema calls its top level (USER …)."""
     return (Column(label.upper()), *TENANT_COLUMNS[1:])
 
+
+TOP_THREAD_COLUMNS = (
+    Column("THREAD"),
+    Column("TURNS", 6, "right"),
+    Column("ACTIVE", 6, "right", drop_order=2),
+    Column("SHORT/LONG", 10, "right", drop_order=1),
+    Column("RU", 6, "right", drop_order=3),
+)
 
 THREAD_COLUMNS = (
     Column("THREAD"),
@@ -62,28 +72,77 @@ TURN_COLUMNS = (
     Column("EXPIRES", 8, "right", drop_order=1),
 )
 
+PENDING: Cell = ("…", "dim")
+MISSING_COUNT: Cell = ("—", "dim")
 
-class TenantRows:
-    def __init__(self, tenants: Sequence[Tenant], clock: Clock) -> None:
-        self.tenants = list(tenants)
+
+class KeyRows:
+    """Top-level keys (tenants, or threads without a tenant level), counted on demand.
+
+    Names are known; counts arrive per row as the rows are shown (``KeyDirectory``).
+    A row not yet counted shows ``…``; one whose count failed or would pass the RU
+    budget shows ``—`` (the status line says why). ``▲`` marks the most items among
+    the rows counted so far: it is storage, not load.
+    """
+
+    def __init__(
+        self, keys: Sequence[Key], directory: KeyDirectory, clock: Clock, *, tenants: bool
+    ) -> None:
+        self.keys = list(keys)
+        self.directory = directory
         self.clock = clock
-        self.hot = max((t.items for t in self.tenants), default=0)
+        self.tenants = tenants
+        self.hot: Key | None = None
+        self.counted = 0
+        self.counts_changed()
 
     def __len__(self) -> int:
-        return len(self.tenants)
+        return len(self.keys)
+
+    def counts_changed(self) -> None:
+        """Counts arrived: find the row with the most items among those counted."""
+        best, most, counted = None, -1, 0
+        for key in self.keys:
+            state = self.directory.count_state(key)
+            if state is not None and state.counts is not None:
+                counted += 1
+                if state.counts.items > most:
+                    best, most = key, state.counts.items
+        self.hot = best if counted > 1 else None
+        self.counted = counted
+
+    def index_of(self, key: Key) -> int | None:
+        try:
+            return self.keys.index(key)
+        except ValueError:
+            return None
 
     def row(self, index: int) -> list[Cell]:
-        t = self.tenants[index]
-        hot = t.items == self.hot and len(self.tenants) > 1
-        return [
-            (("▲ " if hot else "") + one_line(t.name), "bad" if hot else ""),
-            (f"{t.threads:,}", "dim"),
-            (f"{t.items:,}", "bad" if hot else ""),
-            (age(t.last_activity, self.clock.now()), "dim"),
-        ]
+        key = self.keys[index]
+        state = self.directory.count_state(key)
+        hot = key == self.hot
+        name: Cell = (("▲ " if hot else "") + one_line(key.text), "bad" if hot else "")
+        if state is None or (state.counts is None and state.error is None):
+            return [name, PENDING, PENDING, PENDING, PENDING]
+        cost: Cell = (f"{state.request_units:,.1f}", "dim")
+        counts = state.counts
+        if counts is None:
+            return [name, MISSING_COUNT, MISSING_COUNT, MISSING_COUNT, cost]
+        active: Cell = (age(counts.last_activity, self.clock.now()), "dim")
+        if self.tenants:
+            threads = f"{counts.threads:,}" if counts.threads is not None else "—"
+            return [
+                name,
+                (threads, "dim"),
+                (f"{counts.items:,}", "bad" if hot else ""),
+                active,
+                cost,
+            ]
+        mix = f"{counts.short_term or 0}/{counts.long_term or 0}"
+        return [name, (f"{counts.items:,}", ""), active, (mix, "dim"), cost]
 
     def search_text(self, index: int) -> str:
-        return self.tenants[index].name
+        return self.keys[index].text
 
 
 class ThreadRows:

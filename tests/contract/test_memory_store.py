@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from cosmem_tui.model import MISSING, Scope, ThreadRef
+from cosmem_tui.model import MISSING, Key, Scope, ThreadRef
 from cosmem_tui.profiles import get_schema, turn_from_item
 from cosmem_tui.sources.errors import NotFound
 from cosmem_tui.sources.local.keys import order_key
 from cosmem_tui.sources.store import MAX_PAGE_SIZE, MemoryStore
 from tests.contract.backends import Backend
-from tests.helpers import exchange
+from tests.helpers import all_keys, counted, exchange
 
 LAB = get_schema("lab")
 THREAD = get_schema("thread")
@@ -66,34 +66,68 @@ async def test_container_properties(backend: Backend) -> None:
     assert props.default_ttl == -1
 
 
-async def test_tenants_with_counts(backend: Backend) -> None:
+async def test_tenants_are_listed_then_counted_one_by_one(backend: Backend) -> None:
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
+    keys = await all_keys(store)
+    assert keys == [Key.of("acme"), Key.of("globex")]
     before = len(store.gateway.records())
-    tenants = await store.list_tenants()
-    assert [(t.name, t.threads, t.items) for t in tenants] == [("acme", 2, 7), ("globex", 1, 5)]
-    assert all(t.last_activity is not None for t in tenants)
-    # Listing tenants is a fan-out; a backend may then count each tenant within its key
-    # prefix (Cosmos has no cross-partition GROUP BY), but never fan out again to do so.
-    scopes = [r.scope for r in store.gateway.records()[before:] if r.operation == "list-tenants"]
-    assert Scope.CROSS_PARTITION in scopes
-    assert set(scopes) <= {Scope.CROSS_PARTITION, Scope.PREFIX}
+    counts = {key.text: await store.key_counts(key) for key in keys}
+    assert {k: (c.threads, c.items) for k, c in counts.items()} == {
+        "acme": (2, 7),
+        "globex": (1, 5),
+    }
+    assert all(c.last_activity is not None for c in counts.values())
+    # Counting a tenant stays within its key prefix: never a fan-out.
+    scopes = {r.scope for r in store.gateway.records()[before:]}
+    assert scopes <= {Scope.PREFIX, Scope.METADATA}
+    assert (await store.key_counts(Key.of("nobody"))).items == 0
+
+
+async def test_numeric_and_string_keys_stay_apart(backend: Backend) -> None:
+    items = [
+        exchange(42, "t1", 0),  # the number 42
+        exchange(42, "t1", 1),
+        exchange("42", "t1", 0),  # the string "42": another tenant
+        exchange("acme", 7, 0),  # a numeric thread id
+    ]
+    store = await backend.make_store(items, schema=LAB, default_ttl=-1)
+    keys = await all_keys(store)
+    assert keys == [Key.of(42), Key.of("42"), Key.of("acme")]  # numbers sort before strings
+    assert [k.text for k in keys] == ["42", '"42"', "acme"]
+    assert (await store.key_counts(Key.of(42))).items == 2
+    assert (await store.key_counts(Key.of("42"))).items == 1
+    threads = await store.list_threads(Key.of("acme"))
+    assert [t.ref.thread for t in threads] == [Key.of(7)]
+    ids, _ = await all_turn_ids(store, ThreadRef(Key.of("acme"), Key.of(7)))
+    assert ids == ["7-0"]
+    ids, _ = await all_turn_ids(store, ThreadRef(Key.of(42), Key.of("t1")))
+    assert ids == ["t1-0", "t1-1"]
+
+
+async def test_a_reload_lists_only_keys_written_since(backend: Backend) -> None:
+    store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
+    newest = max(
+        i.ts for i in (await store.page_turns(ThreadRef.of("acme", "t1"), page_size=100)).items
+    )
+    assert await all_keys(store, since=newest + 60) == []
+    assert Key.of("acme") in await all_keys(store, since=newest - 60)
 
 
 async def test_threads_of_a_tenant_with_ttl_mix(backend: Backend) -> None:
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
-    threads = {t.name: t for t in await store.list_threads("acme")}
+    threads = {t.name: t for t in await store.list_threads(Key.of("acme"))}
     assert set(threads) == {"t1", "t2"}
     t1 = threads["t1"]
     assert (t1.items, t1.short_term, t1.long_term) == (5, 3, 2)
-    assert t1.ref == ThreadRef("acme", "t1")
+    assert t1.ref == ThreadRef.of("acme", "t1")
     assert (threads["t2"].short_term, threads["t2"].long_term) == (2, 0)
     assert store.gateway.records()[-1].scope is Scope.PREFIX
-    assert await store.list_threads("nobody") == []
+    assert await store.list_threads(Key.of("nobody")) == []
 
 
 async def test_turns_come_in_cosmos_type_order(backend: Backend) -> None:
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
-    ids, _ = await all_turn_ids(store, ThreadRef("globex", "g1"))
+    ids, _ = await all_turn_ids(store, ThreadRef.of("globex", "g1"))
     # undefined < null < numbers < strings; the two 5s may tie in either order
     assert ids[:2] == ["g1-a", "g1-b"]
     assert set(ids[2:4]) == {"g1-c", "g1-e"}
@@ -103,7 +137,7 @@ async def test_turns_come_in_cosmos_type_order(backend: Backend) -> None:
 
 async def test_paging_returns_every_turn_once_in_order(backend: Backend) -> None:
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
-    ref = ThreadRef("acme", "t1")
+    ref = ThreadRef.of("acme", "t1")
     whole, pages = await all_turn_ids(store, ref, page_size=MAX_PAGE_SIZE)
     assert whole == ["t1-0", "t1-1", "t1-2", "t1-3", "t1-4"]
     assert pages == 1
@@ -111,12 +145,13 @@ async def test_paging_returns_every_turn_once_in_order(backend: Backend) -> None
     paged, pages = await all_turn_ids(store, ref, page_size=2)
     assert paged == whole
     assert 3 <= pages <= 4
-    assert len(store.gateway.records()) - before == pages  # one gateway record per page
+    paged_records = [r for r in store.gateway.records()[before:] if r.operation == "turns-page"]
+    assert len(paged_records) == pages  # one ledger record per page (one HTTP request)
 
 
 async def test_newest_first_walks_the_same_order_backwards(backend: Backend) -> None:
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
-    ref = ThreadRef("acme", "t1")
+    ref = ThreadRef.of("acme", "t1")
     forward, _ = await all_turn_ids(store, ref)
     backward, _ = await all_turn_ids(store, ref, page_size=2, newest_first=True)
     assert backward == list(reversed(forward))
@@ -125,14 +160,14 @@ async def test_newest_first_walks_the_same_order_backwards(backend: Backend) -> 
 async def test_page_size_is_bounded(backend: Backend) -> None:
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
     with pytest.raises(ValueError):
-        await store.page_turns(ThreadRef("acme", "t1"), page_size=0)
-    page = await store.page_turns(ThreadRef("acme", "t1"), page_size=MAX_PAGE_SIZE * 10)
+        await store.page_turns(ThreadRef.of("acme", "t1"), page_size=0)
+    page = await store.page_turns(ThreadRef.of("acme", "t1"), page_size=MAX_PAGE_SIZE * 10)
     assert len(page.items) == 5
 
 
 async def test_list_pages_are_projected_but_point_reads_are_whole(backend: Backend) -> None:
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
-    ref = ThreadRef("acme", "t1")
+    ref = ThreadRef.of("acme", "t1")
     page = await store.page_turns(ref)
     listed = {i.id: i for i in page.items}["t1-1"]
     assert "embedding" not in listed.body
@@ -149,32 +184,31 @@ async def test_list_pages_are_projected_but_point_reads_are_whole(backend: Backe
 async def test_point_read_of_a_missing_item_is_not_found(backend: Backend) -> None:
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
     with pytest.raises(NotFound):
-        await store.read_item(ThreadRef("acme", "t1"), "no-such-id")
+        await store.read_item(ThreadRef.of("acme", "t1"), "no-such-id")
     with pytest.raises(NotFound):  # right id, wrong partition
-        await store.read_item(ThreadRef("acme", "t2"), "t1-0")
+        await store.read_item(ThreadRef.of("acme", "t2"), "t1-0")
 
 
 async def test_expired_items_are_invisible_everywhere(backend: Backend) -> None:
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
-    ref = ThreadRef("acme", "t1")
+    ref = ThreadRef.of("acme", "t1")
     assert "t1-4" in (await all_turn_ids(store, ref))[0]
     await backend.advance(3)
     ids, _ = await all_turn_ids(store, ref)
     assert "t1-4" not in ids
     with pytest.raises(NotFound):
         await store.read_item(ref, "t1-4")
-    threads = {t.name: t for t in await store.list_threads("acme")}
+    threads = {t.name: t for t in await store.list_threads(Key.of("acme"))}
     assert threads["t1"].items == 4
-    tenants = {t.name: t for t in await store.list_tenants()}
-    assert tenants["acme"].items == 6
+    assert (await store.key_counts(Key.of("acme"))).items == 6
 
 
 async def test_ttl_off_on_the_container_ignores_item_ttl(backend: Backend) -> None:
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=None)
     await backend.advance(3)
-    ids, _ = await all_turn_ids(store, ThreadRef("acme", "t1"))
+    ids, _ = await all_turn_ids(store, ThreadRef.of("acme", "t1"))
     assert "t1-4" in ids
-    threads = {t.name: t for t in await store.list_threads("acme")}
+    threads = {t.name: t for t in await store.list_threads(Key.of("acme"))}
     assert (threads["t1"].short_term, threads["t1"].long_term) == (0, 5)
 
 
@@ -186,36 +220,35 @@ async def test_container_default_ttl_applies_to_items_without_their_own(backend:
     ]
     store = await backend.make_store(items, schema=LAB, default_ttl=2)
     await backend.advance(3)
-    ids, _ = await all_turn_ids(store, ThreadRef("acme", "t1"))
+    ids, _ = await all_turn_ids(store, ThreadRef.of("acme", "t1"))
     assert ids == ["t1-1", "t1-2"]
 
 
 async def test_a_schema_without_tenant_level(backend: Backend) -> None:
     items = [exchange(None, "x1", i) for i in range(3)] + [exchange(None, "x2", 0, ttl=60)]
     store = await backend.make_store(items, schema=THREAD, default_ttl=-1)
-    threads = {t.name: t for t in await store.list_threads(None)}
-    assert {n: t.items for n, t in threads.items()} == {"x1": 3, "x2": 1}
-    assert threads["x2"].ref == ThreadRef(None, "x2")
-    assert store.gateway.records()[-1].scope is Scope.CROSS_PARTITION
-    ids, _ = await all_turn_ids(store, ThreadRef(None, "x1"))
+    assert await all_keys(store) == [Key.of("x1"), Key.of("x2")]
+    counts = await counted(store)
+    assert {n: c.items for n, c in counts.items()} == {"x1": 3, "x2": 1}
+    assert (counts["x2"].short_term, counts["x2"].long_term) == (1, 0)
+    assert store.gateway.records()[-1].scope is Scope.PARTITION  # one thread, one partition
+    ids, _ = await all_turn_ids(store, ThreadRef.of(None, "x1"))
     assert ids == ["x1-0", "x1-1", "x1-2"]
-    item = await store.read_item(ThreadRef(None, "x2"), "x2-0")
+    item = await store.read_item(ThreadRef.of(None, "x2"), "x2-0")
     assert item.body["ttl"] == 60
 
 
 async def test_every_request_is_charged_through_the_gateway(backend: Backend) -> None:
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
-    await store.list_tenants()
-    await store.list_threads("acme")
-    await store.page_turns(ThreadRef("acme", "t1"))
-    await store.read_item(ThreadRef("acme", "t1"), "t1-0")
-    records = store.gateway.records()[-4:]
-    assert [r.operation for r in records] == [
-        "list-tenants",
-        "list-threads",
-        "turns-page",
-        "read-item",
-    ]
+    await all_keys(store)
+    await store.list_threads(Key.of("acme"))
+    await store.page_turns(ThreadRef.of("acme", "t1"))
+    await store.read_item(ThreadRef.of("acme", "t1"), "t1-0")
+    records = [r for r in store.gateway.records() if r.scope is not Scope.METADATA]
+    operations = [o for i, o in enumerate(r.operation for r in records) if i == 0 or
+                  o != records[i - 1].operation]  # fmt: skip
+    assert operations == ["list-keys", "list-threads", "turns-page", "read-item"]
+    records = [r for r in records if r.status == 200]
     assert all(r.request_units > 0 and r.status == 200 for r in records)
     assert all(r.simulated == store.simulated for r in records)
     totals = store.gateway.totals()

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from cosmem_tui.core.browse import BrowseService
-from cosmem_tui.model import FrozenClock, Scope, ThreadRef
+from cosmem_tui.model import FrozenClock, Key, Scope, ThreadRef
 from cosmem_tui.profiles import get_schema
 from tests.conftest import ANCHOR
 from tests.contract.backends import Backend
 from tests.fixtures import fixture_items
+from tests.helpers import all_keys, counted
 
 
 def seedable(name: str) -> list[dict[str, Any]]:
@@ -26,9 +27,9 @@ def seedable(name: str) -> list[dict[str, Any]]:
 async def test_amt_users_threads_and_sentinels(backend: Backend) -> None:
     store = await backend.make_store(seedable("amt"), schema=get_schema("amt"), default_ttl=-1)
     service = BrowseService(store, FrozenClock(ANCHOR))
-    users = {t.name: t for t in await service.tenants()}
+    users = await counted(store)
     assert set(users) == {"user-001", "user-002"} and users["user-001"].items == 17
-    threads = await service.threads("user-001")
+    threads = await service.threads(Key.of("user-001"))
     assert [t.name for t in threads if t.pseudo is None] in (
         ["thread-1", "thread-2"],
         ["thread-2", "thread-1"],  # seeded in the same second: activity may tie
@@ -38,7 +39,7 @@ async def test_amt_users_threads_and_sentinels(backend: Backend) -> None:
         ("__counters__", "user counter"),
         ("__user_summary__", "user summary"),
     ]
-    turns = [t async for t in service.iter_turns(ThreadRef("user-001", "thread-1"))]
+    turns = [t async for t in service.iter_turns(ThreadRef.of("user-001", "thread-1"))]
     assert turns[0].kind == "episode_cursor"
     ordered = [t.order for t in turns[1:]]
     assert ordered == sorted(ordered)
@@ -48,12 +49,12 @@ async def test_amt_users_threads_and_sentinels(backend: Backend) -> None:
 async def test_session_documents_count_and_expand_their_messages(backend: Backend) -> None:
     schema = get_schema("langchain")
     store = await backend.make_store(seedable("langchain.jsonl"), schema=schema, default_ttl=-1)
-    threads = {t.name: t for t in await store.list_threads("u-100")}
+    threads = {t.name: t for t in await store.list_threads(Key.of("u-100"))}
     assert {n: t.items for n, t in threads.items()} == {"session-1": 5, "session-2": 1}
-    empty = await store.list_threads("u-200")
+    empty = await store.list_threads(Key.of("u-200"))
     assert [(t.name, t.items) for t in empty] == [("session-empty", 1)]
     service = BrowseService(store, FrozenClock(ANCHOR))
-    ref = ThreadRef("u-100", "session-1")
+    ref = ThreadRef.of("u-100", "session-1")
     forward = [t async for t in service.iter_turns(ref)]
     assert [t.part for t in forward] == [0, 1, 2, 3, 4]
     last = await service.last_turns(ref, 2)
@@ -67,13 +68,14 @@ async def test_three_level_keys_name_threads_by_their_lower_levels(backend: Back
     store = await backend.make_store(
         seedable("maf-dotnet-hpk.jsonl"), schema=schema, default_ttl=-1
     )
-    assert {t.name for t in await store.list_tenants()} == {"contoso", "fabrikam"}
-    threads = {t.name: t for t in await store.list_threads("contoso")}
+    assert {k.text for k in await all_keys(store)} == {"contoso", "fabrikam"}
+    threads = {t.name: t for t in await store.list_threads(Key.of("contoso"))}
     assert {n: t.items for n, t in threads.items()} == {
         '["alice","sess-1"]': 2,
         '["bob","sess-2"]': 1,
     }
-    ref = ThreadRef("contoso", '["alice","sess-1"]')
+    ref = ThreadRef.of("contoso", ["alice", "sess-1"])
+    assert ref == threads['["alice","sess-1"]'].ref
     page = await store.page_turns(ref)
     assert [i.id for i in page.items] == ["sess-1-0", "sess-1-1"]
     assert store.gateway.records()[-1].scope is Scope.PARTITION
@@ -88,7 +90,7 @@ async def test_sample_items_reads_a_few_whole_recent_items(backend: Backend) -> 
     sample = await store.sample_items(4, max_request_units=1000)
     assert 1 <= len(sample) <= 4
     assert all("embedding" in item.body and "_ts" in item.body for item in sample)
-    record = store.gateway.records()[-1]
-    assert record.operation == "sample-items" and record.scope is Scope.CROSS_PARTITION
+    record = [r for r in store.gateway.records() if r.operation == "sample-items"][-1]
+    assert record.scope is Scope.CROSS_PARTITION
     one = await store.sample_items(1, max_request_units=1000)
     assert len(one) == 1

@@ -17,7 +17,7 @@ from cosmem_tui.core.importer import (
     parse_partition_key,
 )
 from cosmem_tui.core.session import SessionOptions, open_session
-from cosmem_tui.model import FrozenClock, ThreadRef
+from cosmem_tui.model import FrozenClock, Key, ThreadRef
 from cosmem_tui.sources.local import Workspace
 from tests.fixtures import SCHEMAS, fixture_items
 
@@ -252,14 +252,14 @@ async def test_an_imported_workspace_browses_like_a_container(tmp_path, clock):
     run(SCHEMAS / "amt", target, clock)
     session = open_session(SessionOptions(workspace=target), clock)
     try:
-        threads = await session.service.threads("user-001")
+        threads = await session.service.threads(Key.of("user-001"))
         assert [t.name for t in threads if t.pseudo is None] == ["thread-2", "thread-1"]
         assert [(t.name, t.pseudo) for t in threads if t.pseudo] == [
             ("__procedural__", "procedures"),
             ("__counters__", "user counter"),
             ("__user_summary__", "user summary"),
         ]  # after every conversation, by label
-        turns = [t async for t in session.service.iter_turns(ThreadRef("user-001", "thread-1"))]
+        turns = [t async for t in session.service.iter_turns(ThreadRef.of("user-001", "thread-1"))]
         assert turns[0].kind == "episode_cursor"  # no created_at: undefined sorts first
         stamps = [t.order for t in turns[1:]]
         assert stamps == sorted(stamps)

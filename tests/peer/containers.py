@@ -47,8 +47,6 @@ class Seeded:
             container=self.container,
             auth=AuthMode.KEY,
             key=self.key,
-            retry_total=1,
-            retry_backoff_max_s=5.0,
             timeout_s=10.0,
         )
         return replace(base, **changes)

@@ -22,6 +22,9 @@
  *   6. ORDER BY on one property returns items where it is undefined, first in
  *      ascending order, as Cosmos DB does since 2022 (stock: drops them), and a
  *      page boundary on such an item resumes correctly.
+ *   7. a query the engine cannot run (DISTINCT, GROUP BY, OFFSET/LIMIT, a subquery in
+ *      FROM) is refused with 400 at once, as the engine would refuse it — but without
+ *      its failing parse, which takes seconds on a long query.
  *
  * Known and left as is (the console never relies on them): DISTINCT, GROUP BY and
  * OFFSET/LIMIT are rejected by the query engine (400); prefix hierarchical-key
@@ -180,6 +183,9 @@ function patchDocuments() {
 
 // -- handlers (shims 2 and 3) --------------------------------------------------------
 
+// Shim 7: what @zeit/cosmosdb-query cannot parse, refused before it tries.
+const UNSUPPORTED = /\bDISTINCT\b|\bGROUP\s+BY\b|\bOFFSET\s+\S+\s+LIMIT\b|\bFROM\s*\(/i;
+
 function patchHandlers() {
   const headerUtils = load(PKG, "utils/get-partition-from-header");
   // Every document lookup keys on the canonical full key, like _getPartition above.
@@ -228,6 +234,10 @@ function patchHandlers() {
       if (!body.query) {
         res.statusCode = 400;
         return { message: "missing query" };
+      }
+      if (UNSUPPORTED.test(body.query)) {
+        res.statusCode = 400;
+        return { code: "BadRequest", message: "the peer's query engine has no DISTINCT, GROUP BY, OFFSET/LIMIT or subqueries" };
       }
       const collection = account.database(dbId).collection(collId);
       if (!collection.read()) return null;

@@ -29,9 +29,18 @@ class Sent:
         return (start, end) if start is not None and end is not None else None
 
     @property
+    def range_id(self) -> str | None:
+        return self.headers.get("x-ms-documentdb-partitionkeyrangeid")
+
+    @property
     def fans_out(self) -> bool:
-        """A query routed by neither a full key nor a key-prefix range: every partition."""
-        return self.is_query and self.partition_key is None and not self.epk_range
+        """A query routed by no key, no key-prefix range, no physical range: a blind fan-out."""
+        return (
+            self.is_query
+            and self.partition_key is None
+            and not self.epk_range
+            and self.range_id is None
+        )
 
 
 class SpyTransport(AioHttpTransport):

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cosmem_tui.model import MISSING, Item, ThreadRef, TtlState
+from cosmem_tui.model import MISSING, Item, Key, ThreadRef, TtlState
 from cosmem_tui.profiles import SchemaError, get_schema, turns_from_item
 from cosmem_tui.profiles.schema import Granularity
 from tests.fixtures import by_id, fixture_items
@@ -176,10 +176,11 @@ def test_maf_dotnet_hierarchical_threads_are_composite():
     schema = get_schema("maf-dotnet-hpk")
     body = by_id("maf-dotnet-hpk.jsonl")["sess-1-0"]
     assert schema.thread_key(body) == '["alice","sess-1"]'
-    ref = ThreadRef("contoso", '["alice","sess-1"]')
+    ref = ThreadRef(Key.of("contoso"), schema.parse_thread('["alice","sess-1"]'))
+    assert ref == ThreadRef.of("contoso", ["alice", "sess-1"])
     assert schema.partition_key_for(ref) == ("contoso", "alice", "sess-1")
     with pytest.raises(SchemaError, match="JSON array"):
-        schema.partition_key_for(ThreadRef("contoso", "sess-1"))
+        schema.partition_key_for(ThreadRef.of("contoso", "sess-1"))
     assert one("maf-dotnet-hpk", body).messages[0].text == "Reset my password."
 
 

@@ -22,8 +22,8 @@ def test_builtin_schemas_load():
     lab = schemas["lab"]
     assert lab.has_tenant_level and lab.partition_key == ("/tenantId", "/threadId")
     assert not schemas["thread"].has_tenant_level
-    assert lab.partition_key_for(ThreadRef("acme", "t1")) == ("acme", "t1")
-    assert schemas["thread"].partition_key_for(ThreadRef(None, "t1")) == ("t1",)
+    assert lab.partition_key_for(ThreadRef.of("acme", "t1")) == ("acme", "t1")
+    assert schemas["thread"].partition_key_for(ThreadRef.of(None, "t1")) == ("t1",)
     assert "embedding" not in lab.list_projection()
 
 

@@ -6,11 +6,12 @@ import hashlib
 import json
 from collections import Counter
 
-from cosmem_tui.model import ThreadRef
+from cosmem_tui.model import Tenant, ThreadRef
 from cosmem_tui.profiles import get_schema
 from cosmem_tui.sources.local import LocalStore
 from cosmem_tui.sources.local.demo import HOSTILE_TEXTS, generate_items, read_manifest
 from tests.conftest import ANCHOR
+from tests.helpers import all_keys
 
 
 def digest(anchor: int, seed: int) -> str:
@@ -32,7 +33,11 @@ def test_another_seed_or_anchor_gives_another_workspace():
 
 async def test_the_demo_has_the_promised_shape(demo_path, manifest, clock):
     store = LocalStore.open(demo_path, get_schema("lab"), clock=clock)
-    tenants = await store.list_tenants()
+    tenants = [
+        Tenant(key, c.threads or 0, c.items, c.last_activity)
+        for key in await all_keys(store)
+        for c in [await store.key_counts(key)]
+    ]
     assert len(tenants) >= 40
     assert sum(t.threads for t in tenants) >= 1500
     assert sum(t.items for t in tenants) >= 40_000
@@ -55,8 +60,8 @@ async def test_the_demo_has_the_promised_shape(demo_path, manifest, clock):
 
 async def test_short_and_long_term_memory_and_near_expiry(demo_path, clock):
     store = LocalStore.open(demo_path, get_schema("lab"), clock=clock)
-    rows = store.workspace.query("list_tenants", {"now": ANCHOR})
-    assert rows
+    rows = store.workspace.query("list_keys_tenants", {"now": ANCHOR, "since": -1})
+    assert len(rows) >= 40
     soon = store.workspace._db.execute(
         "SELECT COUNT(*) FROM items WHERE expires_at > ? AND expires_at <= ?",
         (ANCHOR, ANCHOR + 3600),
@@ -76,13 +81,13 @@ async def test_short_and_long_term_memory_and_near_expiry(demo_path, clock):
 
 async def test_malformed_and_hostile_threads_are_there(demo_path, manifest, clock):
     store = LocalStore.open(demo_path, get_schema("lab"), clock=clock)
-    malformed = ThreadRef(manifest.malformed["tenant"], manifest.malformed["thread"])
+    malformed = ThreadRef.of(manifest.malformed["tenant"], manifest.malformed["thread"])
     page = await store.page_turns(malformed, page_size=100)
     assert len(page.items) >= 10
     bodies = [i.body for i in page.items]
     assert any("turnIndex" not in b for b in bodies)
     assert any(b.get("ttl", 1) is None for b in bodies)
-    hostile = ThreadRef(manifest.hostile["tenant"], manifest.hostile["thread"])
+    hostile = ThreadRef.of(manifest.hostile["tenant"], manifest.hostile["thread"])
     page = await store.page_turns(hostile, page_size=100)
     texts = [b["messages"][0]["content"] for b in (i.body for i in page.items)]
     assert texts == list(HOSTILE_TEXTS)

@@ -26,7 +26,7 @@ def make_app(clock: FrozenClock) -> AppFactory:
     def factory(workspace: Path, *, demo: bool = True, schema: str | None = None) -> CosmemApp:
         options = SessionOptions(workspace=workspace, schema=schema)
 
-        def open_it():
+        async def open_it():
             session = open_session(options, clock)
             session.is_demo = demo  # the header then says "demo workspace", not a tmp path
             return session

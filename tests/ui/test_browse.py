@@ -6,6 +6,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from cosmem_tui.core.text import visible
+from cosmem_tui.model import Key
 from cosmem_tui.sources.local.demo import HOSTILE_THREAD
 from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.help import HelpScreen
@@ -26,14 +27,23 @@ def status(app) -> str:
     return app.screen.query_one("#status", Static).render().plain
 
 
-async def test_tenants_busiest_first_with_the_session_cost(make_app, demo_path):
+async def test_tenant_names_first_then_counts_for_the_rows_on_screen(make_app, demo_path):
     app = make_app(demo_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         tenants = rows(app, "tenants")
         assert len(tenants) == 48
-        assert tenants[0][0] == "▲ contoso"
-        assert int(tenants[0][2].replace(",", "")) > int(tenants[1][2].replace(",", ""))
+        names = [r[0].removeprefix("▲ ") for r in tenants]
+        assert names == sorted(names)  # in key order: counts never reorder the list
+        shown = app.screen.query_one("#tenants", RowList).shown_indices()
+        assert 30 <= len(shown) < 48
+        counted = [i for i, r in enumerate(tenants) if r[2] not in ("…", "—")]
+        assert counted == list(shown)  # exactly the rows on screen were counted
+        hot = [r for r in tenants if r[0].startswith("▲ ")]
+        assert [r[0] for r in hot] == ["▲ contoso"]  # the most items among those counted
+        await pilot.press("G")  # the rest are counted as they come into view
+        await settle(pilot)
+        assert all(r[2] not in ("…", "—") for r in rows(app, "tenants")[-10:])
         header = app.screen.query_one(SessionHeader).render().plain
         assert "demo workspace" in header and "req" in header and "RU sim" in header
         assert app.focused is app.screen.query_one("#tenants")
@@ -43,10 +53,10 @@ async def test_drill_down_to_a_turn_and_back(make_app, demo_path):
     app = make_app(demo_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await pilot.press("enter")
+        await pilot.press("slash", *"contoso", "enter", "enter")
         await settle(pilot)
         browse = screen(app)
-        assert browse.level is Level.THREADS and browse.tenant == "contoso"
+        assert browse.level is Level.THREADS and browse.tenant == Key.of("contoso")
         assert len(rows(app, "threads")) == 402
         await pilot.press("enter")
         await settle(pilot)
@@ -80,7 +90,7 @@ async def test_vi_keys_move_open_and_go_back(make_app, demo_path):
         assert tenants.cursor == 0
         await pilot.press("j", "l")
         await settle(pilot)
-        assert screen(app).tenant == rows(app, "tenants")[1][0]
+        assert screen(app).tenant == Key.parse(rows(app, "tenants")[1][0])
         await pilot.press("h")
         assert screen(app).level is Level.TENANTS
 
@@ -90,13 +100,13 @@ async def test_filter_the_focused_list(make_app, demo_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("slash", *"north")
-        assert [r[0] for r in rows(app, "tenants")] == ["northwind", "northridge"]
+        assert [r[0] for r in rows(app, "tenants")] == ["northridge", "northwind"]
         assert "2 rows" in status(app)
         await pilot.press("enter")  # keep the filter, back to the list
         assert app.focused is app.screen.query_one("#tenants")
         await pilot.press("j", "enter")
         await settle(pilot)
-        assert screen(app).tenant == "northridge"
+        assert screen(app).tenant == Key.of("northwind")
         await pilot.press("escape")
         await pilot.press("escape")  # the first Esc on a filtered list clears the filter
         assert len(rows(app, "tenants")) == 48
@@ -109,12 +119,12 @@ async def test_command_mode_opens_tenants_and_threads(make_app, demo_path, manif
         await pilot.press("colon", *"tenant woodgrove", "enter")
         await settle(pilot)
         browse = screen(app)
-        assert browse.level is Level.THREADS and browse.tenant == "woodgrove"
+        assert browse.level is Level.THREADS and browse.tenant == Key.of("woodgrove")
         await pilot.press("colon")  # typed into the bar: markup characters are plain text
         app.screen.query_one("#bar").value = f"thread {HOSTILE_THREAD}"
         await pilot.press("enter")
         await settle(pilot)
-        assert browse.level is Level.TURNS and browse.thread.thread == HOSTILE_THREAD
+        assert browse.level is Level.TURNS and browse.thread.thread == Key.of(HOSTILE_THREAD)
         await pilot.press("colon", *"tenant nobody", "enter")
         await settle(pilot)
         assert "no tenant 'nobody'" in status(app)
@@ -236,11 +246,12 @@ async def test_keys_typed_ahead_land_where_the_user_is(make_app, demo_path):
         assert app.screen.query_one("#tenants", RowList).cursor == 3
         burst(app, "/", *"north", "enter", "j")
         await settle(pilot)
-        assert [r[0] for r in rows(app, "tenants")] == ["northwind", "northridge"]
+        assert [r[0] for r in rows(app, "tenants")] == ["northridge", "northwind"]
         assert app.screen.query_one("#tenants", RowList).cursor == 1
         burst(app, ":", *"tenant woodgrove", "enter")
         await settle(pilot)
-        assert screen(app).level is Level.THREADS and screen(app).tenant == "woodgrove"
+        assert screen(app).level is Level.THREADS and screen(app).tenant == Key.of("woodgrove")
         burst(app, ":", *f"thread {HOSTILE_THREAD}", "enter")
         await settle(pilot)
-        assert screen(app).level is Level.TURNS and screen(app).thread.thread == HOSTILE_THREAD
+        assert screen(app).level is Level.TURNS
+        assert screen(app).thread.thread == Key.of(HOSTILE_THREAD)

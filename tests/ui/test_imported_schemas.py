@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from cosmem_tui.core.importer import ImportSettings, import_export
-from cosmem_tui.model import FrozenClock
+from cosmem_tui.model import FrozenClock, Key
 from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
@@ -42,7 +42,7 @@ async def test_amt_says_user_and_lists_sentinels_as_labelled_pseudo_threads(
         assert [row[0] for row in cells(app, "tenants")] == ["▲ user-001", "user-002"]
         await pilot.press("enter")
         await settle(pilot)
-        assert screen.level is Level.THREADS and screen.tenant == "user-001"
+        assert screen.level is Level.THREADS and screen.tenant == Key.of("user-001")
         names = [row[0] for row in cells(app, "threads")]
         assert names[:2] == ["thread-2", "thread-1"]  # conversations first, newest first
         assert names[2:] == [
@@ -52,7 +52,7 @@ async def test_amt_says_user_and_lists_sentinels_as_labelled_pseudo_threads(
         ]
         await pilot.press("j", "enter")
         await settle(pilot)
-        assert screen.thread is not None and screen.thread.thread == "thread-1"
+        assert screen.thread is not None and screen.thread.thread == Key.of("thread-1")
         turns = cells(app, "turns")
         assert len(turns) == 13
         # Ordered by created_at (a time, shown in its own column): rows are numbered.

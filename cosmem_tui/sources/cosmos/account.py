@@ -1,8 +1,15 @@
 """One ``azure.cosmos.aio.CosmosClient`` per account, built once and shared by its containers.
 
-The client is configured as a careful guest: few, explicit 429 retries (so throttling
-is reported, not waited out for minutes), bounded timeouts, and a response hook that
-feeds every wire response to the Gateway (see ``wire``).
+The client is configured so that the console, not the SDK, owns retrying:
+
+* **one SDK attempt per request.** azure-cosmos 4.17 nests two throttle-retry loops
+  around a query page, so its ``retry_total`` cannot go below 4 attempts per page under
+  a 429 storm (and ``retry_total=0`` means the default, 9). A connection policy whose
+  ``RetryOptions`` allow 0 throttle retries — with no ``retry_total`` — sends each
+  request once; ``calls.CosmosCalls`` retries after the shared hold-off instead.
+* **no connection-level retries** either (``retry_connect`` / ``retry_read`` 0): a dead
+  endpoint fails at once and the call's deadline (``asyncio.timeout``) is the real one.
+* a response hook that turns every HTTP response into a ledger record (``wire``).
 """
 
 from __future__ import annotations
@@ -10,15 +17,21 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from azure.cosmos import documents
 from azure.cosmos.aio import ContainerProxy, CosmosClient
 
 from cosmem_tui import __version__
-from cosmem_tui.model import Scope
 from cosmem_tui.sources.cosmos import wire
-from cosmem_tui.sources.cosmos.auth import build_credential
-from cosmem_tui.sources.cosmos.calls import call
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.gateway import Gateway
+
+
+def connection_policy() -> documents.ConnectionPolicy:
+    """A policy with no SDK throttle retries (see the module docstring)."""
+    policy = documents.ConnectionPolicy()
+    retry_options = type(policy.RetryOptions)  # azure.cosmos's RetryOptions (not re-exported)
+    policy.RetryOptions = retry_options(max_retry_attempt_count=0)
+    return policy
 
 
 class CosmosAccount:
@@ -26,54 +39,41 @@ class CosmosAccount:
         self,
         settings: CosmosSettings,
         gateway: Gateway,
+        credential: Any,
         *,
         transport: Any = None,
-        credential: Any = None,
     ) -> None:
+        """``credential``: the key string or a token credential; the session owns it."""
         self.settings = settings
         self.gateway = gateway
-        # ``credential``: an embedding application's own token credential (tests use one).
-        self._credential = credential or build_credential(settings, gateway.notice)
         options: dict[str, Any] = {}
         if transport is not None:  # tests inject a spying or fault-injecting transport
             options["transport"] = transport
         self.client = CosmosClient(
             settings.endpoint,
-            credential=self._credential,
-            retry_total=settings.retry_total,
-            retry_backoff_max=settings.retry_backoff_max_s,
-            # One request, retries included, ends within timeout_s (then: RequestTimedOut).
-            timeout=settings.timeout_s,
+            credential=credential,
+            connection_policy=connection_policy(),
+            retry_connect=0,
+            retry_read=0,
+            retry_status=0,
             connection_timeout=settings.timeout_s,
             read_timeout=settings.timeout_s,
-            # Connection-level retries (refused, reset) get the same small budget.
-            retry_connect=settings.retry_total,
-            retry_read=settings.retry_total,
             raw_response_hook=wire.on_response,
             user_agent_suffix=f"cosmem/{__version__}",
             **options,
         )
-        self._connected = False
-        self._connecting = asyncio.Lock()  # the UI's workers may all start at once
+        self._entered = False
+        self._entering = asyncio.Lock()  # the UI's workers may all start at once
 
-    async def connect(self) -> None:
-        """Read the account once (the SDK's own setup); later calls return at once."""
-        async with self._connecting:
-            if self._connected:
-                return
-            async with call(
-                self.gateway, self.settings, "connect", Scope.METADATA, self.settings.account
-            ):
+    async def enter(self) -> None:
+        """The SDK's own set-up (it reads the account document); later calls return at once."""
+        async with self._entering:
+            if not self._entered:
                 await self.client.__aenter__()
-            self._connected = True
+                self._entered = True
 
     def container(self, database: str, container: str) -> ContainerProxy:
         return self.client.get_database_client(database).get_container_client(container)
 
     async def close(self) -> None:
-        try:
-            await self.client.close()
-        finally:
-            close = getattr(self._credential, "close", None)
-            if close is not None:
-                await close()
+        await self.client.close()

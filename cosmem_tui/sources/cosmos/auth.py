@@ -9,6 +9,7 @@ goes to the console's notice channel (stderr in the CLI, the status line in the 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -18,6 +19,7 @@ from azure.core.credentials import AccessToken
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 
 Notice = Callable[[str], None]
+ENV_TENANT_ID = "AZURE_TENANT_ID"
 
 
 class ThreadedCredential:
@@ -62,7 +64,12 @@ def build_credential(settings: CosmosSettings, notice: Notice) -> Any:
     if settings.auth is AuthMode.DEVICE_CODE:
         from azure.identity import DeviceCodeCredential
 
-        return ThreadedCredential(DeviceCodeCredential(prompt_callback=device_code_prompt(notice)))
+        # The sign-in goes to the directory the user names (docs: set AZURE_TENANT_ID),
+        # else to the account's home tenant through the "organizations" endpoint.
+        tenant = os.environ.get(ENV_TENANT_ID) or None
+        return ThreadedCredential(
+            DeviceCodeCredential(tenant_id=tenant, prompt_callback=device_code_prompt(notice))
+        )
     from azure.identity.aio import DefaultAzureCredential
 
     return DefaultAzureCredential()

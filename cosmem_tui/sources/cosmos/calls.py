@@ -1,61 +1,57 @@
-"""One Gateway ticket per SDK call: charge, status and throttling recorded, errors translated.
+"""The one runner every Cosmos call goes through: budget, hold-off, deadline, retry, ledger.
 
-Every request the backend sends goes through ``call`` (a point read, a container
-read) or ``fetch_page`` (one page of a query, which is one request on the wire), so
-the Gateway holds one record per page, as the MemoryStore contract requires.
+A *call* is one logical request of the console — one page of a query, one point read,
+one metadata read. ``CosmosCalls.call`` runs it:
+
+1. asks the Gateway's budget (``admit``): background work stops quietly at the budget, a
+   foreground action asks once;
+2. waits for the session's hold-off gate (after a 429 everyone waits; while throttled,
+   one request at a time);
+3. sends it with the SDK making exactly one attempt (see ``account``); every HTTP
+   response becomes a ledger record (``wire``), and an attempt without an answer gets
+   a record too (cancelled, or no answer);
+4. on a 429 goes back to 2 — a throttled call is retried after the hold-off until its
+   deadline, never by a count that bad luck can exhaust;
+5. gives up at the deadline (``asyncio.timeout``: azure-cosmos 4.17 never applies its
+   client-level ``timeout=`` to operations and checks a per-call one only between
+   attempts), as ``RequestTimedOut``.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from azure.cosmos.aio import ContainerProxy
 
-from cosmem_tui.model import Scope, Throttling
+from cosmem_tui.model import Scope
 from cosmem_tui.sources.cosmos import wire
 from cosmem_tui.sources.cosmos.failures import translate
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
-from cosmem_tui.sources.cosmos.sql import render
-from cosmem_tui.sources.errors import Throttled
-from cosmem_tui.sources.gateway import Gateway, RequestTicket
+from cosmem_tui.sources.errors import RequestTimedOut, Throttled
+from cosmem_tui.sources.gateway import Gateway
 
-Parameters = Sequence[dict[str, Any]]
+T = TypeVar("T")
+Parameters = Sequence[Mapping[str, Any]]
 
 
-@asynccontextmanager
-async def call(
-    gateway: Gateway,
-    settings: CosmosSettings,
-    operation: str,
-    scope: Scope,
-    target: str,
-    *,
-    not_found: str | None = None,
-) -> AsyncIterator[RequestTicket]:
-    async with gateway.request(operation, scope, target=target) as ticket:
-        with wire.bind(ticket, gateway, operation, target) as binding:
-            try:
-                yield ticket
-            except Exception as exc:
-                error = translate(exc, settings, not_found=not_found)
-                if error is None:
-                    raise
-                if isinstance(error, Throttled):
-                    gateway.note_throttle(
-                        Throttling(
-                            operation,
-                            target,
-                            binding.throttles,
-                            error.retry_after_ms,
-                            retrying=False,
-                        )
-                    )
-                if error is exc:
-                    raise
-                raise error from None
+@dataclass(frozen=True, slots=True)
+class Route:
+    """Where a query goes: one logical partition, a key prefix, or one physical range."""
+
+    scope: Scope
+    partition_key: Any = None  # a value, or a list of values (hierarchical / prefix)
+    feed_range: Mapping[str, Any] | None = None
+
+    def options(self) -> dict[str, Any]:
+        if self.partition_key is not None:
+            return {"partition_key": self.partition_key}
+        if self.feed_range is not None:
+            return {"feed_range": dict(self.feed_range)}
+        return {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,109 +60,142 @@ class QueryPage:
     continuation: str | None
 
 
-async def fetch_page(
-    gateway: Gateway,
-    settings: CosmosSettings,
-    container: ContainerProxy,
-    *,
-    operation: str,
-    scope: Scope,
-    target: str,
-    query: str,
-    parameters: Parameters = (),
-    partition_key: Any = None,
-    page_size: int,
-    continuation: str | None = None,
-) -> QueryPage:
-    """One page of a query: exactly one Gateway record (and, warmed up, one request)."""
-    options: dict[str, Any] = {"max_item_count": page_size}
-    if partition_key is not None:
-        options["partition_key"] = partition_key
-    async with call(gateway, settings, operation, scope, target) as ticket:
-        pages = container.query_items(query, parameters=list(parameters), **options).by_page(
-            continuation
-        )
-        try:
-            page = await pages.__anext__()
-        except StopAsyncIteration:
-            return QueryPage([], None)
-        rows = [row async for row in page]
-        ticket.items = len(rows)
-        return QueryPage(rows, pages.continuation_token or None)
+def _answered(exc: BaseException) -> bool:
+    """Did the failing request get an HTTP answer (already in the ledger)?"""
+    return isinstance(getattr(exc, "status_code", None), int)
 
 
-class QueryRunner:
-    """Runs the named queries of ``queries/cosmos/`` against one container, page by page."""
-
-    def __init__(
-        self,
-        gateway: Gateway,
-        settings: CosmosSettings,
-        container: ContainerProxy,
-        slots: dict[str, str],
-    ) -> None:
+class CosmosCalls:
+    def __init__(self, gateway: Gateway, settings: CosmosSettings, container: ContainerProxy):
         self.gateway = gateway
         self.settings = settings
         self.container = container
-        self.slots = slots
+
+    async def call(
+        self,
+        operation: str,
+        scope: Scope,
+        target: str,
+        send: Callable[[], Awaitable[T]],
+        *,
+        background: bool = False,
+        estimate_ru: float | None = None,
+        remaining_ru: float | None = None,
+        not_found: str | None = None,
+        budgeted: bool = True,
+    ) -> T:
+        """Run ``send`` (which makes SDK requests) as one call; see the module docstring."""
+        gateway = self.gateway
+        if budgeted:
+            await gateway.admit(
+                operation,
+                target,
+                background=background,
+                estimate_ru=estimate_ru,
+                remaining_ru=remaining_ru,
+            )
+        call_id = gateway.next_call()
+        cause = gateway.cause()
+        pending: wire.Binding | None = None
+        deadline = asyncio.timeout(self.settings.timeout_s)
+        try:
+            async with deadline:
+                attempt = 0
+                while True:
+                    attempt += 1
+                    async with AsyncExitStack() as stack:
+                        if background:
+                            await stack.enter_async_context(gateway.background_slot())
+                        await stack.enter_async_context(gateway.hold_off.turn())
+                        binding = wire.Binding(
+                            gateway, operation, scope, target, call_id, attempt, background, cause
+                        )
+                        pending = binding
+                        with wire.bind(binding):
+                            try:
+                                result = await send()
+                            except asyncio.CancelledError:
+                                raise
+                            except Exception as exc:
+                                pending = None
+                                if not _answered(exc):
+                                    binding.no_answer(cancelled=False)
+                                error = translate(exc, self.settings, not_found=not_found)
+                                if error is None:
+                                    raise
+                                if isinstance(error, Throttled):
+                                    continue  # the hold-off gate is set: wait, then again
+                                raise error from None
+                        pending = None
+                        return result
+        except asyncio.CancelledError:
+            if pending is not None:
+                pending.no_answer(cancelled=True)  # the user moved on: the answer is unused
+            raise
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            if pending is not None:
+                pending.no_answer(cancelled=False)
+            throttled = " (the account kept answering 429)" if gateway.hold_off.is_throttled else ""
+            raise RequestTimedOut(
+                f"{self.settings.account} did not answer {operation} within "
+                f"{self.settings.timeout_s:g} s{throttled}"
+            ) from None
 
     async def page(
         self,
-        name: str,
+        query: str,
+        route: Route,
         *,
         operation: str,
-        scope: Scope,
         target: str,
         parameters: Parameters = (),
-        partition_key: Any = None,
-        page_size: int | None = None,
+        page_size: int,
         continuation: str | None = None,
+        background: bool = False,
+        remaining_ru: float | None = None,
     ) -> QueryPage:
-        return await fetch_page(
-            self.gateway,
-            self.settings,
-            self.container,
-            operation=operation,
-            scope=scope,
-            target=target,
-            query=render(name, self.slots),
-            parameters=parameters,
-            partition_key=partition_key,
-            page_size=page_size or self.settings.scan_page_size,
-            continuation=continuation,
+        """One page of a query (one call; the SDK may send more than one request for it)."""
+        options = route.options()
+
+        container: Any = self.container  # the SDK's overloads cannot type a **options route
+
+        async def send() -> QueryPage:
+            pages: Any = container.query_items(
+                query,
+                parameters=[dict(p) for p in parameters],
+                max_item_count=page_size,
+                priority=self.settings.priority,
+                **options,
+            ).by_page(continuation)
+            try:
+                page = await pages.__anext__()
+            except StopAsyncIteration:
+                return QueryPage([], None)
+            rows = [row async for row in page]
+            return QueryPage(rows, pages.continuation_token or None)
+
+        return await self.call(
+            operation,
+            route.scope,
+            target,
+            send,
+            background=background,
+            remaining_ru=remaining_ru,
         )
 
-    async def rows(
-        self,
-        name: str,
-        *,
-        operation: str,
-        scope: Scope,
-        target: str,
-        parameters: Parameters = (),
-        partition_key: Any = None,
-        budgeted: bool = False,
-    ) -> AsyncIterator[Any]:
-        """Every row of a query. A cross-partition one asks the Gateway first (budget or
-        confirmation) and again before each further page once the budget is spent."""
-        fan_out = scope is Scope.CROSS_PARTITION
-        if fan_out:
-            await self.gateway.authorize_fan_out(operation, target, budgeted=budgeted)
-        continuation: str | None = None
-        while True:
-            page = await self.page(
-                name,
-                operation=operation,
-                scope=scope,
-                target=target,
-                parameters=parameters,
-                partition_key=partition_key,
-                continuation=continuation,
-            )
-            for row in page.rows:
-                yield row
-            if page.continuation is None:
-                return
-            continuation = page.continuation
-            if fan_out:
-                await self.gateway.check_budget(operation, target)
+    async def feed_ranges(self, *, background: bool = False) -> list[dict[str, Any]]:
+        """The container's physical partitions as feed ranges (one pkranges read)."""
+
+        async def send() -> list[dict[str, Any]]:
+            return [dict(r) async for r in self.container.read_feed_ranges(force_refresh=True)]
+
+        return await self.call(
+            "read-ranges",
+            Scope.METADATA,
+            "partition key ranges",
+            send,
+            background=background,
+            estimate_ru=0.0,
+        )

@@ -18,7 +18,7 @@ from azure.core.exceptions import (
 )
 from azure.cosmos.exceptions import CosmosClientTimeoutError, CosmosHttpResponseError
 
-from cosmem_tui.sources.cosmos.settings import ENV_KEY, AuthMode, CosmosSettings
+from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings, redact
 from cosmem_tui.sources.cosmos.wire import retry_after_ms
 from cosmem_tui.sources.errors import (
     BadRequest,
@@ -38,7 +38,7 @@ _LIMIT = 200
 
 def first_line(text: object) -> str:
     """The service's message without its "Code:/Message:" trailer, on one short line."""
-    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    lines = [line.strip() for line in redact(str(text)).splitlines() if line.strip()]
     line = lines[0] if lines else ""
     if line.startswith("(") and ") " in line:  # "(BadRequest) Expected …"
         line = line.split(") ", 1)[1]
@@ -49,8 +49,10 @@ def first_line(text: object) -> str:
 
 def _sign_in_hint(settings: CosmosSettings) -> str:
     if settings.auth in (AuthMode.KEY, AuthMode.CONNECTION_STRING):
-        source = ENV_KEY if settings.auth is AuthMode.KEY else "the connection string"
-        return f"check the account key in {source} (a read-only or primary key of this account)"
+        return (
+            f"check the account key in {settings.key_source} (a read-only or primary key of "
+            "this account)"
+        )
     return "sign in again (az login, or --auth device-code on a machine without a browser)"
 
 
@@ -88,8 +90,7 @@ def from_response(
         wait = retry_after_ms(exc.headers)
         after = f", retry after {wait:,.0f} ms" if wait is not None else ""
         return Throttled(
-            f"429 too many requests: {account} is throttling the console and the retries "
-            f"ran out{after}",
+            f"429 too many requests: {account} is throttling the console{after}",
             retry_after_ms=wait,
         )
     if status == 503:
@@ -127,7 +128,10 @@ def translate(
     if isinstance(exc, ServiceResponseError):
         return ConnectionFailed(f"the connection to {endpoint} broke: {first_line(exc.message)}")
     if isinstance(exc, binascii.Error) and settings.auth is not AuthMode.AAD:
-        return Unauthorized(f"{ENV_KEY} is not an account key: it must be the base64 key")
+        return Unauthorized(
+            f"the account key in {settings.key_source} is not valid base64: it must be "
+            "the account's primary or read-only key"
+        )
     if isinstance(exc, TimeoutError):
         return RequestTimedOut(f"{endpoint} did not answer within {settings.timeout_s:g} s")
     return None

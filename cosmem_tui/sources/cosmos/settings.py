@@ -8,13 +8,15 @@ that would land in shell history, and never appear in ``repr``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Literal
 from urllib.parse import urlparse
 
 from cosmem_tui.sources.errors import StoreError
-from cosmem_tui.sources.gateway import DEFAULT_RU_BUDGET
+from cosmem_tui.sources.gateway import DEFAULT_RU_BUDGET, check_budget
 
 ENV_ENDPOINT = "COSMOS_ENDPOINT"
 ENV_KEY = "COSMOS_KEY"
@@ -22,12 +24,24 @@ ENV_CONNECTION_STRING = "COSMOS_CONNECTION_STRING"
 ENV_DATABASE = "COSMOS_DATABASE"
 ENV_CONTAINER = "COSMOS_CONTAINER"
 
-# Small on purpose: a throttled console should say so quickly rather than freeze. In
-# azure-cosmos 4.17 retry_total=0 silently means "the default, 9", so never use 0.
-# A query page nests two retry loops in the SDK, so it may take (1 + n)² attempts.
-DEFAULT_RETRY_TOTAL = 2
-DEFAULT_RETRY_BACKOFF_MAX_S = 5.0
+# Every call (a page, a point read) ends within this many seconds, hold-offs and retries
+# after 429s included: then it fails with "did not answer within 30 s".
 DEFAULT_TIMEOUT_S = 30.0
+# Priority-based execution: once the account is at its provisioned throughput, Low
+# requests are throttled before the application's own (High) ones. Harmless where the
+# account has the feature off.
+Priority = Literal["Low", "High"]
+DEFAULT_PRIORITY: Priority = "Low"
+PRIORITIES: tuple[Priority, ...] = ("Low", "High")
+
+_SECRET = re.compile(
+    r"(?i)(AccountKey|SharedAccessSignature|sig|key|password|secret|token)=([^;&\s]+)"
+)
+
+
+def redact(text: str) -> str:
+    """``text`` with secret values (``AccountKey=…``, ``SharedAccessSignature=…``) masked."""
+    return _SECRET.sub(lambda m: f"{m.group(1)}=***", text)
 
 
 class AuthMode(StrEnum):
@@ -51,15 +65,23 @@ class CosmosSettings:
     auth: AuthMode
     key: str | None = field(default=None, repr=False)
     ru_budget: float = DEFAULT_RU_BUDGET
-    retry_total: int = DEFAULT_RETRY_TOTAL
-    retry_backoff_max_s: float = DEFAULT_RETRY_BACKOFF_MAX_S
     timeout_s: float = DEFAULT_TIMEOUT_S
-    allow_cross_partition: bool = False  # confirm every cross-partition query up front
+    priority: Priority = DEFAULT_PRIORITY
     scan_page_size: int = 1000  # rows per page when a listing reads a whole result set
+    # Where the key came from, for messages: COSMOS_KEY or COSMOS_CONNECTION_STRING.
+    key_source: str = ENV_KEY
 
     def __post_init__(self) -> None:
-        if self.retry_total < 1:
-            raise CosmosConfigError("retry_total must be at least 1 (0 means 9 in azure-cosmos)")
+        try:
+            check_budget(self.ru_budget)
+        except ValueError as exc:
+            raise CosmosConfigError(f"--ru-budget: {exc}") from None
+        if not self.timeout_s > 0:
+            raise CosmosConfigError(
+                f"the timeout must be a positive number of seconds, not {self.timeout_s:g}"
+            )
+        if self.priority not in PRIORITIES:
+            raise CosmosConfigError(f"priority must be Low or High, not {self.priority!r}")
 
     @property
     def account(self) -> str:
@@ -88,10 +110,17 @@ def parse_connection_string(text: str) -> tuple[str, str]:
 
 def check_endpoint(endpoint: str) -> str:
     parsed = urlparse(endpoint)
-    if parsed.scheme not in ("https", "http") or not parsed.hostname:
+    if parsed.scheme not in ("https", "http") or not parsed.hostname or "=" in endpoint:
+        if "accountkey=" in endpoint.lower() or "accountendpoint=" in endpoint.lower():
+            # A pasted connection string: never echo it, it carries the account key.
+            raise CosmosConfigError(
+                "--endpoint / COSMOS_ENDPOINT holds a connection string (not shown: it "
+                "contains the account key); put it in COSMOS_CONNECTION_STRING instead, "
+                "or give only the URL, e.g. https://ACCOUNT.documents.azure.com:443/"
+            )
         raise CosmosConfigError(
             "--endpoint must be a URL like https://ACCOUNT.documents.azure.com:443/, "
-            f"not {endpoint!r}"
+            f"not {redact(endpoint)!r}"
         )
     return endpoint
 
@@ -124,7 +153,9 @@ def settings_from_options(
         allowed = ", ".join(m.value for m in AuthMode)
         raise CosmosConfigError(f"--auth must be one of {allowed}, not {auth!r}") from None
     key: str | None = None
+    key_source = ENV_KEY
     if mode is AuthMode.CONNECTION_STRING:
+        key_source = ENV_CONNECTION_STRING
         if not connection_string:
             raise CosmosConfigError(
                 f"--auth connection-string reads {ENV_CONNECTION_STRING}: set it"
@@ -132,7 +163,8 @@ def settings_from_options(
         string_endpoint, key = parse_connection_string(connection_string)
         if endpoint and endpoint.rstrip("/") != string_endpoint.rstrip("/"):
             raise CosmosConfigError(
-                f"--endpoint {endpoint} differs from the AccountEndpoint in {ENV_CONNECTION_STRING}"
+                f"--endpoint {redact(endpoint)} differs from the AccountEndpoint in "
+                f"{ENV_CONNECTION_STRING}"
             )
         endpoint = string_endpoint
     elif mode is AuthMode.KEY:
@@ -154,5 +186,6 @@ def settings_from_options(
         container=container,
         auth=mode,
         key=key,
+        key_source=key_source,
         **tuning,  # type: ignore[arg-type]
     )

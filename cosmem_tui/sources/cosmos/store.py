@@ -1,11 +1,17 @@
 """The MemoryStore over a real Cosmos DB for NoSQL container (async azure-cosmos).
 
-Read-only: no write operation exists here. Every request passes the Gateway (see
-``calls``). Partition keys are always in the WHERE clause *and* passed as
-``partition_key=``: the full key for one thread, the prefix ``[tenant]`` for the
-threads of a tenant on a hierarchical container. Visibility is the service's
-business (expired items are already gone from its answers); the clock here is the
-system clock, used only for countdowns on screen.
+Read-only: no write operation exists here. Every call goes through ``CosmosCalls``
+(budget, hold-off, deadline, one ledger record per HTTP response). The store states
+each query (``queries/cosmos/``) and where it goes (``Route``), the runner pages it,
+and the store maps the rows:
+
+* top-level keys: per physical partition (``listing``), never a cross-partition DISTINCT;
+* counts of one key: index-served aggregates scoped to the key (prefix or full key);
+* threads of a tenant: grouped by the service, one prefix query per page;
+* turns: single-partition pages in the schema's order, full key in WHERE and in
+  ``partition_key=``, projected (never an embedding).
+
+Visibility is the service's business (expired items are already gone from its answers).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import asyncio
 import base64
 import binascii
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +29,11 @@ from cosmem_tui.model import (
     ContainerProperties,
     Item,
     JsonValue,
+    Key,
+    KeyCounts,
+    KeyPage,
     Page,
     Scope,
-    Tenant,
     Thread,
     ThreadRef,
     TtlState,
@@ -33,18 +41,18 @@ from cosmem_tui.model import (
 )
 from cosmem_tui.profiles import FieldPath, Granularity, Schema, SchemaError
 from cosmem_tui.sources.cosmos.account import CosmosAccount
-from cosmem_tui.sources.cosmos.calls import QueryRunner, call
+from cosmem_tui.sources.cosmos.calls import CosmosCalls, Parameters, Route
 from cosmem_tui.sources.cosmos.container import check_schema_fits, container_properties
+from cosmem_tui.sources.cosmos.listing import KeyLister, Strategy
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
-from cosmem_tui.sources.cosmos.sql import object_of, prop
-from cosmem_tui.sources.cosmos.tenants import TenantDirectory
-from cosmem_tui.sources.errors import BadRequest
+from cosmem_tui.sources.cosmos.sql import object_of, prop, render
+from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
 
 _TOKEN_PREFIX = "C1."
 _EMPTY_PAGES_MAX = 20  # the service may answer empty pages with a continuation; skip them
-_MESSAGES = "__cosmem_messages"  # thread listings of session schemas: messages per document
+_MESSAGES = "__cosmem_messages"  # scan fallback of session schemas: messages per document
 
 
 def query_slots(schema: Schema | None) -> dict[str, str]:
@@ -53,13 +61,23 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
         return {}  # a probe that only samples items, to detect the schema
     thread_tops = [p.top for p in schema.thread_paths]
     activity = object_of([*thread_tops, "_ts", "ttl"])
-    if schema.granularity is Granularity.SESSION and schema.messages is not None:
-        # A session document holds many turns; the list counts turns, as the local store does.
+    session = schema.granularity is Granularity.SESSION and schema.messages is not None
+    weight = "1"
+    if session:
+        assert schema.messages is not None
+        # A session document holds many turns; lists count turns, as the local store does.
         count = f"ARRAY_LENGTH({prop(schema.messages)})"
         activity = activity[:-1] + f", {json.dumps(_MESSAGES)}: {count}}}"
+        weight = f"(IS_ARRAY({prop(schema.messages)}) ? {count} : 1)"
+    top = schema.tenant if schema.tenant is not None else schema.thread
     slots = {
+        "top_key": prop(top),
         "thread_identity": object_of(thread_tops),
         "thread_activity": activity,
+        "thread_select": ", ".join(f"{prop(p)} AS t{i}" for i, p in enumerate(schema.thread_paths)),
+        "thread_group": ", ".join(prop(p) for p in schema.thread_paths),
+        "weight": weight,
+        "expiring": "false",  # replaced once the container's DefaultTimeToLive is known
         "projection": object_of([*schema.list_projection(), "_ts", "_etag"]),
         "partition_filter": " AND ".join(
             [f"{prop(path)} = @pk{i}" for i, path in enumerate(schema.partition_key)]
@@ -67,10 +85,23 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
             + [f"{prop(path)} = @th{i}" for i, path in enumerate(_unkeyed_thread_paths(schema))]
         ),
         "order": prop(schema.order.path) if schema.order is not None else prop("/id"),
+        "since_where": "",  # key listings: filled with the _ts filter of a reload
+        "since_and": "",
     }
     if schema.tenant is not None:
         slots["tenant"] = prop(schema.tenant)
     return slots
+
+
+def expiring_condition(default_ttl: int | None) -> str:
+    """SQL that is true for an item whose effective ttl is positive (it will expire)."""
+    ttl = 'c["ttl"]'
+    valid = f"(IS_NUMBER({ttl}) AND {ttl} = FLOOR({ttl}))"
+    if default_ttl is None:
+        return "false"  # TTL off: nothing expires, an item's ttl is ignored
+    if default_ttl == -1:
+        return f"({valid} AND {ttl} > 0)"  # only items with their own positive ttl
+    return f"NOT ({valid} AND {ttl} = -1)"  # all but items pinned with ttl -1
 
 
 def _unkeyed_thread_paths(schema: Schema) -> list[FieldPath]:
@@ -94,6 +125,10 @@ def _decode_token(direction: str, text: str) -> str:
         raise BadRequest(f"invalid continuation token ({exc})") from None
 
 
+def _number(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 class CosmosStore:
     """Reads one container. Exposes no write operations: the console is read-only."""
 
@@ -103,6 +138,7 @@ class CosmosStore:
         schema: Schema | None,
         *,
         schema_dir: Path | None = None,
+        key_strategy: Strategy = Strategy.AUTO,
     ) -> None:
         settings = account.settings
         self._account = account
@@ -111,9 +147,11 @@ class CosmosStore:
         self._schema_or_none = schema
         self._schema_dir = schema_dir
         self._container = account.container(settings.database, settings.container)
-        self._runner = QueryRunner(account.gateway, settings, self._container, query_slots(schema))
-        label = schema.tenant_label if schema is not None else "tenant"
-        self._tenants = TenantDirectory(self._runner, label, self._tenant_route)
+        self._calls = CosmosCalls(account.gateway, settings, self._container)
+        self._slots = query_slots(schema)
+        label = f"{schema.tenant_label}s" if schema is not None and schema.tenant else "threads"
+        self._lister = KeyLister(self._calls, self._slots, label, key_strategy)
+        self._grouping_rejected = False  # the service answered 400 to GROUP BY
         self._props: ContainerProperties | None = None
         self._reading = asyncio.Lock()  # the UI's header and list workers ask at once
 
@@ -127,17 +165,25 @@ class CosmosStore:
         schema_dir: Path | None = None,
         transport: Any = None,
         credential: Any = None,
+        key_strategy: Strategy = Strategy.AUTO,
     ) -> CosmosStore:
-        """Build the client (no request yet: the first call connects)."""
+        """A store with its own client (tests, benchmarks); sessions share one per account.
+
+        ``credential`` defaults to the settings' key (key and connection-string auth).
+        """
         gateway = gateway or Gateway(budget_ru=settings.ru_budget)
-        account = CosmosAccount(settings, gateway, transport=transport, credential=credential)
-        if settings.allow_cross_partition:
+        if credential is None:
+            if settings.key is None:
+                raise ValueError("CosmosStore.open needs a credential or a key in the settings")
+            credential = settings.key
+        account = CosmosAccount(settings, gateway, credential, transport=transport)
+        return cls(account, schema, schema_dir=schema_dir, key_strategy=key_strategy)
 
-            async def approve(_request: object) -> bool:
-                return True
-
-            gateway.set_confirmer(approve)
-        return cls(account, schema, schema_dir=schema_dir)
+    def with_schema(self, schema: Schema) -> CosmosStore:
+        """The same account and container read with ``schema`` (after detection)."""
+        store = CosmosStore(self._account, schema, schema_dir=self._schema_dir)
+        store._props = self._props
+        return store
 
     # -- what the header shows ------------------------------------------------------------
 
@@ -169,9 +215,23 @@ class CosmosStore:
         return self._settings
 
     @property
-    def distinct_fallback(self) -> bool:
-        """True once the service rejected DISTINCT and listings de-duplicate client-side."""
-        return self._tenants.distinct_rejected
+    def cache_id(self) -> str | None:
+        """Where listings of this container may be cached: account/database/container."""
+        s = self._settings
+        return f"{s.account}/{s.database}/{s.container}"
+
+    def listing_notes(self) -> list[str]:
+        notes = []
+        if self._lister.distinct_rejected:
+            notes.append(
+                "this service rejects SELECT DISTINCT: keys were listed by a loose index scan "
+                "(one request per key)"
+            )
+        if self._grouping_rejected:
+            notes.append(
+                "this service rejects GROUP BY: threads were counted from one row per item"
+            )
+        return notes
 
     # -- the container --------------------------------------------------------------------
 
@@ -181,41 +241,44 @@ class CosmosStore:
 
     async def _read_container(self) -> ContainerProperties:
         if self._props is None:
-            await self._account.connect()
             settings = self._settings
             missing = (
                 f"container {settings.container!r} not found in database {settings.database!r}"
             )
-            async with call(
-                self.gateway,
-                settings,
-                "read-container",
-                Scope.METADATA,
-                f"{settings.database}/{settings.container}",
-                not_found=missing,
-            ):
+
+            async def read() -> dict[str, Any]:
+                await self._account.enter()
                 try:
-                    raw = await self._container.read()
+                    return dict(await self._container.read())
                 except Exception as exc:
                     if getattr(exc, "status_code", None) == 404:
                         await self._explain_missing_container()
                     raise
+
+            raw = await self._calls.call(
+                "read-container",
+                Scope.METADATA,
+                f"{settings.database}/{settings.container}",
+                read,
+                not_found=missing,
+                budgeted=False,  # metadata: nothing can be done without it
+            )
             self._props = container_properties(settings.database, raw)
+            self._slots["expiring"] = expiring_condition(self._props.default_ttl)
         return self._props
 
     async def _explain_missing_container(self) -> None:
         """A 404 on the container: say whether the database itself is missing."""
         settings = self._settings
         database = self._account.client.get_database_client(settings.database)
-        async with call(
-            self.gateway,
-            settings,
-            "read-database",
-            Scope.METADATA,
-            settings.database,
-            not_found=f"database {settings.database!r} not found on {settings.account}",
-        ):
+        try:
             await database.read()
+        except Exception as exc:
+            if getattr(exc, "status_code", None) == 404:
+                raise NotFound(
+                    f"database {settings.database!r} not found on {settings.account}"
+                ) from None
+            raise
 
     async def _ready(self) -> ContainerProperties:
         """The container's properties, once it is known that the schema fits them."""
@@ -227,58 +290,217 @@ class CosmosStore:
         assert self._props is not None
         return list(values) if self._props.partition_key.hierarchical else values[0]
 
-    def _tenant_route(self, tenant: str) -> tuple[Scope, Any]:
-        """How a query scoped to one tenant is routed: by prefix key when the key starts with it."""
+    def _tenant_route(self, tenant: Key) -> Route | None:
+        """How a query scoped to one tenant is routed (None: it must visit every range)."""
         assert self._schema.tenant is not None
         paths = self._schema.partition_key
         if paths[0] != self._schema.tenant.text:
-            return Scope.CROSS_PARTITION, None
+            return None
         if len(paths) == 1:
-            return Scope.PARTITION, tenant
-        return Scope.PREFIX, [tenant]
+            return Route(Scope.PARTITION, partition_key=tenant.value)
+        return Route(Scope.PREFIX, partition_key=[tenant.value])
 
-    # -- listings ---------------------------------------------------------------------------
+    async def _rows(
+        self,
+        name: str,
+        route: Route | None,
+        *,
+        operation: str,
+        target: str,
+        parameters: Parameters = (),
+        background: bool = False,
+    ) -> AsyncIterator[Any]:
+        """Every row of a query; ``route`` None: each physical range in turn (explicitly)."""
+        query = render(name, self._slots)
+        routes: Sequence[Route]
+        if route is None:
+            ranges = await self._calls.feed_ranges(background=background)
+            routes = [Route(Scope.CROSS_PARTITION, feed_range=r) for r in ranges]
+        else:
+            routes = [route]
+        for each in routes:
+            continuation: str | None = None
+            while True:
+                page = await self._calls.page(
+                    query,
+                    each,
+                    operation=operation,
+                    target=target,
+                    parameters=parameters,
+                    page_size=self._settings.scan_page_size,
+                    continuation=continuation,
+                    background=background,
+                )
+                for row in page.rows:
+                    yield row
+                continuation = page.continuation
+                if continuation is None:
+                    break
 
-    async def list_tenants(self) -> list[Tenant]:
-        if not self._schema.has_tenant_level:
-            raise SchemaError(f"schema {self._schema.name} has no tenant level")
+    # -- top-level keys -------------------------------------------------------------------
+
+    async def list_keys(self, cursor: str | None = None, *, since: int | None = None) -> KeyPage:
+        """One call's worth of top-level keys (tenants, or threads without a tenant level);
+        ``since``: only keys with an item written after that time (epoch seconds)."""
         await self._ready()
-        return await self._tenants.list()
+        return await self._lister.page(cursor, since=since)
 
-    async def list_threads(self, tenant: str | None) -> list[Thread]:
+    async def key_counts(self, key: Key) -> KeyCounts:
+        """Counts of one top-level key (background work: it stops quietly at the budget)."""
         props = await self._ready()
         if self._schema.has_tenant_level:
-            if tenant is None:
-                raise SchemaError(f"schema {self._schema.name} needs a {self._schema.tenant_label}")
-            scope, partition_key = self._tenant_route(tenant)
-            rows = self._runner.rows(
-                "threads_of_tenant",
-                operation="list-threads",
-                scope=scope,
-                target=f"{self._schema.tenant_label} {tenant}",
-                parameters=({"name": "@tenant", "value": tenant},),
-                partition_key=partition_key,
+            return await self._tenant_counts(key)
+        return await self._thread_counts(ThreadRef(None, key), props)
+
+    async def _tenant_counts(self, tenant: Key) -> KeyCounts:
+        route = self._tenant_route(tenant)
+        target = f"{self._schema.tenant_label} {tenant.text}"
+        parameters = ({"name": "@tenant", "value": tenant.value},)
+
+        async def values(name: str) -> list[Any]:
+            rows = self._rows(
+                name,
+                route,
+                operation="count-tenant",
+                target=target,
+                parameters=parameters,
+                background=True,
             )
-        else:
-            rows = self._runner.rows(
-                "threads_all",
-                operation="list-threads",
-                scope=Scope.CROSS_PARTITION,
-                target="all threads",
-                budgeted=True,  # the top-level listing of a schema without tenants
+            return [v async for v in rows]
+
+        items = sum(v for v in await values("tenant_item_count") if _number(v) is not None)
+        stamps = [v for v in await values("tenant_last_write") if _number(v) is not None]
+        if items == 0:
+            return KeyCounts(items=0, last_activity=None, threads=0)
+        try:
+            threads = sum(v for v in await values("tenant_thread_count") if _number(v) is not None)
+        except BadRequest:  # no DISTINCT / subqueries here: count the identities ourselves
+            seen = {json.dumps(v, sort_keys=True) for v in await values("tenant_threads_scan")}
+            threads = len(seen)
+        return KeyCounts(
+            items=items, last_activity=max(stamps) if stamps else None, threads=threads
+        )
+
+    async def _thread_counts(self, ref: ThreadRef, props: ContainerProperties) -> KeyCounts:
+        values = self._schema.partition_key_for(ref)
+        route = Route(Scope.PARTITION, partition_key=self._partition_key_argument(values))
+        rows = [
+            row
+            async for row in self._rows(
+                "thread_counts",
+                route,
+                operation="count-thread",
+                target=ref.describe(self._schema.tenant_label),
+                parameters=self._turn_parameters(ref),
+                background=True,
             )
-        threads: dict[str, _ThreadTally] = {}
+        ]
+        row = rows[0] if rows and isinstance(rows[0], Mapping) else {}
+        items = _number(row.get("items")) or 0
+        expiring = _number(row.get("expiring")) or 0
+        return KeyCounts(
+            items=items,
+            last_activity=_number(row.get("last")),
+            short_term=expiring,
+            long_term=items - expiring,
+        )
+
+    # -- threads of a tenant -------------------------------------------------------------
+
+    async def list_threads(self, tenant: Key) -> list[Thread]:
+        props = await self._ready()
+        if not self._schema.has_tenant_level:
+            raise SchemaError(f"schema {self._schema.name} has no {self._schema.tenant_label}s")
+        route = self._tenant_route(tenant)
+        target = f"{self._schema.tenant_label} {tenant.text}"
+        parameters = ({"name": "@tenant", "value": tenant.value},)
+        if not self._grouping_rejected:
+            try:
+                return await self._grouped_threads(tenant, route, target, parameters)
+            except BadRequest:
+                self._grouping_rejected = True  # this service has no GROUP BY: stop asking
+        return await self._scanned_threads(tenant, route, target, parameters, props)
+
+    async def _grouped_threads(
+        self, tenant: Key, route: Route | None, target: str, parameters: Parameters
+    ) -> list[Thread]:
+        arity = len(self._schema.thread_paths)
+        groups: dict[Key, list[int]] = {}  # items, expiring, newest _ts (0: none)
+        rows = self._rows(
+            "threads_of_tenant_grouped",
+            route,
+            operation="list-threads",
+            target=target,
+            parameters=parameters,
+        )
         async for row in rows:
             if not isinstance(row, Mapping):
                 continue
-            name = self._schema.thread_key(row)
-            if name is None:
+            parts = [row.get(f"t{i}", MISSING) for i in range(arity)]
+            if any(p is MISSING or isinstance(p, list | dict) for p in parts):
+                continue  # items without a thread (or a malformed one) are not a thread
+            # The same group can come from two ranges (the prefix spans them): add up.
+            group = groups.setdefault(Key(parts), [0, 0, 0])
+            group[0] += _number(row.get("items")) or 0
+            group[1] += _number(row.get("expiring")) or 0
+            group[2] = max(group[2], _number(row.get("last")) or 0)
+        return [
+            Thread(
+                ThreadRef(tenant, key),
+                items=items,
+                last_activity=last or None,
+                short_term=expiring,
+                long_term=items - expiring,
+                pseudo=self._schema.sentinels.get(key.text),
+            )
+            for key, (items, expiring, last) in groups.items()
+        ]
+
+    async def _scanned_threads(
+        self,
+        tenant: Key,
+        route: Route | None,
+        target: str,
+        parameters: Parameters,
+        props: ContainerProperties,
+    ) -> list[Thread]:
+        tallies: dict[Key, _ThreadTally] = {}
+        arity = len(self._schema.thread_paths)
+        async for row in self._rows(
+            "threads_of_tenant",
+            route,
+            operation="list-threads",
+            target=target,
+            parameters=parameters,
+        ):
+            if not isinstance(row, Mapping):
                 continue
-            tally = threads.setdefault(name, _ThreadTally())
+            parts = [p.get(row) for p in self._schema.thread_paths]
+            if any(p is MISSING or isinstance(p, list | dict) for p in parts):
+                continue
+            key = Key(parts) if arity > 1 else Key.of(parts[0])
+            tally = tallies.setdefault(key, _ThreadTally())
             messages = row.get(_MESSAGES)
             weight = max(1, messages) if isinstance(messages, int) else 1
             tally.add(row, props.default_ttl, weight)
-        return [tally.thread(ThreadRef(tenant, n), self._schema) for n, tally in threads.items()]
+        return [tally.thread(ThreadRef(tenant, k), self._schema) for k, tally in tallies.items()]
+
+    # -- turns ----------------------------------------------------------------------------
+
+    def _turn_parameters(self, ref: ThreadRef) -> tuple[dict[str, Any], ...]:
+        values = self._schema.partition_key_for(ref)
+        parameters = tuple({"name": f"@pk{i}", "value": v} for i, v in enumerate(values))
+        by_path = dict(
+            zip(
+                (p.text for p in self._schema.thread_paths),
+                self._schema.thread_values(ref),
+                strict=True,
+            )
+        )
+        return parameters + tuple(
+            {"name": f"@th{i}", "value": by_path[p.text]}
+            for i, p in enumerate(_unkeyed_thread_paths(self._schema))
+        )
 
     async def page_turns(
         self,
@@ -293,26 +515,15 @@ class CosmosStore:
         values = self._schema.partition_key_for(ref)
         direction = "newest" if newest_first else "oldest"
         token = _decode_token(direction, continuation) if continuation is not None else None
-        parameters = tuple({"name": f"@pk{i}", "value": v} for i, v in enumerate(values))
-        by_path = dict(
-            zip(
-                (p.text for p in self._schema.thread_paths),
-                self._schema.thread_values(ref),
-                strict=True,
-            )
-        )
-        parameters += tuple(
-            {"name": f"@th{i}", "value": by_path[p.text]}
-            for i, p in enumerate(_unkeyed_thread_paths(self._schema))
-        )
+        route = Route(Scope.PARTITION, partition_key=self._partition_key_argument(values))
+        query = render(f"turns_{direction}_first", self._slots)
         for _ in range(_EMPTY_PAGES_MAX):
-            page = await self._runner.page(
-                f"turns_{direction}_first",
+            page = await self._calls.page(
+                query,
+                route,
                 operation="turns-page",
-                scope=Scope.PARTITION,
                 target=ref.describe(self._schema.tenant_label),
-                parameters=parameters,
-                partition_key=self._partition_key_argument(values),
+                parameters=self._turn_parameters(ref),
                 page_size=limit,
                 continuation=token,
             )
@@ -338,47 +549,44 @@ class CosmosStore:
         await self._ready()
         values = self._schema.partition_key_for(ref)
         where = ref.describe(self._schema.tenant_label)
-        async with call(
-            self.gateway,
-            self._settings,
+
+        async def read() -> Any:
+            return await self._container.read_item(
+                item=item_id,
+                partition_key=self._partition_key_argument(values),
+                priority=self._settings.priority,
+            )
+
+        body = await self._calls.call(
             "read-item",
             Scope.POINT,
             f"{item_id} in {ref.describe()}",
+            read,
             not_found=f"no item {item_id!r} in {where}",
-        ) as ticket:
-            body = await self._container.read_item(
-                item=item_id, partition_key=self._partition_key_argument(values)
-            )
-            ticket.items = 1
+        )
         return self._item(dict(body))
 
     async def sample_items(self, limit: int, *, max_request_units: float) -> list[Item]:
-        """The newest items of the container, whole: a bounded cross-partition read."""
+        """Recent items, whole, range by range until ``limit`` items or the RU cap."""
         if limit < 1:
             raise ValueError(f"sample size must be at least 1, got {limit}")
         await self.container_properties()
-        target = f"{limit} recent items"
-        # Bounded by its own RU cap, so it counts as budgeted (no confirmation needed).
-        await self.gateway.authorize_fan_out("sample-items", target, budgeted=True)
+        query = render("sample_items", self._slots)
         kept: list[Item] = []
-        spent = 0.0
-        continuation: str | None = None
         with self.gateway.meter() as meter:
-            while len(kept) < limit and (not kept or spent < max_request_units):
-                page = await self._runner.page(
-                    "sample_items",
-                    operation="sample-items",
-                    scope=Scope.CROSS_PARTITION,
-                    target=target,
-                    parameters=({"name": "@limit", "value": limit},),
-                    page_size=limit,
-                    continuation=continuation,
-                )
-                spent = meter.request_units
-                kept.extend(self._item(row) for row in page.rows if isinstance(row, Mapping))
-                continuation = page.continuation
-                if continuation is None:
+            for feed_range in await self._calls.feed_ranges(background=True):
+                if len(kept) >= limit or (kept and meter.request_units >= max_request_units):
                     break
+                page = await self._calls.page(
+                    query,
+                    Route(Scope.CROSS_PARTITION, feed_range=feed_range),
+                    operation="sample-items",
+                    target=f"{limit} recent items",
+                    parameters=({"name": "@limit", "value": limit - len(kept)},),
+                    page_size=limit - len(kept),
+                    background=True,
+                )
+                kept.extend(self._item(row) for row in page.rows if isinstance(row, Mapping))
         return kept[:limit]
 
     async def close(self) -> None:
@@ -414,5 +622,5 @@ class _ThreadTally:
             last_activity=self.last,
             short_term=self.short_term,
             long_term=self.long_term,
-            pseudo=schema.sentinels.get(ref.thread),
+            pseudo=schema.sentinels.get(ref.thread.text),
         )

@@ -1,48 +1,127 @@
-"""What each HTTP response of the SDK tells the Gateway: charge, activity id, throttling.
+"""Every HTTP response of the SDK becomes one ledger record.
 
 The client is built with ``raw_response_hook=on_response``, which azure-core calls for
-every response on the wire, retries and the SDK's own routing reads included. The
-request being served is found through a context variable bound around each Gateway
-ticket, so concurrent requests (per-tenant counts run side by side) never mix up
-their charges.
+every response on the wire: query pages, the SDK's own query-plan requests and
+partition-range reads, and error answers (429s included). The call being served is
+found through a context variable bound around each attempt (``bind``), so concurrent
+calls never mix up their records. An attempt that ends without any answer (a timeout,
+a cancellation, a refused connection) gets one record of its own (``Binding.no_answer``).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlparse
 
-from cosmem_tui.model import Throttling
-from cosmem_tui.sources.gateway import Gateway, RequestTicket
+from cosmem_tui.model import Kind, RequestCharge, Scope
+from cosmem_tui.sources.gateway import Gateway
 
 CHARGE = "x-ms-request-charge"
 ACTIVITY = "x-ms-activity-id"
 RETRY_AFTER = "x-ms-retry-after-ms"
+ITEM_COUNT = "x-ms-item-count"
+QUERY_PLAN = "x-ms-cosmos-is-query-plan-request"
+IS_QUERY = "x-ms-documentdb-isquery"
+RANGE_ID = "x-ms-documentdb-partitionkeyrangeid"
 
 
 @dataclass
 class Binding:
-    ticket: RequestTicket
+    """One attempt of one logical call: where its responses are recorded."""
+
     gateway: Gateway
     operation: str
+    scope: Scope
     target: str
+    call: int
+    attempt: int
+    background: bool
+    cause: str
     responses: int = 0
     throttles: int = 0
+    items: int = 0
+    last_status: int = 0
+    last_retry_after_ms: float | None = None
+    # Set when the attempt is over. The SDK starts background tasks of its own (account
+    # refreshes), which inherit the context — and this binding — of the call that
+    # started them: their responses are still recorded, but as the SDK's own.
+    closed: bool = False
+    _last_at: float = field(default_factory=time.perf_counter)
+
+    def _elapsed_ms(self) -> float:
+        now = time.perf_counter()
+        elapsed = (now - self._last_at) * 1000.0
+        self._last_at = now  # the SDK sends one request at a time within an attempt
+        return elapsed
+
+    def record(
+        self,
+        *,
+        kind: Kind,
+        status: int,
+        request_units: float = 0.0,
+        items: int = 0,
+        activity_id: str | None = None,
+        retry_after_ms: float | None = None,
+        range_id: str | None = None,
+        cancelled: bool = False,
+        own: bool = False,
+    ) -> None:
+        scope = self.scope if kind in (Kind.QUERY, Kind.POINT) else Scope.METADATA
+        target = f"{self.target} · range {range_id}" if range_id else self.target
+        operation = self.operation
+        if self.closed and not own:
+            operation, scope, target = "sdk-background", Scope.METADATA, f"after {self.operation}"
+        self.gateway.record(
+            RequestCharge(
+                operation=operation,
+                scope=scope,
+                request_units=request_units,
+                duration_ms=self._elapsed_ms(),
+                item_count=items,
+                status=status,
+                simulated=False,
+                target=target,
+                activity_id=activity_id,
+                retry_after_ms=retry_after_ms,
+                kind=kind,
+                attempt=self.attempt,
+                call=self.call,
+                cancelled=cancelled,
+                cause=self.cause,
+                at=time.time(),
+                background=self.background,
+            )
+        )
+
+    def no_answer(self, *, cancelled: bool) -> None:
+        """The attempt ended without an answer for its last request: record that request."""
+        kind = Kind.QUERY if self.responses else self._first_kind()
+        self.record(kind=kind, status=0, cancelled=cancelled, own=True)
+
+    def _first_kind(self) -> Kind:
+        return (
+            Kind.POINT
+            if self.scope is Scope.POINT
+            else (Kind.METADATA if self.scope is Scope.METADATA else Kind.QUERY)
+        )
 
 
 _CURRENT: ContextVar[Binding | None] = ContextVar("cosmem_wire_binding", default=None)
 
 
 @contextmanager
-def bind(ticket: RequestTicket, gateway: Gateway, operation: str, target: str) -> Iterator[Binding]:
-    binding = Binding(ticket, gateway, operation, target)
+def bind(binding: Binding) -> Iterator[Binding]:
     token = _CURRENT.set(binding)
     try:
         yield binding
     finally:
+        binding.closed = True
         _CURRENT.reset(token)
 
 
@@ -54,27 +133,57 @@ def retry_after_ms(headers: Any) -> float | None:
         return None
 
 
+def request_kind(method: str, url: str, headers: Any) -> Kind:
+    """What an SDK request was for, from its method, path and headers."""
+    if headers.get(QUERY_PLAN):
+        return Kind.QUERY_PLAN
+    path = urlparse(url).path.rstrip("/")
+    if path.endswith("/pkranges"):
+        return Kind.RANGES
+    if headers.get(IS_QUERY):
+        return Kind.QUERY
+    parts = path.strip("/").split("/")
+    if method == "GET" and len(parts) >= 6 and parts[-2] == "docs":
+        return Kind.POINT
+    return Kind.METADATA
+
+
+def _number(headers: Any, name: str) -> float:
+    with suppress(TypeError, ValueError):  # a malformed header must not break the request
+        return float(headers.get(name) or 0.0)
+    return 0.0
+
+
 def on_response(response: Any) -> None:
-    """azure-core ``raw_response_hook``: attribute one wire response to its ticket."""
+    """azure-core ``raw_response_hook``: one ledger record per HTTP response."""
     binding = _CURRENT.get()
     if binding is None:
         return
     http = response.http_response
+    request = http.request
     headers = http.headers
+    status = int(http.status_code)
+    kind = request_kind(request.method, request.url, request.headers)
+    items = int(_number(headers, ITEM_COUNT))
+    if kind is Kind.POINT and status == 200:
+        items = 1  # a point read answers one item and sends no item count
+    wait = retry_after_ms(headers) if status == 429 else None
     binding.responses += 1
-    charge = headers.get(CHARGE)
-    if charge:
-        with suppress(ValueError):  # a malformed header must not break the request
-            binding.ticket.charge(float(charge))
-    activity = headers.get(ACTIVITY)
-    if activity:
-        binding.ticket.activity_id = activity
-    if http.status_code == 429:
+    binding.last_status = status
+    if kind is Kind.QUERY or kind is Kind.POINT:
+        binding.items += items
+    binding.record(
+        kind=kind,
+        status=status,
+        request_units=_number(headers, CHARGE),
+        items=items if kind in (Kind.QUERY, Kind.POINT) else 0,
+        activity_id=headers.get(ACTIVITY) or None,
+        retry_after_ms=wait,
+        range_id=request.headers.get(RANGE_ID) or None,
+    )
+    if status == 429:
         binding.throttles += 1
-        wait = retry_after_ms(headers)
-        binding.ticket.retry_after_ms = wait
-        # The SDK sleeps for `wait` and retries; if it gives up instead, the caller
-        # reports the final 429 (see calls.call), so "retrying" is right until then.
-        binding.gateway.note_throttle(
-            Throttling(binding.operation, binding.target, binding.throttles, wait, retrying=True)
-        )
+        binding.last_retry_after_ms = wait
+        binding.gateway.note_throttle(binding.operation, binding.target, binding.attempt, wait)
+    else:
+        binding.gateway.note_answer()

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from cosmem_tui.model import MISSING, JsonValue
+from cosmem_tui.model import MISSING, InvalidKey, JsonValue, Key
 from cosmem_tui.model.ttl import valid_item_ttl
 from cosmem_tui.profiles import FieldPath, Schema
 
@@ -37,12 +37,14 @@ COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def key_text(value: JsonValue) -> str | None:
-    """A partition-level value as the text the workspace indexes (None when absent)."""
-    if value is MISSING:
-        return None
-    if isinstance(value, str):
-        return value
-    return COMPACT.encode(value)
+    """A tenant value as the text the workspace indexes (``Key.text``; None when it has none).
+
+    The text keeps the JSON type: the number 42 is ``42``, the string "42" is ``"42"``.
+    """
+    try:
+        return Key.of(value).text
+    except InvalidKey:
+        return None  # absent, or an object/array: not an addressable tenant
 
 
 def pk_text(values: tuple[JsonValue, ...]) -> str:
@@ -68,11 +70,12 @@ class DerivedKeys:
 def schema_signature(schema: Schema) -> str:
     """What the derived columns depend on; a change means they must be recomputed."""
     parts: list[str | list[str] | None] = [
+        "keys/2",  # key texts keep their JSON type (42 vs "42"): older columns are recomputed
         schema.tenant.text if schema.tenant else None,
         schema.thread.text,
         schema.order.path.text if schema.order else None,
     ]
-    if schema.thread_parents:  # appended only when present: older signatures stay valid
+    if schema.thread_parents:
         parts.append([p.text for p in schema.thread_parents])
     return json.dumps(parts)
 

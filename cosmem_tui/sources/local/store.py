@@ -18,10 +18,12 @@ from cosmem_tui.model import (
     Clock,
     ContainerProperties,
     Item,
+    Key,
+    KeyCounts,
+    KeyPage,
     Page,
     Scope,
     SystemClock,
-    Tenant,
     Thread,
     ThreadRef,
 )
@@ -138,50 +140,89 @@ class LocalStore:
             ticket.charge(1.0, simulated=True)
             return self._workspace.container
 
-    async def list_tenants(self) -> list[Tenant]:
-        if not self._schema.has_tenant_level:
-            raise SchemaError(f"schema {self._schema.name} has no tenant level")
+    @property
+    def cache_id(self) -> str | None:
+        return None  # listing a workspace is cheap: nothing to cache
+
+    def listing_notes(self) -> list[str]:
+        return []
+
+    async def list_keys(self, cursor: str | None = None, *, since: int | None = None) -> KeyPage:
+        """Every top-level key at once (one modelled cross-partition request); ``since``:
+        only keys with an item written after that time."""
+        if cursor is not None:
+            raise BadRequest("invalid listing cursor (the local workspace lists in one page)")
+        name = "list_keys_tenants" if self._schema.has_tenant_level else "list_keys_threads"
+        label = f"{self._schema.tenant_label}s" if self._schema.has_tenant_level else "threads"
         async with self._gateway.request(
-            "list-tenants", Scope.CROSS_PARTITION, target="all tenants"
+            "list-keys", Scope.CROSS_PARTITION, target=label
         ) as ticket:
-            rows = await asyncio.to_thread(
-                self._workspace.query, "list_tenants", {"now": self._now()}
-            )
-            scanned = sum(r[2] for r in rows)
+            params = {"now": self._now(), "since": -1 if since is None else since}
+            rows = await asyncio.to_thread(self._workspace.query, name, params)
             ticket.items = len(rows)
             ticket.charge(
                 query_charge(
                     Scope.CROSS_PARTITION,
                     returned=len(rows),
-                    returned_bytes=64 * len(rows),
-                    scanned=scanned,
+                    returned_bytes=32 * len(rows),
+                    scanned=len(rows),
                     physical_partitions=self._physical_partitions,
                 ),
                 simulated=True,
             )
-        return [Tenant(r[0], r[1], r[2], r[3]) for r in rows]
+        keys = sorted(Key.parse(r[0]) for r in rows)
+        return KeyPage(tuple(keys), None, self._physical_partitions, self._physical_partitions)
 
-    async def list_threads(self, tenant: str | None) -> list[Thread]:
-        params: dict[str, Any] = {}
-        if self._schema.has_tenant_level:
-            if tenant is None:
-                raise SchemaError(f"schema {self._schema.name} needs a {self._schema.tenant_label}")
-            scope, name, params = Scope.PREFIX, "list_threads_of_tenant", {"tenant": tenant}
-            target = f"{self._schema.tenant_label} {tenant}"
+    async def key_counts(self, key: Key) -> KeyCounts:
+        """Counts of one top-level key (one modelled request scoped to it)."""
+        schema = self._schema
+        if schema.has_tenant_level:
+            scope, name = Scope.PREFIX, "tenant_counts"
+            params: dict[str, Any] = {"tenant": key.text}
+            target = f"{schema.tenant_label} {key.text}"
         else:
-            scope, name = Scope.CROSS_PARTITION, "list_threads_all"
-            target = "all threads"
+            scope, name = Scope.PARTITION, "thread_counts"
+            params = {"thread": key.text}
+            target = f"thread {key.text}"
+            if schema.granularity is Granularity.SESSION and schema.messages is not None:
+                name += "_sessions"  # a thread counts the messages of its session documents
+                params["messages"] = sqlite_json_path(schema.messages)
+        async with self._gateway.request("count-key", scope, target=target) as ticket:
+            rows = await asyncio.to_thread(
+                self._workspace.query, name, {**params, "now": self._now()}
+            )
+            row = rows[0]
+            items = int((row[1] if schema.has_tenant_level else row[0]) or 0)
+            ticket.items = 1
+            ticket.charge(
+                query_charge(scope, returned=1, returned_bytes=32, scanned=items), simulated=True
+            )
+        if schema.has_tenant_level:
+            return KeyCounts(items=items, last_activity=row[2], threads=int(row[0] or 0))
+        return KeyCounts(
+            items=items,
+            last_activity=row[1],
+            short_term=int(row[2] or 0),
+            long_term=int(row[3] or 0),
+        )
+
+    async def list_threads(self, tenant: Key) -> list[Thread]:
+        if not self._schema.has_tenant_level:
+            raise SchemaError(f"schema {self._schema.name} has no {self._schema.tenant_label}s")
+        params: dict[str, Any] = {"tenant": tenant.text}
+        name = "list_threads_of_tenant"
+        target = f"{self._schema.tenant_label} {tenant.text}"
         if self._schema.granularity is Granularity.SESSION and self._schema.messages is not None:
             name += "_sessions"  # a thread counts the messages of its session documents
             params["messages"] = sqlite_json_path(self._schema.messages)
-        async with self._gateway.request("list-threads", scope, target=target) as ticket:
+        async with self._gateway.request("list-threads", Scope.PREFIX, target=target) as ticket:
             rows = await asyncio.to_thread(
                 self._workspace.query, name, {**params, "now": self._now()}
             )
             ticket.items = len(rows)
             ticket.charge(
                 query_charge(
-                    scope,
+                    Scope.PREFIX,
                     returned=len(rows),
                     returned_bytes=96 * len(rows),
                     scanned=sum(r[1] for r in rows),
@@ -189,9 +230,10 @@ class LocalStore:
                 ),
                 simulated=True,
             )
+        arity = len(self._schema.thread_paths)
         return [
             Thread(
-                ThreadRef(tenant, r[0]),
+                ThreadRef(tenant, Key.parse(r[0], arity)),
                 items=r[1],
                 last_activity=r[2],
                 short_term=r[3],
@@ -224,8 +266,8 @@ class LocalStore:
         else:
             position = _decode_position(continuation)
         params = {
-            "thread": ref.thread,
-            "tenant": ref.tenant,
+            "thread": ref.thread.text,
+            "tenant": ref.tenant.text if ref.tenant is not None else None,
             "now": self._now(),
             "rank": position[0],
             "value": position[1],

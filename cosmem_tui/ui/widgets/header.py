@@ -21,7 +21,7 @@ class SessionHeader(Widget):
         self.container: ContainerProperties | None = None
         self.schema = ""
         self.totals: SessionTotals | None = None
-        self.throttle = ""  # "throttled, retrying in 300 ms" while the account throttles us
+        self.throttle = ""  # "429 · holding off 0.6 s" while the account throttles us
 
     def show(
         self,
@@ -60,7 +60,7 @@ class SessionHeader(Widget):
         if t is None:
             return ""
         sim = " sim" if t.simulated else ""
-        throttled = f" · {t.throttled}×429" if t.throttled else ""
+        throttled = f" · {t.throttled:,}×429" if t.throttled else ""
         # A real account shows the session's RU budget beside what has been spent.
         budget = f" / {t.budget_ru:,.0f}" if t.budget_ru is not None else ""
         state = f"⚠ {self.throttle} · " if self.throttle else ""

@@ -147,6 +147,18 @@ class RowList(ScrollView, can_focus=True):
         def control(self) -> RowList:
             return self.row_list
 
+    class RowsShown(Message):
+        """The rows on screen changed: ``indices`` are their source rows (for details on demand)."""
+
+        def __init__(self, row_list: RowList, indices: tuple[int, ...]) -> None:
+            super().__init__()
+            self.row_list = row_list
+            self.indices = indices
+
+        @property
+        def control(self) -> RowList:
+            return self.row_list
+
     def __init__(
         self, columns: Sequence[Column], *, id: str | None = None, empty_text: str = "nothing here"
     ) -> None:
@@ -159,6 +171,7 @@ class RowList(ScrollView, can_focus=True):
         self._view: list[int] | None = None  # source indices matching the filter
         self._need_pending = False
         self._column_fit: tuple[int, list[tuple[int, int]]] | None = None
+        self._shown: tuple[int, ...] | None = None  # what the last RowsShown reported
 
     # -- data ------------------------------------------------------------------------
 
@@ -166,6 +179,7 @@ class RowList(ScrollView, can_focus=True):
         self.source = source
         if empty_text is not None:
             self.empty_text = empty_text
+        self._shown = None
         self.filter_text = ""
         self._view = None
         self.cursor = 0
@@ -299,7 +313,21 @@ class RowList(ScrollView, can_focus=True):
     def _width(self) -> int:
         return self.scrollable_content_region.width
 
+    def shown_indices(self) -> tuple[int, ...]:
+        """The source rows currently on screen."""
+        top = int(self.scroll_y)
+        positions = range(top, min(self.row_count, top + self._page))
+        return tuple(i for p in positions if (i := self.source_index(p)) is not None)
+
+    def _report_shown(self) -> None:
+        shown = self.shown_indices()
+        if shown != self._shown:
+            self._shown = shown
+            self.post_message(self.RowsShown(self, shown))
+
     def render_line(self, y: int) -> Strip:
+        if y == 0:
+            self._report_shown()  # once per refresh: the first line is always drawn
         width = self._width
         base = self.rich_style
         layout = self._layout_for(width)

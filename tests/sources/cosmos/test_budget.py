@@ -1,4 +1,4 @@
-"""The RU budget, confirmation before unbudgeted fan-outs, and the DISTINCT fallback."""
+"""One RU budget for every request: background work stops quietly, a foreground action asks once."""
 
 from __future__ import annotations
 
@@ -7,57 +7,99 @@ from importlib import resources
 
 import pytest
 
-from cosmem_tui.model import FanOutRequest, Scope
+from cosmem_tui.core.directory import KeyDirectory
+from cosmem_tui.model import BudgetQuestion, FrozenClock, Key, Scope, ThreadRef
 from cosmem_tui.profiles.schema import schema_from_mapping
-from cosmem_tui.sources.errors import CrossPartitionDeclined
-from tests.helpers import exchange
+from cosmem_tui.sources.errors import BudgetSpent
+from tests.conftest import ANCHOR
+from tests.helpers import all_keys, exchange
 
 
 def many_tenants(count: int) -> list[dict]:
     return [exchange(f"tenant-{n:02d}", "t", 0) for n in range(count)]
 
 
-async def test_the_peer_rejects_distinct_so_listings_fall_back(containers, open_store):
+async def test_the_peer_rejects_distinct_so_keys_are_listed_by_index_seeks(containers, open_store):
     seeded = await containers()
     store = open_store(seeded.settings())
-    tenants = await store.list_tenants()
-    assert [(t.name, t.threads, t.items) for t in tenants] == [
-        ("acme", 2, 10),
-        ("globex", 3, 6),
-        ("initech", 1, 1),
-    ]
-    assert store.distinct_fallback
+    assert [k.text for k in await all_keys(store)] == ["acme", "globex", "initech"]
+    notes = store.listing_notes()
+    assert len(notes) == 1 and "loose index scan" in notes[0]
     rejected = [r for r in store.gateway.records() if r.status == 400]
-    assert len(rejected) == 1 and rejected[0].scope is Scope.CROSS_PARTITION
+    assert len(rejected) == 1 and "DISTINCT" not in rejected[0].target
     before = len(store.gateway.records())
-    await store.list_tenants()  # DISTINCT is not tried again on this service
-    assert all(r.status == 200 for r in store.gateway.records()[before:])
+    await all_keys(store)  # DISTINCT is not tried again on this service
+    assert all(r.status in (200, 304) for r in store.gateway.records()[before:])
 
 
-async def test_a_scan_stops_at_the_budget_without_a_confirmer(containers, open_store):
+async def test_a_listing_stops_at_the_budget_says_so_and_resumes_exactly(containers, open_store):
     seeded = await containers(many_tenants(12))
-    store = open_store(seeded.settings(ru_budget=4, scan_page_size=4))
-    with pytest.raises(CrossPartitionDeclined) as caught:
-        await store.list_tenants()
-    assert caught.value.message.startswith("stopped list-tenants (all tenants)")
-    assert "RU budget of 4 RU is spent" in caught.value.message
+    store = open_store(seeded.settings(ru_budget=12))  # the peer charges 1 RU a request
+    directory = KeyDirectory(store, FrozenClock(ANCHOR))
+    partial = await directory.list()
+    assert not partial.complete and partial.stopped is not None
+    assert "RU budget of 12 RU is spent" in partial.stopped
+    assert partial.needed_ru is not None and partial.needed_ru > 0
+    assert 0 < len(partial.keys) < 12
+    assert store.gateway.spent_ru <= 12 + 1  # at most the page that was already on its way
+    # More budget: the listing goes on from its cursor, and nothing is listed twice.
+    store.gateway.set_budget(200.0)
+    whole = await directory.list()
+    assert whole.complete and whole.stopped is None
+    assert [k.text for k in whole.keys] == [f"tenant-{n:02d}" for n in range(12)]
 
 
-async def test_a_confirmed_scan_goes_on_with_one_more_budget(containers, open_store):
+async def test_a_foreground_action_asks_once_saying_what_it_will_cost(containers, open_store):
     seeded = await containers(many_tenants(12))
-    store = open_store(seeded.settings(ru_budget=4, scan_page_size=4))
-    asked: list[FanOutRequest] = []
+    store = open_store(seeded.settings(ru_budget=8))
+    asked: list[BudgetQuestion] = []
 
-    async def confirm(request: FanOutRequest) -> bool:
-        asked.append(request)
+    async def confirm(question: BudgetQuestion) -> bool:
+        asked.append(question)
         return True
 
     store.gateway.set_confirmer(confirm)
-    tenants = await store.list_tenants()
-    assert len(tenants) == 12
-    assert asked and all(r.budget_reached for r in asked)
-    assert "used up the session's RU budget" in asked[0].describe()
-    assert store.gateway.budget_ru is not None and store.gateway.budget_ru > 4
+    keys = await all_keys(store)
+    assert len(keys) == 12
+    assert 1 <= len(asked) <= 2  # the estimate may prove short once, never once per page
+    question = asked[0]
+    assert question.estimate_ru > 0 and "RU more" in question.describe()
+    assert store.gateway.budget_ru is not None and store.gateway.budget_ru > 8
+    assert store.gateway.spent_ru <= store.gateway.budget_ru  # the budget on screen is enforced
+
+
+async def test_a_declined_question_stops_the_action(containers, open_store):
+    seeded = await containers(many_tenants(12))
+    store = open_store(seeded.settings(ru_budget=8))
+
+    async def decline(question: BudgetQuestion) -> bool:
+        return False
+
+    store.gateway.set_confirmer(decline)
+    with pytest.raises(BudgetSpent) as caught:
+        await all_keys(store)
+    assert "not run" in caught.value.message
+
+
+async def test_background_counts_stop_quietly_at_the_budget(containers, open_store):
+    seeded = await containers(many_tenants(12))
+    store = open_store(seeded.settings(ru_budget=30))
+    asked: list[BudgetQuestion] = []
+
+    async def confirm(question: BudgetQuestion) -> bool:
+        asked.append(question)
+        return True
+
+    store.gateway.set_confirmer(confirm)
+    directory = KeyDirectory(store, FrozenClock(ANCHOR))
+    keys = (await directory.list()).keys
+    states = await directory.count_all(keys)
+    counted = [k for k, s in states.items() if s.counts is not None]
+    stopped = [k for k, s in states.items() if s.error == "budget spent"]
+    assert counted and stopped and len(counted) + len(stopped) == 12
+    assert all(states[k].counts.items == 1 for k in counted)  # type: ignore[union-attr]
+    assert not any("count" in q.operation for q in asked)  # counts never ask
+    assert store.gateway.spent_ru <= store.gateway.budget_ru  # type: ignore[operator]
 
 
 def tenant_without_prefix_schema():
@@ -69,29 +111,32 @@ def tenant_without_prefix_schema():
     return schema_from_mapping(table, "test")
 
 
-async def test_an_unbudgeted_fan_out_is_asked_about_once(containers, open_store):
+async def test_a_tenant_that_is_not_the_first_key_level_needs_no_dialog(containers, open_store):
     schema = tenant_without_prefix_schema()
     seeded = await containers(paths=("/threadId",))
     store = open_store(seeded.settings(), schema)
-    with pytest.raises(CrossPartitionDeclined) as caught:
-        await store.list_threads("acme")
-    assert "cross-partition query and was not confirmed" in caught.value.message
-    asked: list[FanOutRequest] = []
+    asked: list[BudgetQuestion] = []
 
-    async def confirm(request: FanOutRequest) -> bool:
-        asked.append(request)
+    async def confirm(question: BudgetQuestion) -> bool:
+        asked.append(question)
         return True
 
     store.gateway.set_confirmer(confirm)
-    assert {t.name for t in await store.list_threads("acme")} == {"t1", "t2"}
-    assert {t.name for t in await store.list_threads("acme")} == {"t1", "t2"}
-    assert len(asked) == 1 and not asked[0].budget_reached
-    assert asked[0].target == "tenant acme"
-    assert store.gateway.records()[-1].scope is Scope.CROSS_PARTITION
+    assert {k.text for k in await all_keys(store)} == {"acme", "globex", "initech"}
+    counts = await store.key_counts(Key.of("acme"))
+    assert (counts.items, counts.threads) == (10, 2)
+    assert {t.name for t in await store.list_threads(Key.of("acme"))} == {"t1", "t2"}
+    # Each range is asked explicitly (one request per physical partition), never in a
+    # blind fan-out, and within the budget nobody is asked anything.
+    assert asked == []
+    scopes = {r.scope for r in store.gateway.records()}
+    assert Scope.CROSS_PARTITION in scopes
 
 
-async def test_allow_cross_partition_confirms_up_front(containers, open_store):
-    schema = tenant_without_prefix_schema()
-    seeded = await containers(paths=("/threadId",))
-    store = open_store(seeded.settings(allow_cross_partition=True), schema)
-    assert {t.name for t in await store.list_threads("globex")} == {"g0", "g1", "g2"}
+async def test_every_request_counts_against_the_budget(containers, open_store):
+    seeded = await containers()
+    store = open_store(seeded.settings(ru_budget=5))
+    with pytest.raises(BudgetSpent):
+        for _ in range(10):  # point reads too: nothing is free
+            await store.read_item(ThreadRef.of("acme", "t1"), "t1-0")
+    assert store.gateway.spent_ru <= 6

@@ -114,9 +114,12 @@ def test_failures_are_one_line_and_exit_status_1(capsys, peer_container, fault_p
     assert code == 1 and one_error_line(err).startswith("cosmem: 401 unauthorized")
 
     fault_proxy.clear()
-    fault_proxy.add(Fault(status=429, retry_after_ms=5, queries_only=True))
-    code, _, err = run(capsys, "threads", "acme", *proxied)
-    assert code == 1 and "429 too many requests" in one_error_line(err)
+    fault_proxy.add(Fault(status=429, retry_after_ms=50, queries_only=True))
+    started = time.monotonic()
+    code, _, err = run(capsys, "threads", "acme", *proxied, "--timeout", "1")
+    assert time.monotonic() - started < 5  # the deadline, whatever the SDK would do
+    line = one_error_line(err)
+    assert code == 1 and "within 1 s (the account kept answering 429)" in line
 
     fault_proxy.clear()
     fault_proxy.add(Fault(status=503, queries_only=True))
@@ -131,12 +134,36 @@ def test_failures_are_one_line_and_exit_status_1(capsys, peer_container, fault_p
     assert code == 1 and "cannot be combined with --endpoint" in one_error_line(err)
 
 
-def test_a_budgeted_fan_out_refused_headless_says_how_to_allow_it(capsys, peer_container):
-    code, _, err = run(capsys, "tenants", "--schema", "lab", "--ru-budget", "1", *peer_container)
-    assert code == 1
-    line = one_error_line(err)
-    assert "RU budget of 1 RU is spent" in line or "not confirmed" in line
-    assert "--allow-cross-partition" in line
-    code, out, err = run(capsys, "tenants", "--schema", "lab", "--ru-budget", "1",
-                         "--allow-cross-partition", *peer_container, "--json")  # fmt: skip
-    assert code == 0 and len(json.loads(out)) == 3
+def test_a_listing_stopped_by_the_budget_says_so_and_exits_3(capsys, peer_container):
+    code, out, err = run(capsys, "tenants", "--schema", "lab", "--ru-budget", "6",
+                         *peer_container, "--json")  # fmt: skip
+    assert code == 3  # short output: never mistaken for the whole list
+    assert len(json.loads(out)) < 3
+    incomplete = [line for line in err.splitlines() if "INCOMPLETE" in line]
+    assert len(incomplete) == 1 and "--ru-budget" in incomplete[0]
+    budget = float(incomplete[0].split("--ru-budget ")[1].split()[0].replace(",", ""))
+    code, out, err = run(capsys, "tenants", "--schema", "lab", "--ru-budget", f"{budget + 30}",
+                         *peer_container, "--json")  # fmt: skip
+    assert code == 0 and [t["tenant"] for t in json.loads(out)] == ["acme", "globex", "initech"]
+
+
+def test_counts_past_the_budget_are_null_with_one_line_saying_how_to_get_them(
+    capsys, peer_container
+):
+    code, out, err = run(capsys, "tenants", "--schema", "lab", "--ru-budget", "16",
+                         *peer_container, "--json")  # fmt: skip
+    tenants = json.loads(out)
+    assert code == 0 and len(tenants) == 3
+    missing = [t for t in tenants if t["items"] is None]
+    assert missing and all(t["threads"] is None for t in missing)
+    lines = [line for line in err.splitlines() if "would pass the RU budget" in line]
+    assert len(lines) == 1 and f"counts of {len(missing)} tenants" in lines[0]
+    assert "--ru-budget" in lines[0]
+
+
+@pytest.mark.parametrize("budget", ["-5", "0", "nan", "lots"])
+def test_a_budget_must_be_a_positive_number(capsys, budget):
+    with pytest.raises(SystemExit) as caught:
+        main(["tenants", "--ru-budget", budget])
+    assert caught.value.code == 2
+    assert "--ru-budget" in capsys.readouterr().err

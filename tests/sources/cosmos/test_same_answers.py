@@ -15,7 +15,7 @@ from cosmem_tui.model import FrozenClock, SystemClock, ThreadRef
 from cosmem_tui.profiles import get_schema
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore
-from tests.helpers import build_workspace, exchange
+from tests.helpers import all_keys, build_workspace, counted, exchange
 from tests.peer.containers import lab_dataset
 
 SYSTEM = {"_rid", "_self", "_ts", "_etag", "_attachments"}
@@ -35,10 +35,11 @@ def dataset() -> list[dict]:
 
 async def browse_everything(service: BrowseService) -> dict:
     seen: dict = {"tenants": [], "threads": {}, "turns": {}, "tails": {}, "details": {}}
-    for tenant in await service.tenants():
-        seen["tenants"].append((tenant.name, tenant.threads, tenant.items))
-        threads = await service.threads(tenant.name)
-        seen["threads"][tenant.name] = sorted(
+    for tenant in await all_keys(service.store):
+        counts = await service.store.key_counts(tenant)
+        seen["tenants"].append((tenant.text, counts.threads, counts.items))
+        threads = await service.threads(tenant)
+        seen["threads"][tenant.text] = sorted(
             (t.name, t.items, t.short_term, t.long_term) for t in threads
         )
         for thread in threads:
@@ -67,7 +68,7 @@ async def test_peer_and_workspace_give_the_same_answers(containers, open_store, 
     cosmos = open_store(seeded.settings())
     actual = await browse_everything(BrowseService(cosmos, SystemClock()))
     assert actual == expected
-    assert ThreadRef("acme", "t3") in actual["turns"]  # the odd items were compared too
+    assert ThreadRef.of("acme", "t3") in actual["turns"]  # the odd items were compared too
 
 
 async def test_same_answers_without_a_tenant_level(containers, open_store, tmp_path: Path):
@@ -78,10 +79,9 @@ async def test_same_answers_without_a_tenant_level(containers, open_store, tmp_p
     path = build_workspace(tmp_path / "same.sqlite", items, now=now, schema=schema)
     local = LocalStore.open(path, schema, gateway=Gateway(), clock=FrozenClock(now))
     try:
-        service = BrowseService(local, FrozenClock(now))
-        expected = sorted((t.name, t.items, t.short_term) for t in await service.threads(None))
+        expected = sorted((n, c.items, c.short_term) for n, c in (await counted(local)).items())
     finally:
         await local.close()
-    service = BrowseService(open_store(seeded.settings(), schema), SystemClock())
-    actual = sorted((t.name, t.items, t.short_term) for t in await service.threads(None))
+    cosmos = open_store(seeded.settings(), schema)
+    actual = sorted((n, c.items, c.short_term) for n, c in (await counted(cosmos)).items())
     assert actual == expected == [("x0", 4, 3), ("x1", 4, 3), ("x2", 4, 3)]

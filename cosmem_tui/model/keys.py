@@ -1,0 +1,155 @@
+"""Typed partition-level keys: a tenant, or a thread (one value, or several for a composite).
+
+Cosmos partition key values are JSON scalars: a tenant stored as the number ``42`` is a
+different logical partition from the string ``"42"``. Keys therefore keep their JSON
+type end to end, compare by type and value (``True`` is not ``1``), and have exactly one
+text form, which reads back to the same key:
+
+* a string is written as is — unless it would read as another JSON value (``42``,
+  ``true``, ``null``, ``"x"``, ``[1]``) or is empty, then it is written as a JSON string;
+* a number, boolean or null is written as JSON (``42``, ``1.5``, ``true``, ``null``);
+* a composite key (a thread named by several fields) is a JSON array (``["alice","s-1"]``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from typing import Any, TypeAlias
+
+Scalar: TypeAlias = str | int | float | bool | None
+
+# Cosmos orders scalar types null < boolean < number < string; the rank also keeps
+# True apart from 1 when keys are compared or hashed.
+_RANK_NULL, _RANK_BOOL, _RANK_NUMBER, _RANK_STRING = range(4)
+
+
+class InvalidKey(ValueError):
+    """A text or value that cannot be a partition-level key."""
+
+
+def _rank(value: Scalar) -> int:
+    if value is None:
+        return _RANK_NULL
+    if isinstance(value, bool):
+        return _RANK_BOOL
+    if isinstance(value, int | float):
+        return _RANK_NUMBER
+    return _RANK_STRING
+
+
+def _check(value: object) -> Scalar:
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    raise InvalidKey(f"a key value must be a JSON string, number, boolean or null, not {value!r}")
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _reads_as_other_json(text: str) -> bool:
+    """Would ``text`` parse as a JSON value (so it must be quoted to stay a string)?"""
+    if not text or text != text.strip():
+        return True
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+class Key:
+    """One tenant or thread: a tuple of JSON scalars (one, or several for a composite)."""
+
+    __slots__ = ("_hash", "_typed", "values")
+
+    values: tuple[Scalar, ...]
+    _typed: tuple[tuple[int, Scalar], ...]
+    _hash: int
+
+    def __init__(self, values: Iterable[object]) -> None:
+        checked = tuple(_check(v) for v in values)
+        if not checked:
+            raise InvalidKey("a key needs at least one value")
+        object.__setattr__(self, "values", checked)
+        object.__setattr__(self, "_typed", tuple((_rank(v), v) for v in checked))
+        object.__setattr__(self, "_hash", hash(self._typed))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Key is immutable")
+
+    @classmethod
+    def of(cls, *values: object) -> Key:
+        return cls(values)
+
+    @classmethod
+    def parse(cls, text: str, arity: int = 1) -> Key:
+        """The key a text names (the inverse of ``text``); ``arity`` values for a composite."""
+        if arity == 1:
+            if _reads_as_other_json(text):
+                try:
+                    value = json.loads(text)
+                except ValueError:
+                    return cls((text,))  # e.g. surrounding spaces: a plain string after all
+                if isinstance(value, list | dict):
+                    raise InvalidKey(f"{text!r} is not a single key value")
+                return cls((value,))
+            return cls((text,))
+        try:
+            values = json.loads(text)
+        except ValueError:
+            values = None
+        if not isinstance(values, list) or len(values) != arity:
+            raise InvalidKey(f"name this key by a JSON array of {arity} values, not {text!r}")
+        return cls(values)
+
+    @property
+    def value(self) -> Scalar:
+        """The single value of a one-part key (the first value of a composite)."""
+        return self.values[0]
+
+    @property
+    def composite(self) -> bool:
+        return len(self.values) > 1
+
+    @property
+    def text(self) -> str:
+        """The one text form of this key (see the module docstring)."""
+        if self.composite:
+            return _compact(list(self.values))
+        value = self.values[0]
+        if isinstance(value, str) and not _reads_as_other_json(value):
+            return value
+        return _compact(value)
+
+    def json_value(self) -> Any:
+        """The key as JSON data: the scalar, or a list for a composite."""
+        return list(self.values) if self.composite else self.values[0]
+
+    def sort_key(self) -> tuple[tuple[int, Scalar], ...]:
+        """Cosmos order: null < booleans < numbers < strings, then by value."""
+        return self._typed
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Key) and self._typed == other._typed
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __lt__(self, other: Key) -> bool:
+        return self._typed < other._typed
+
+    def __repr__(self) -> str:
+        return f"Key({self.text})"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def key_text(value: object) -> str:
+    """The text of a single JSON value as a key (``Key.of(value).text``)."""
+    return Key.of(value).text
