@@ -2,7 +2,8 @@
 
 Items are stored as the JSON the service would return (``id``, ``_ts``, ``_etag`` and
 the other system properties inside the body). A workspace is written to a temporary
-file renamed into place when complete, so a crash never leaves half a workspace.
+file renamed into place when complete, so a crash never leaves half a workspace and
+nothing ever changes a workspace file in place: readers open it read-only.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def building(
 ) -> Iterator[WorkspaceBuilder]:
     """Create a new workspace atomically: items go to a temp file renamed on success.
 
-    ``schema`` is the one the derived columns are computed for (``derived_for``).
+    ``schema`` is the one the derived columns are computed for (recorded as
+    ``derived_for``); a session reading with another computes its own.
     """
     path = Path(path)
     try:
@@ -86,7 +88,9 @@ def building(
         builder = WorkspaceBuilder(path, db)
         yield builder
         db.executescript(load_query("local", "workspace_indexes"))
-        db.execute("PRAGMA journal_mode = WAL")
+        # A rollback journal, not WAL: a read-only connection to a WAL file needs -wal and
+        # -shm files beside it, so it would create them (or fail in a read-only folder).
+        db.execute("PRAGMA journal_mode = DELETE")
         db.execute("PRAGMA synchronous = NORMAL")
         db.execute("ANALYZE")
         db.close()

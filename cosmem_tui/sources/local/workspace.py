@@ -1,13 +1,13 @@
-"""A local workspace: one container's properties and items in a SQLite file.
+"""A local workspace: one container's properties and items in a SQLite file, read-only.
 
-``Workspace.open`` gives the handle the console reads through; new workspaces are
-written only through ``Workspace.building``, whose handle is a ``WorkspaceBuilder``
-(``builder.py``).
+The console never writes a workspace. ``Workspace.open`` connects read-only, so no
+code path that browses can change the file; a session reading with a schema other
+than the one the file was built for computes its keys in its own temp database (``session_keys``).
+New workspaces are written only through ``Workspace.building`` (``builder.py``).
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -16,12 +16,16 @@ from cosmem_tui.model import ContainerProperties
 from cosmem_tui.profiles import Schema
 from cosmem_tui.sources.errors import WorkspaceError
 from cosmem_tui.sources.local.builder import WorkspaceBuilder, building
-from cosmem_tui.sources.local.keys import derive_keys, schema_signature
+from cosmem_tui.sources.local.keys import schema_signature
+from cosmem_tui.sources.local.session_keys import shadow_derived_columns
 from cosmem_tui.sources.local.workspace_file import FORMAT_VERSION, WorkspaceFile
+
+_HEADER = b"SQLite format 3\x00"
+_WAL_VERSION = 2  # header bytes 18 and 19 (write and read version): 2 = WAL, 1 = rollback
 
 
 class Workspace(WorkspaceFile):
-    """An open workspace file. Thread-safe: one connection behind a lock."""
+    """A workspace opened for reading. Thread-safe: one connection behind a lock."""
 
     @classmethod
     def open(cls, path: Path) -> Workspace:
@@ -29,49 +33,63 @@ class Workspace(WorkspaceFile):
         if not path.is_file():
             raise WorkspaceError(f"no workspace at {path}")
         try:
-            db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            db.execute("PRAGMA query_only = 0")
+            db = sqlite3.connect(
+                _read_only_uri(path), uri=True, check_same_thread=False, isolation_level=None
+            )
+        except sqlite3.Error as exc:
+            raise WorkspaceError(f"cannot open {path} ({exc})") from None
+        try:
             version = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+            if version is None or version[0] != FORMAT_VERSION:
+                raise WorkspaceError(f"{path} is not a cosmem workspace (format {version})")
+            return cls(path, db)
         except sqlite3.DatabaseError as exc:
-            raise WorkspaceError(f"{path} is not a cosmem workspace ({exc})") from None
-        if version is None or version[0] != FORMAT_VERSION:
             db.close()
-            raise WorkspaceError(f"{path} is not a cosmem workspace (format {version})")
-        return cls(path, db)
+            raise WorkspaceError(f"{path} is not a cosmem workspace ({exc})") from None
+        except BaseException:
+            db.close()
+            raise
 
     @staticmethod
     def building(
         path: Path, container: ContainerProperties, schema: Schema
     ) -> AbstractContextManager[WorkspaceBuilder]:
-        """Create a new workspace (see ``builder.building``)."""
+        """Create a new workspace: the only way one is written (see ``builder.building``)."""
         return building(path, container, schema)
 
-    def ensure_derived(self, schema: Schema) -> bool:
-        """Recompute schema-derived columns if the workspace was indexed for another schema."""
-        signature = schema_signature(schema)
-        if self.meta("derived_for") == signature:
+    def derive_for(self, schema: Schema) -> bool:
+        """Read with ``schema`` for the rest of this session; True if keys were computed.
+
+        Nothing is written: when the file's derived columns were built for another
+        schema, this connection computes its own (``session_keys``) and reads those.
+        """
+        if self.meta("derived_for") == schema_signature(schema):
             return False
         with self._lock:
-            rows = self._db.execute("SELECT pk, id, body FROM items").fetchall()
-            updates = []
-            for pk, item_id, body in rows:
-                keys = derive_keys(schema, json.loads(body))
-                updates.append(
-                    (
-                        keys.tenant_key,
-                        keys.thread_key,
-                        keys.order_rank,
-                        keys.order_value,
-                        pk,
-                        item_id,
-                    )
-                )
-            self._db.execute("BEGIN")
-            self._db.executemany(
-                "UPDATE items SET tenant_key = ?, thread_key = ?, order_rank = ?, order_value = ?"
-                " WHERE pk = ? AND id = ?",
-                updates,
-            )
-            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('derived_for', ?)", (signature,))
-            self._db.execute("COMMIT")
+            shadow_derived_columns(self._db, schema)
         return True
+
+
+def _read_only_uri(path: Path) -> str:
+    """The URI that opens ``path`` read-only, creating no file beside it.
+
+    Workspaces are built with a rollback journal, which a read-only connection opens
+    cleanly. Earlier builds left the file in WAL mode, where even a read-only
+    connection creates -wal and -shm files (and cannot open in a read-only folder).
+    Such a file with no WAL content has nothing to recover, and a workspace is never
+    changed in place (builders rename a new file over it), so it is opened immutable.
+    """
+    uri = path.absolute().as_uri() + "?mode=ro"
+    wal = path.with_name(path.name + "-wal")
+    if _in_wal_mode(path) and (not wal.exists() or wal.stat().st_size == 0):
+        uri += "&immutable=1"
+    return uri
+
+
+def _in_wal_mode(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            header = file.read(20)
+    except OSError:
+        return False  # sqlite3 reports the same problem, in its own words
+    return header.startswith(_HEADER) and header[18] == header[19] == _WAL_VERSION
