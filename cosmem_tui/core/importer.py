@@ -36,7 +36,7 @@ from cosmem_tui.model import Clock, ContainerProperties, JsonValue, PartitionKey
 from cosmem_tui.profiles import Schema, SchemaError
 from cosmem_tui.profiles.detect import ContainerFacts, describe_key
 from cosmem_tui.sources.errors import WorkspaceError
-from cosmem_tui.sources.local import ItemRejected, Workspace
+from cosmem_tui.sources.local import ItemRejected, Workspace, WorkspaceBuilder
 
 SAMPLE_ITEMS = 200
 BATCH = 2000
@@ -222,7 +222,7 @@ class _Counts:
 
 
 def _load(
-    workspace: Workspace,
+    workspace: WorkspaceBuilder,
     records: Iterator[Record],
     schema: Schema,
     now: int,
@@ -262,7 +262,7 @@ def _duplicate(row: dict[str, Any], first: Record | None) -> str:
 
 
 def _flush(
-    workspace: Workspace,
+    workspace: WorkspaceBuilder,
     batch: dict[tuple[str, str], tuple[Record, dict[str, Any]]],
     now: int,
     counts: _Counts,
@@ -285,7 +285,9 @@ def _flush(
     batch.clear()
 
 
-def _record(workspace: Workspace, settings: ImportSettings, choice: SchemaChoice, now: int) -> None:
+def _record(
+    workspace: WorkspaceBuilder, settings: ImportSettings, choice: SchemaChoice, now: int
+) -> None:
     """What a later session needs to reopen the workspace alike, and where it came from."""
     workspace.set_meta("schema", choice.schema.name)
     workspace.set_meta("schema_reason", choice.reason or "chosen with --schema")

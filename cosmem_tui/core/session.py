@@ -144,7 +144,7 @@ def open_session(
     gateway = Gateway()
     try:
         choice = _schema_choice(options, workspace, gateway, clock)
-        workspace.ensure_derived(choice.schema)
+        workspace.derive_for(choice.schema)  # for this session: the file is never written
     except BaseException:
         workspace.close()
         raise

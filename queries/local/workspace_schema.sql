@@ -1,6 +1,7 @@
 -- A local workspace is one container: its properties, free-form metadata, and items.
 -- Columns after `body` are derived: pk and expires_at from the container settings,
--- tenant_key / thread_key / order_* from the active schema (recomputed if it changes).
+-- tenant_key / thread_key / order_* from the schema it was built for (meta derived_for);
+-- a session reading with another computes its own (session_keys.sql), never written here.
 CREATE TABLE IF NOT EXISTS container (
     singleton        INTEGER PRIMARY KEY CHECK (singleton = 1),
     database_name    TEXT NOT NULL,

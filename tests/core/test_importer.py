@@ -18,7 +18,7 @@ from cosmem_tui.core.importer import (
 )
 from cosmem_tui.core.session import SessionOptions, open_session
 from cosmem_tui.model import FrozenClock, Key, ThreadRef
-from cosmem_tui.sources.local import Workspace
+from cosmem_tui.sources.local import Workspace, WorkspaceBuilder
 from tests.fixtures import SCHEMAS, fixture_items
 
 
@@ -146,7 +146,7 @@ def test_a_file_that_is_not_json_is_one_problem(tmp_path, clock):
 
 def test_a_failure_mid_import_leaves_no_workspace(tmp_path, clock, monkeypatch):
     calls = 0
-    original = Workspace.insert_new_rows
+    original = WorkspaceBuilder.insert_new_rows
 
     def failing(self, rows):
         nonlocal calls
@@ -155,7 +155,7 @@ def test_a_failure_mid_import_leaves_no_workspace(tmp_path, clock, monkeypatch):
             raise OSError("disk full")
         return original(self, rows)
 
-    monkeypatch.setattr(Workspace, "insert_new_rows", failing)
+    monkeypatch.setattr(WorkspaceBuilder, "insert_new_rows", failing)
     monkeypatch.setattr(importer, "BATCH", 3)
     target = tmp_path / "out" / "w.sqlite"
     with pytest.raises(ImportFailed, match="disk full"):
@@ -168,7 +168,7 @@ def test_an_interrupted_import_leaves_no_workspace(tmp_path, clock, monkeypatch)
     def interrupted(self, rows):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(Workspace, "insert_new_rows", interrupted)
+    monkeypatch.setattr(WorkspaceBuilder, "insert_new_rows", interrupted)
     with pytest.raises(KeyboardInterrupt):
         run(SCHEMAS / "langchain.jsonl", tmp_path / "w.sqlite", clock)
     assert list(tmp_path.iterdir()) == []

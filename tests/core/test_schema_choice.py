@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from cosmem_tui.core.importer import ImportSettings, import_export
 from cosmem_tui.core.schemas import (
     SAMPLE_BUDGET_RU,
     SAMPLE_SIZE,
@@ -19,7 +20,8 @@ from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition, Scope
 from cosmem_tui.profiles import SchemaError, all_schemas, get_schema
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
-from tests.fixtures import fixture_items
+from tests.fixtures import SCHEMAS, fixture_items
+from tests.helpers import all_keys
 
 
 def workspace_of(
@@ -30,8 +32,10 @@ def workspace_of(
     container: str = "data",
     database: str = "db",
     record: bool = False,
+    keys_for: str | None = None,
     now: int,
 ) -> Path:
+    """A workspace of ``schema_name``'s container; derived columns for ``keys_for`` if given."""
     schema = get_schema(schema_name)
     paths = schema.partition_key
     props = ContainerProperties(
@@ -40,8 +44,9 @@ def workspace_of(
         PartitionKeyDefinition(paths, "MultiHash" if len(paths) > 1 else "Hash"),
         -1,
     )
-    with Workspace.building(path, props, schema) as ws:
-        ws.upsert_items(items, schema, now)
+    keys_schema = get_schema(keys_for or schema_name)
+    with Workspace.building(path, props, keys_schema) as ws:
+        ws.upsert_items(items, keys_schema, now)
         if record:
             ws.set_meta("schema", schema.name)
     return path
@@ -124,8 +129,42 @@ async def test_the_sample_stops_at_the_budget_and_keeps_at_least_one_item(tmp_pa
         assert len(some) == 2 and some[0].ts >= some[1].ts  # newest first
         assert "messages" in some[0].body  # whole items, not projections
         with pytest.raises(SchemaError, match="no schema chosen"):
-            await store.list_threads(None)
+            await store.list_keys()
         choice = await choose_schema("generic", store, None)
         assert choice.schema.name == "generic" and choice.definition is not None
     finally:
         await store.close()
+
+
+def test_a_detected_schema_is_not_recorded_so_each_open_detects_it(tmp_path, clock):
+    """Opening never writes: detection (here of another schema than the file's keys) repeats."""
+    path = workspace_of(
+        tmp_path / "w.sqlite",
+        fixture_items("lab.jsonl"),
+        schema_name="lab",
+        keys_for="thread",
+        now=int(clock.now()),
+    )
+    before = path.read_bytes()
+    for _ in range(2):
+        session = open_session(SessionOptions(workspace=path), clock)
+        try:
+            assert session.schema.name == "lab"
+            assert [k.text for k in run_sync(all_keys(session.store))] == ["contoso", "fabrikam"]
+            assert "sample-items" in [r.operation for r in session.gateway.records()]
+        finally:
+            run_sync(session.close())
+    assert path.read_bytes() == before
+
+
+def test_an_imported_workspace_reopens_with_the_schema_chosen_at_import(tmp_path, clock):
+    settings = ImportSettings(source=SCHEMAS / "learn.json", workspace=tmp_path / "w.sqlite")
+    problems: list[object] = []
+    report = import_export(settings, clock=clock, user_dir=None, on_problem=problems.append)
+    assert problems == []
+    session = open_session(SessionOptions(workspace=settings.workspace), clock)
+    try:
+        assert session.schema_label == report.choice.label
+        assert session.gateway.records() == []  # recorded at import: nothing to detect
+    finally:
+        run_sync(session.close())

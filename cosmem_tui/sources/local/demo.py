@@ -30,6 +30,7 @@ from typing import Any
 
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
 from cosmem_tui.profiles import Schema, get_schema
+from cosmem_tui.sources.local.builder import WorkspaceBuilder
 from cosmem_tui.sources.local.workspace import Workspace
 
 DEMO_SEED = 20261130
@@ -523,7 +524,7 @@ def build_demo_workspace(
     schema = schema or get_schema("lab")
     items, manifest = generate_items(anchor, seed, shape)
 
-    def rows(workspace: Workspace) -> Iterator[dict[str, Any]]:
+    def rows(workspace: WorkspaceBuilder) -> Iterator[dict[str, Any]]:
         for count, body in enumerate(items, 1):
             if progress is not None and count % 4096 == 0:
                 progress(count)

@@ -103,7 +103,11 @@ class LocalStore:
         label: str | None = None,
     ) -> LocalStore:
         workspace = Workspace.open(path)
-        workspace.ensure_derived(schema)
+        try:
+            workspace.derive_for(schema)
+        except BaseException:
+            workspace.close()
+            raise
         return cls(workspace, schema, gateway=gateway, clock=clock, label=label)
 
     @property

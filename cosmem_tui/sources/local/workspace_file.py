@@ -1,0 +1,75 @@
+"""What both handles on a workspace file share: its container properties, metadata and queries.
+
+A workspace is read through ``Workspace`` (opened read-only) and written only through
+``WorkspaceBuilder`` (a new file, renamed into place when complete). This base holds
+the read operations both need; it has no way to write.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
+from cosmem_tui.sources.errors import WorkspaceError
+from cosmem_tui.sources.query_texts import load_query
+
+FORMAT_VERSION = "1"
+
+
+class WorkspaceFile:
+    """One connection to a workspace file behind a lock (it is used from worker threads)."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self._db = connection
+        self._lock = threading.RLock()
+        self._container = self._read_container()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None  # type: ignore[assignment]
+
+    @property
+    def container(self) -> ContainerProperties:
+        return self._container
+
+    def _read_container(self) -> ContainerProperties:
+        row = self._db.execute(
+            "SELECT database_name, container_name, partition_key, default_ttl, indexing_policy,"
+            " vector_policy, full_text_policy FROM container WHERE singleton = 1"
+        ).fetchone()
+        if row is None:
+            raise WorkspaceError(f"{self.path}: workspace has no container properties")
+        pk = json.loads(row[2])
+        return ContainerProperties(
+            database=row[0],
+            container=row[1],
+            partition_key=PartitionKeyDefinition(
+                tuple(pk["paths"]), pk.get("kind", "Hash"), pk.get("version", 2)
+            ),
+            default_ttl=row[3],
+            indexing_policy=json.loads(row[4]),
+            vector_embedding_policy=json.loads(row[5]) if row[5] else None,
+            full_text_policy=json.loads(row[6]) if row[6] else None,
+        )
+
+    def meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def query(self, name: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        sql = load_query("local", name)
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    def item_count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM items").fetchone()[0])
