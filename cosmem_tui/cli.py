@@ -254,16 +254,30 @@ def _cmd_import(args: argparse.Namespace) -> int:
 # -- output ------------------------------------------------------------------------
 
 
-def _csv_value(value: Any) -> str:
+def _flat(value: Any, separator: str) -> str | None:
+    """A record value as one text for a table cell or CSV field (None: no value)."""
     if value is None:
-        return ""
+        return None
     if isinstance(value, list):
-        return "; ".join(str(v) for v in value) if value and not isinstance(value[0], dict) else ""
-    return visible(str(value))
+        if all(isinstance(v, str) for v in value):
+            return separator.join(value)  # roles, problems: every element is item text
+        return None  # messages: their text is in the text column already
+    return str(value)
+
+
+def _csv_value(value: Any) -> str:
+    flat = _flat(value, "; ")
+    return "" if flat is None else visible(flat)
 
 
 class Output:
-    """Streams records as a table, a JSON array or CSV, escaping all item text."""
+    """Streams records as a table, a JSON array or CSV, escaping all item text.
+
+    This is where every headless command's output is escaped: whatever a record
+    holds (keys, ids, roles, kinds, problems, text) leaves through ``_cell`` (table),
+    ``_csv_value`` (CSV) or ``json_for_terminal`` (JSON, which decodes to the exact
+    data), and the table headers, which schemas may name, through ``one_line``.
+    """
 
     def __init__(
         self,
@@ -277,7 +291,7 @@ class Output:
         self.fmt = fmt
         self.fields = fields
         self.table_fields = table_fields
-        self.headers = [(titles or {}).get(f, f).upper() for f in table_fields]
+        self.headers = [one_line((titles or {}).get(f, f).upper()) for f in table_fields]
         self.stream = stream
         self.count = 0
         self._table_rows: list[list[str]] = []
@@ -318,15 +332,10 @@ class Output:
 
 
 def _cell(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, list):
-        return (
-            ",".join(str(v) for v in value)
-            if all(isinstance(v, str) for v in value)
-            else (f"{len(value)}")
-        )
-    return one_line(str(value), 72)
+    if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+        return f"{len(value)}"  # messages: counted, their text is in the text column
+    flat = _flat(value, ",")
+    return "—" if flat is None else one_line(flat, 72)
 
 
 def _print_table(

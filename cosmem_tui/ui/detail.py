@@ -66,36 +66,40 @@ def render_detail(
     raw_status: str | None = None,
 ) -> Text:
     text = Text()
-    kind = "" if turn.kind == "turn" else f" · {turn.kind}"
-    text.append(f"turn {order_text(turn)}{one_line(kind)}", "bold")
-    text.append(f" · {utc(turn.timestamp)}\n", "dim")
-    text.append(f"id {visible(turn.item_id)}\n", "dim")
+
+    def add(line: str, style: str | None = None) -> None:
+        # The one way text enters the pane (the raw JSON aside, escaped by
+        # json_for_terminal): ids, order, kind, ttl, problems, roles and messages are
+        # item data, and whatever quotes them is escaped here, newlines kept.
+        text.append(visible(line, multiline=True), style)
+
+    kind = "" if turn.kind == "turn" else f" · {one_line(turn.kind)}"
+    add(f"turn {order_text(turn)}{kind}", "bold")
+    add(f" · {utc(turn.timestamp)}\n", "dim")
+    add(f"id {visible(turn.item_id)}\n", "dim")
     if turn.part is not None:
-        text.append(
-            f"message {turn.part} of a session document: its ttl covers the whole session\n",
-            "dim",
-        )
+        add(f"message {turn.part} of a session document: its ttl covers the whole session\n", "dim")
     for line, style in ttl_lines(turn, now):
-        text.append(line + "\n", style)
+        add(visible(line) + "\n", style)
     if turn.problems:
-        text.append("\n⚠ malformed item\n", "bold yellow")
+        add("\n⚠ malformed item\n", "bold yellow")
         for problem in turn.problems:
-            text.append(f"  • {visible(problem)}\n", "yellow")
-    text.append("\n── transcript ──\n", "bold dim")
+            add(f"  • {visible(problem)}\n", "yellow")
+    add("\n── transcript ──\n", "bold dim")
     if not turn.messages:
-        text.append("(no messages: see the raw item)\n", "dim")
+        add("(no messages: see the raw item)\n", "dim")
     for message in turn.messages:
-        text.append(visible(message.role), ROLE_STYLES.get(message.role, "bold"))
-        text.append("\n")
+        add(visible(message.role), ROLE_STYLES.get(message.role, "bold"))
+        add("\n")
         body = visible(message.text, multiline=True) or "(empty)"
         for line in body.split("\n"):
-            text.append(f"  {line}\n")
-    text.append("\n── raw item", "bold dim")
+            add(f"  {line}\n")
+    add("\n── raw item", "bold dim")
     if detail is None:
-        text.append(" ──\n", "bold dim")
-        text.append((raw_status or "loading the item (point read)…") + "\n", "dim")
+        add(" ──\n", "bold dim")
+        add(one_line(raw_status or "loading the item (point read)…") + "\n", "dim")
         return text
-    text.append(f" (point read, {len(detail.item.raw_json()):,} bytes) ──\n", "bold dim")
+    add(f" (point read, {len(detail.item.raw_json()):,} bytes) ──\n", "bold dim")
     raw = Text(json_for_terminal(dict(detail.item.body), indent=2))
     JSONHighlighter().highlight(raw)
     text.append_text(raw)

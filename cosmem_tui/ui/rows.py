@@ -1,4 +1,9 @@
-"""Row sources for the browse lists: tenants, threads and (lazily paged) turns."""
+"""Row sources for the browse lists: tenants, threads and (lazily paged) turns.
+
+Every cell these produce passes through ``safe_cells``: tenant and thread keys, ids,
+order values, kinds, roles, problems and message text all come from items, so no
+cell may reach the terminal without ``core.text`` escaping, whichever field it shows.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnWindow
 from cosmem_tui.model import MISSING, Clock, Tenant, Thread, TtlState, Turn
 from cosmem_tui.model.ttl import format_duration
-from cosmem_tui.ui.widgets.row_list import Cell, Column
+from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 SOON = 3600  # "expires within the hour" is what support gets asked about
 
@@ -40,6 +45,16 @@ TENANT_COLUMNS = (
     Column("ITEMS", 7, "right"),
     Column("ACTIVE", 6, "right", drop_order=1),
 )
+
+
+def safe_cells(cells: Sequence[Cell]) -> list[Cell]:
+    """The one exit of every row: each cell on one line with nothing left to escape.
+
+    Fields are escaped (and shortened) where they are formatted too; this pass makes
+    a field added or formatted later safe without anyone remembering to. It is
+    idempotent, so text escaped once is unchanged.
+    """
+    return [(one_line(text), tone) for text, tone in cells]
 
 
 def tenant_columns(label: str) -> tuple[Column, ...]:
@@ -75,12 +90,14 @@ class TenantRows:
     def row(self, index: int) -> list[Cell]:
         t = self.tenants[index]
         hot = t.items == self.hot and len(self.tenants) > 1
-        return [
-            (("▲ " if hot else "") + one_line(t.name), "bad" if hot else ""),
-            (f"{t.threads:,}", "dim"),
-            (f"{t.items:,}", "bad" if hot else ""),
-            (age(t.last_activity, self.clock.now()), "dim"),
-        ]
+        return safe_cells(
+            [
+                (("▲ " if hot else "") + one_line(t.name), "bad" if hot else ""),
+                (f"{t.threads:,}", "dim"),
+                (f"{t.items:,}", "bad" if hot else ""),
+                (age(t.last_activity, self.clock.now()), "dim"),
+            ]
+        )
 
     def search_text(self, index: int) -> str:
         return self.tenants[index].name
@@ -99,12 +116,14 @@ class ThreadRows:
         name: Cell = (one_line(t.name), "")
         if t.pseudo is not None:  # a sentinel thread: user-wide records, not a conversation
             name = (f"◇ {one_line(t.pseudo)} · {one_line(t.name)}", "accent")
-        return [
-            name,
-            (f"{t.items:,}", ""),
-            (age(t.last_activity, self.clock.now()), "dim"),
-            (f"{t.short_term}/{t.long_term}", "dim"),
-        ]
+        return safe_cells(
+            [
+                name,
+                (f"{t.items:,}", ""),
+                (age(t.last_activity, self.clock.now()), "dim"),
+                (f"{t.short_term}/{t.long_term}", "dim"),
+            ]
+        )
 
     def search_text(self, index: int) -> str:
         thread = self.threads[index]
@@ -118,9 +137,10 @@ def order_text(turn: Turn) -> str:
 
 
 def preview(turn: Turn) -> str:
+    """``ROLE: text · ROLE: text`` on one line; a role name is item data like the text."""
     if turn.messages:
-        return " · ".join(f"{m.role}: {one_line(m.text, 300)}" for m in turn.messages)
-    return turn.problems[0] if turn.problems else "(no messages)"
+        return " · ".join(f"{one_line(m.role)}: {one_line(m.text, 300)}" for m in turn.messages)
+    return one_line(turn.problems[0]) if turn.problems else "(no messages)"
 
 
 def expires_cell(turn: Turn, now: float) -> Cell:
@@ -138,15 +158,17 @@ def expires_cell(turn: Turn, now: float) -> Cell:
 def turn_cells(turn: Turn, now: float, position: int | None = None) -> list[Cell]:
     """The row of one turn; ``position`` (1-based) replaces an order value that is a time."""
     marker = "⚠ " if turn.malformed else ("◆ " if turn.kind != "turn" else "")
-    tone = "warn" if turn.malformed else ("accent" if turn.kind != "turn" else "")
+    tone: Tone = "warn" if turn.malformed else ("accent" if turn.kind != "turn" else "")
     kind = "" if turn.kind == "turn" else f"[{one_line(turn.kind, 20)}] "
-    return [
-        (order_text(turn) if position is None else str(position), "dim"),
-        (clock_time(turn.timestamp), "dim"),
-        (one_line(",".join(turn.roles), 20), ""),
-        (marker + kind + preview(turn), tone),
-        expires_cell(turn, now),
-    ]
+    return safe_cells(
+        [
+            (order_text(turn) if position is None else str(position), "dim"),
+            (clock_time(turn.timestamp), "dim"),
+            (one_line(",".join(turn.roles), 20), ""),
+            (marker + kind + preview(turn), tone),
+            expires_cell(turn, now),
+        ]
+    )
 
 
 class TurnRows:
