@@ -22,7 +22,7 @@ from cosmem_tui.core import records
 from cosmem_tui.core.errors import LookupFailed
 from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session
 from cosmem_tui.core.text import json_for_terminal, one_line, visible
-from cosmem_tui.model import FanOutRequest, SystemClock, ThreadRef
+from cosmem_tui.model import MISSING, FanOutRequest, ItemTtl, SystemClock, ThreadRef
 from cosmem_tui.profiles import SchemaError
 from cosmem_tui.sources.errors import CrossPartitionDeclined, StoreError
 
@@ -460,7 +460,7 @@ async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) ->
     if args.last is not None and args.last < 1:
         raise CliError("--last needs a positive number")
     now = session.clock.now()
-    table_fields = ("order", "timestamp", "kind", "roles", "text", "expires_in")
+    table_fields = ("order", "timestamp", "kind", "roles", "text", "ttl", "expires_in")
 
     async def turns() -> AsyncIterator[Any]:
         if args.last is not None:
@@ -473,10 +473,23 @@ async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) ->
     with Output(args.format, records.TURN_FIELDS, table_fields, out) as output:
         async for turn in turns():
             record = records.turn_record(turn, now)
+            if output.fmt != "json":  # JSON keeps the exact value: "3600" stays a string
+                record["ttl"] = _ttl_text(turn.ttl, flag=output.fmt == "table")
             if output.fmt == "table":
                 record["text"] = ("⚠ " if turn.malformed else "") + record["text"]
                 record["expires_in"] = _expires_in(record["expires_in"], record["ttl_state"])
             output.write(record)
+
+
+def _ttl_text(ttl: ItemTtl, *, flag: bool) -> str | None:
+    """The item's own ttl written as JSON, so the string "3600" never reads as 3600.
+
+    The table adds why an invalid one is ignored; CSV has the reason in ``problems``.
+    """
+    if ttl.raw is MISSING:
+        return None
+    reason = ttl.invalid_reason
+    return f"{ttl.raw_display} ⚠ {reason}" if flag and reason else ttl.raw_display
 
 
 def _expires_in(seconds: int | None, state: str) -> str:

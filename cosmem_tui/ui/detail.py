@@ -9,7 +9,7 @@ from rich.text import Text
 
 from cosmem_tui.core.browse import TurnDetail
 from cosmem_tui.core.text import json_for_terminal, one_line, visible
-from cosmem_tui.model import TtlState, Turn
+from cosmem_tui.model import MISSING, TtlState, Turn
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.rows import order_text
 
@@ -29,25 +29,38 @@ def utc(epoch: float | None) -> str:
 
 
 def ttl_lines(turn: Turn, now: float) -> list[tuple[str, str]]:
-    """(text, style) lines explaining the item's lifecycle."""
+    """(text, style) lines explaining the item's lifecycle.
+
+    The item's own ttl is shown as JSON, so the string "3600" keeps its quotes and
+    never reads like the number; an invalid one is flagged with why it is ignored.
+    """
     ttl = turn.ttl
-    own = "no item ttl" if ttl.raw_display == "—" else f"item ttl {ttl.raw_display}"
+    shown = ttl.raw_display
+    reason = ttl.invalid_reason
+    if ttl.raw is MISSING:
+        own = "no item ttl"
+    elif reason is not None:
+        own = f"item ttl {shown} ignored"
+    else:
+        own = f"item ttl {shown}"
+    flagged = [(f"⚠ item ttl {shown} is {reason}: ignored", "bold yellow")] if reason else []
     written = f"last write (_ts) {utc(ttl.last_write)}"
     if ttl.state is TtlState.OFF:
         return [
             (
                 "never expires: TTL is off on the container"
-                + (f" ({own} is ignored)" if ttl.raw_display != "—" else ""),
+                + (f" (item ttl {shown} is ignored)" if ttl.raw is not MISSING else ""),
                 "dim",
             ),
+            *flagged,
             (written, "dim"),
         ]
     default = f"container default {ttl.container_default}"
     if ttl.state is TtlState.NEVER:
-        why = own if ttl.raw_display == "-1" else f"{own}; {default}"
-        return [(f"long-term: never expires ({why})", "green"), (written, "dim")]
+        why = own if ttl.own == -1 else f"{own}; {default}"
+        return [(f"long-term: never expires ({why})", "green"), *flagged, (written, "dim")]
     remaining = ttl.remaining(now) or 0.0
-    source = own if ttl.effective == ttl.raw else f"{own}; {default} applies"
+    source = own if ttl.own is not None else f"{own}; {default} applies"
     when = utc(ttl.expires_at)
     if remaining <= 0:
         head = f"expired {format_duration(-remaining)} ago at {when} (hidden from new queries)"
@@ -55,7 +68,11 @@ def ttl_lines(turn: Turn, now: float) -> list[tuple[str, str]]:
     else:
         head = f"short-term: expires in {format_duration(remaining)} at {when}"
         style = "bold yellow" if remaining <= 3600 else "yellow"
-    return [(head, style), (f"ttl {ttl.effective}s ({source}), counted from the {written}", "dim")]
+    return [
+        (head, style),
+        *flagged,
+        (f"ttl {ttl.effective}s ({source}), counted from the {written}", "dim"),
+    ]
 
 
 def render_detail(

@@ -146,13 +146,19 @@ def preview(turn: Turn) -> str:
 def expires_cell(turn: Turn, now: float) -> Cell:
     ttl = turn.ttl
     if ttl.state is TtlState.OFF:
-        return "ttl off", "dim"
+        return "ttl off", "dim"  # any item ttl is ignored anyway: nothing to flag here
+    tone: Tone
     if ttl.state is TtlState.NEVER:
-        return "never", "good"
-    remaining = ttl.remaining(now) or 0
-    if remaining <= 0:
-        return "expired", "bad"
-    return format_duration(remaining), "warn" if remaining <= SOON else ""
+        text, tone = "never", "good"
+    else:
+        remaining = ttl.remaining(now) or 0
+        if remaining <= 0:
+            return "expired", "bad"
+        text, tone = format_duration(remaining), "warn" if remaining <= SOON else ""
+    if ttl.invalid_reason is not None:
+        # The item asks for a lifetime (ttl "3600") that is ignored: this is the default's.
+        return f"⚠ {text}", "warn"
+    return text, tone
 
 
 def turn_cells(turn: Turn, now: float, position: int | None = None) -> list[Cell]:
