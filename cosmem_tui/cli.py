@@ -23,7 +23,7 @@ from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import LookupFailed
 from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session_async
 from cosmem_tui.core.text import json_for_terminal, one_line, visible
-from cosmem_tui.model import BudgetQuestion, Key, SystemClock, ThreadRef
+from cosmem_tui.model import MISSING, BudgetQuestion, ItemTtl, Key, SystemClock, ThreadRef
 from cosmem_tui.profiles import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
 
@@ -295,16 +295,30 @@ def _cmd_import(args: argparse.Namespace) -> int:
 # -- output ------------------------------------------------------------------------
 
 
-def _csv_value(value: Any) -> str:
+def _flat(value: Any, separator: str) -> str | None:
+    """A record value as one text for a table cell or CSV field (None: no value)."""
     if value is None:
-        return ""
+        return None
     if isinstance(value, list):
-        return "; ".join(str(v) for v in value) if value and not isinstance(value[0], dict) else ""
-    return visible(str(value))
+        if all(isinstance(v, str) for v in value):
+            return separator.join(value)  # roles, problems: every element is item text
+        return None  # messages: their text is in the text column already
+    return str(value)
+
+
+def _csv_value(value: Any) -> str:
+    flat = _flat(value, "; ")
+    return "" if flat is None else visible(flat)
 
 
 class Output:
-    """Streams records as a table, a JSON array or CSV, escaping all item text."""
+    """Streams records as a table, a JSON array or CSV, escaping all item text.
+
+    This is where every headless command's output is escaped: whatever a record
+    holds (keys, ids, roles, kinds, problems, text) leaves through ``_cell`` (table),
+    ``_csv_value`` (CSV) or ``json_for_terminal`` (JSON, which decodes to the exact
+    data), and the table headers, which schemas may name, through ``one_line``.
+    """
 
     def __init__(
         self,
@@ -318,7 +332,7 @@ class Output:
         self.fmt = fmt
         self.fields = fields
         self.table_fields = table_fields
-        self.headers = [(titles or {}).get(f, f).upper() for f in table_fields]
+        self.headers = [one_line((titles or {}).get(f, f).upper()) for f in table_fields]
         self.stream = stream
         self.count = 0
         self._table_rows: list[list[str]] = []
@@ -359,15 +373,10 @@ class Output:
 
 
 def _cell(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, list):
-        return (
-            ",".join(str(v) for v in value)
-            if all(isinstance(v, str) for v in value)
-            else (f"{len(value)}")
-        )
-    return one_line(str(value), 72)
+    if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+        return f"{len(value)}"  # messages: counted, their text is in the text column
+    flat = _flat(value, ",")
+    return "—" if flat is None else one_line(flat, 72)
 
 
 def _print_table(
@@ -623,7 +632,7 @@ async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) ->
     if args.last is not None and args.last < 1:
         raise CliError("--last needs a positive number")
     now = session.clock.now()
-    table_fields = ("order", "timestamp", "kind", "roles", "text", "expires_in")
+    table_fields = ("order", "timestamp", "kind", "roles", "text", "ttl", "expires_in")
 
     async def turns() -> AsyncIterator[Any]:
         if args.last is not None:
@@ -636,11 +645,24 @@ async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) ->
     with Output(args.format, records.TURN_FIELDS, table_fields, out) as output:
         async for turn in turns():
             record = records.turn_record(turn, now)
+            if output.fmt != "json":  # JSON keeps the exact value: "3600" stays a string
+                record["ttl"] = _ttl_text(turn.ttl, flag=output.fmt == "table")
             if output.fmt == "table":
                 record["text"] = ("⚠ " if turn.malformed else "") + record["text"]
                 record["expires_in"] = _expires_in(record["expires_in"], record["ttl_state"])
             output.write(record)
     return EXIT_OK
+
+
+def _ttl_text(ttl: ItemTtl, *, flag: bool) -> str | None:
+    """The item's own ttl written as JSON, so the string "3600" never reads as 3600.
+
+    The table adds why an invalid one is ignored; CSV has the reason in ``problems``.
+    """
+    if ttl.raw is MISSING:
+        return None
+    reason = ttl.invalid_reason
+    return f"{ttl.raw_display} ⚠ {reason}" if flag and reason else ttl.raw_display
 
 
 def _expires_in(seconds: int | None, state: str) -> str:

@@ -12,13 +12,16 @@ The rules (Microsoft Learn, "Time to Live in Azure Cosmos DB"):
   created-at field: any write resets the countdown.
 * Valid item values are ``-1`` and integers 1..2,147,483,647. ``ttl: null`` and
   ``ttl: 0`` are not supported by the service; we flag them and treat the item as
-  if it had no ``ttl`` (the container default applies).
+  if it had no ``ttl`` (the container default applies). The same goes for every
+  other value: a string (``"3600"``), a fraction, a boolean, a negative number
+  other than -1, a number above the maximum, an array or an object.
 
 An item is expired (and invisible to queries) once ``now >= _ts + effective``.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -84,15 +87,54 @@ def valid_item_ttl(raw: object) -> int | None:
     return None
 
 
-def ttl_problem(raw: object) -> str | None:
-    """A one-line description of what is wrong with an item's ttl, or None."""
+def ttl_invalid_reason(raw: object) -> str | None:
+    """Why an item's ttl is not one the service accepts (to follow "ttl X is …"), or None."""
     if raw is MISSING or valid_item_ttl(raw) is not None:
         return None
     if raw is None:
-        return "ttl: null is not supported (omit the property to use the container default)"
-    if raw == 0 and not isinstance(raw, bool):
-        return "ttl: 0 is not valid (use -1 for never, or a positive number of seconds)"
-    return f"ttl: {raw!r} is not valid (must be -1 or an integer 1..{MAX_TTL})"
+        return "not supported"
+    if isinstance(raw, bool):  # before int: JSON true is not the number 1
+        return "a boolean, not an integer"
+    if isinstance(raw, str):
+        return "a string, not an integer"
+    if isinstance(raw, int):
+        if raw == 0:
+            return "not valid (use -1 for never, or a positive number of seconds)"
+        if raw < 0:
+            return "negative (only -1, for never, is valid)"
+        return f"above the maximum {MAX_TTL}"
+    if isinstance(raw, float):  # JSON 3600.0 decodes to a float, 1.5 and 1e400 too
+        return "a decimal, not an integer" if raw.is_integer() else "not an integer"
+    if isinstance(raw, list):
+        return "an array, not an integer"
+    if isinstance(raw, dict):
+        return "an object, not an integer"
+    return "not an integer"
+
+
+def ttl_json(raw: object, limit: int | None = None) -> str:
+    """An item's ttl written as in its JSON (``"3600"`` keeps its quotes), "—" when absent.
+
+    Shown raw, the string "3600" reads exactly like the valid number 3600. ASCII-only
+    (``ensure_ascii``), so a hostile value can carry no control or bidi character.
+    """
+    if raw is MISSING:
+        return "—"
+    try:
+        text = json.dumps(raw, ensure_ascii=True)
+    except (TypeError, ValueError, RecursionError):  # not decoded JSON: describe, not crash
+        text = ascii(raw)
+    if limit is not None and len(text) > limit:
+        text = text[: max(0, limit - 1)] + "…"
+    return text
+
+
+def ttl_problem(raw: object) -> str | None:
+    """A one-line description of what is wrong with an item's ttl, or None."""
+    reason = ttl_invalid_reason(raw)
+    if reason is None:
+        return None
+    return f"ttl: {ttl_json(raw, 40)} is {reason}: ignored, the container default applies"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,11 +164,18 @@ class ItemTtl:
 
     @property
     def raw_display(self) -> str:
-        if self.raw is MISSING:
-            return "—"
-        if self.raw is None:
-            return "null"
-        return str(self.raw)
+        """The item's own ttl as JSON ("—" when absent): a string keeps its quotes."""
+        return ttl_json(self.raw)
+
+    @property
+    def own(self) -> int | None:
+        """The item's own ttl when the service accepts it (it then overrides the default)."""
+        return valid_item_ttl(self.raw)
+
+    @property
+    def invalid_reason(self) -> str | None:
+        """Why the item's own ttl is ignored, None when it is absent or valid."""
+        return ttl_invalid_reason(self.raw)
 
 
 def resolve_ttl(raw: object, last_write: int, container_default: int | None) -> ItemTtl:

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from cosmem_tui.core.browse import TurnDetail
 from cosmem_tui.core.text import json_for_terminal, one_line, visible
-from cosmem_tui.model import TtlState, Turn
+from cosmem_tui.model import MISSING, TtlState, Turn
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.rows import order_text
 
@@ -29,25 +29,38 @@ def utc(epoch: float | None) -> str:
 
 
 def ttl_lines(turn: Turn, now: float) -> list[tuple[str, str]]:
-    """(text, style) lines explaining the item's lifecycle."""
+    """(text, style) lines explaining the item's lifecycle.
+
+    The item's own ttl is shown as JSON, so the string "3600" keeps its quotes and
+    never reads like the number; an invalid one is flagged with why it is ignored.
+    """
     ttl = turn.ttl
-    own = "no item ttl" if ttl.raw_display == "—" else f"item ttl {ttl.raw_display}"
+    shown = ttl.raw_display
+    reason = ttl.invalid_reason
+    if ttl.raw is MISSING:
+        own = "no item ttl"
+    elif reason is not None:
+        own = f"item ttl {shown} ignored"
+    else:
+        own = f"item ttl {shown}"
+    flagged = [(f"⚠ item ttl {shown} is {reason}: ignored", "bold yellow")] if reason else []
     written = f"last write (_ts) {utc(ttl.last_write)}"
     if ttl.state is TtlState.OFF:
         return [
             (
                 "never expires: TTL is off on the container"
-                + (f" ({own} is ignored)" if ttl.raw_display != "—" else ""),
+                + (f" (item ttl {shown} is ignored)" if ttl.raw is not MISSING else ""),
                 "dim",
             ),
+            *flagged,
             (written, "dim"),
         ]
     default = f"container default {ttl.container_default}"
     if ttl.state is TtlState.NEVER:
-        why = own if ttl.raw_display == "-1" else f"{own}; {default}"
-        return [(f"long-term: never expires ({why})", "green"), (written, "dim")]
+        why = own if ttl.own == -1 else f"{own}; {default}"
+        return [(f"long-term: never expires ({why})", "green"), *flagged, (written, "dim")]
     remaining = ttl.remaining(now) or 0.0
-    source = own if ttl.effective == ttl.raw else f"{own}; {default} applies"
+    source = own if ttl.own is not None else f"{own}; {default} applies"
     when = utc(ttl.expires_at)
     if remaining <= 0:
         head = f"expired {format_duration(-remaining)} ago at {when} (hidden from new queries)"
@@ -55,7 +68,11 @@ def ttl_lines(turn: Turn, now: float) -> list[tuple[str, str]]:
     else:
         head = f"short-term: expires in {format_duration(remaining)} at {when}"
         style = "bold yellow" if remaining <= 3600 else "yellow"
-    return [(head, style), (f"ttl {ttl.effective}s ({source}), counted from the {written}", "dim")]
+    return [
+        (head, style),
+        *flagged,
+        (f"ttl {ttl.effective}s ({source}), counted from the {written}", "dim"),
+    ]
 
 
 def render_detail(
@@ -66,36 +83,40 @@ def render_detail(
     raw_status: str | None = None,
 ) -> Text:
     text = Text()
-    kind = "" if turn.kind == "turn" else f" · {turn.kind}"
-    text.append(f"turn {order_text(turn)}{one_line(kind)}", "bold")
-    text.append(f" · {utc(turn.timestamp)}\n", "dim")
-    text.append(f"id {visible(turn.item_id)}\n", "dim")
+
+    def add(line: str, style: str | None = None) -> None:
+        # The one way text enters the pane (the raw JSON aside, escaped by
+        # json_for_terminal): ids, order, kind, ttl, problems, roles and messages are
+        # item data, and whatever quotes them is escaped here, newlines kept.
+        text.append(visible(line, multiline=True), style)
+
+    kind = "" if turn.kind == "turn" else f" · {one_line(turn.kind)}"
+    add(f"turn {order_text(turn)}{kind}", "bold")
+    add(f" · {utc(turn.timestamp)}\n", "dim")
+    add(f"id {visible(turn.item_id)}\n", "dim")
     if turn.part is not None:
-        text.append(
-            f"message {turn.part} of a session document: its ttl covers the whole session\n",
-            "dim",
-        )
+        add(f"message {turn.part} of a session document: its ttl covers the whole session\n", "dim")
     for line, style in ttl_lines(turn, now):
-        text.append(line + "\n", style)
+        add(visible(line) + "\n", style)
     if turn.problems:
-        text.append("\n⚠ malformed item\n", "bold yellow")
+        add("\n⚠ malformed item\n", "bold yellow")
         for problem in turn.problems:
-            text.append(f"  • {visible(problem)}\n", "yellow")
-    text.append("\n── transcript ──\n", "bold dim")
+            add(f"  • {visible(problem)}\n", "yellow")
+    add("\n── transcript ──\n", "bold dim")
     if not turn.messages:
-        text.append("(no messages: see the raw item)\n", "dim")
+        add("(no messages: see the raw item)\n", "dim")
     for message in turn.messages:
-        text.append(visible(message.role), ROLE_STYLES.get(message.role, "bold"))
-        text.append("\n")
+        add(visible(message.role), ROLE_STYLES.get(message.role, "bold"))
+        add("\n")
         body = visible(message.text, multiline=True) or "(empty)"
         for line in body.split("\n"):
-            text.append(f"  {line}\n")
-    text.append("\n── raw item", "bold dim")
+            add(f"  {line}\n")
+    add("\n── raw item", "bold dim")
     if detail is None:
-        text.append(" ──\n", "bold dim")
-        text.append((raw_status or "loading the item (point read)…") + "\n", "dim")
+        add(" ──\n", "bold dim")
+        add(one_line(raw_status or "loading the item (point read)…") + "\n", "dim")
         return text
-    text.append(f" (point read, {len(detail.item.raw_json()):,} bytes) ──\n", "bold dim")
+    add(f" (point read, {len(detail.item.raw_json()):,} bytes) ──\n", "bold dim")
     raw = Text(json_for_terminal(dict(detail.item.body), indent=2))
     JSONHighlighter().highlight(raw)
     text.append_text(raw)

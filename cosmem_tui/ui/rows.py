@@ -1,4 +1,9 @@
-"""Row sources for the browse lists: tenants, threads and (lazily paged) turns."""
+"""Row sources for the browse lists: tenants, threads and (lazily paged) turns.
+
+Every cell these produce passes through ``safe_cells``: tenant and thread keys, ids,
+order values, kinds, roles, problems and message text all come from items, so no
+cell may reach the terminal without ``core.text`` escaping, whichever field it shows.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnWindow
 from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlState, Turn
 from cosmem_tui.model.ttl import format_duration
-from cosmem_tui.ui.widgets.row_list import Cell, Column
+from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 SOON = 3600  # "expires within the hour" is what support gets asked about
 
@@ -42,6 +47,16 @@ TENANT_COLUMNS = (
     Column("ACTIVE", 6, "right", drop_order=1),
     Column("RU", 6, "right", drop_order=3),
 )
+
+
+def safe_cells(cells: Sequence[Cell]) -> list[Cell]:
+    """The one exit of every row: each cell on one line with nothing left to escape.
+
+    Fields are escaped (and shortened) where they are formatted too; this pass makes
+    a field added or formatted later safe without anyone remembering to. It is
+    idempotent, so text escaped once is unchanged.
+    """
+    return [(one_line(text), tone) for text, tone in cells]
 
 
 def tenant_columns(label: str) -> tuple[Column, ...]:
@@ -123,23 +138,19 @@ class KeyRows:
         hot = key == self.hot
         name: Cell = (("▲ " if hot else "") + one_line(key.text), "bad" if hot else "")
         if state is None or (state.counts is None and state.error is None):
-            return [name, PENDING, PENDING, PENDING, PENDING]
+            return safe_cells([name, PENDING, PENDING, PENDING, PENDING])
         cost: Cell = (f"{state.request_units:,.1f}", "dim")
         counts = state.counts
         if counts is None:
-            return [name, MISSING_COUNT, MISSING_COUNT, MISSING_COUNT, cost]
+            return safe_cells([name, MISSING_COUNT, MISSING_COUNT, MISSING_COUNT, cost])
         active: Cell = (age(counts.last_activity, self.clock.now()), "dim")
         if self.tenants:
             threads = f"{counts.threads:,}" if counts.threads is not None else "—"
-            return [
-                name,
-                (threads, "dim"),
-                (f"{counts.items:,}", "bad" if hot else ""),
-                active,
-                cost,
-            ]
+            return safe_cells(
+                [name, (threads, "dim"), (f"{counts.items:,}", "bad" if hot else ""), active, cost]
+            )
         mix = f"{counts.short_term or 0}/{counts.long_term or 0}"
-        return [name, (f"{counts.items:,}", ""), active, (mix, "dim"), cost]
+        return safe_cells([name, (f"{counts.items:,}", ""), active, (mix, "dim"), cost])
 
     def search_text(self, index: int) -> str:
         return self.keys[index].text
@@ -158,12 +169,14 @@ class ThreadRows:
         name: Cell = (one_line(t.name), "")
         if t.pseudo is not None:  # a sentinel thread: user-wide records, not a conversation
             name = (f"◇ {one_line(t.pseudo)} · {one_line(t.name)}", "accent")
-        return [
-            name,
-            (f"{t.items:,}", ""),
-            (age(t.last_activity, self.clock.now()), "dim"),
-            (f"{t.short_term}/{t.long_term}", "dim"),
-        ]
+        return safe_cells(
+            [
+                name,
+                (f"{t.items:,}", ""),
+                (age(t.last_activity, self.clock.now()), "dim"),
+                (f"{t.short_term}/{t.long_term}", "dim"),
+            ]
+        )
 
     def search_text(self, index: int) -> str:
         thread = self.threads[index]
@@ -177,35 +190,44 @@ def order_text(turn: Turn) -> str:
 
 
 def preview(turn: Turn) -> str:
+    """``ROLE: text · ROLE: text`` on one line; a role name is item data like the text."""
     if turn.messages:
-        return " · ".join(f"{m.role}: {one_line(m.text, 300)}" for m in turn.messages)
-    return turn.problems[0] if turn.problems else "(no messages)"
+        return " · ".join(f"{one_line(m.role)}: {one_line(m.text, 300)}" for m in turn.messages)
+    return one_line(turn.problems[0]) if turn.problems else "(no messages)"
 
 
 def expires_cell(turn: Turn, now: float) -> Cell:
     ttl = turn.ttl
     if ttl.state is TtlState.OFF:
-        return "ttl off", "dim"
+        return "ttl off", "dim"  # any item ttl is ignored anyway: nothing to flag here
+    tone: Tone
     if ttl.state is TtlState.NEVER:
-        return "never", "good"
-    remaining = ttl.remaining(now) or 0
-    if remaining <= 0:
-        return "expired", "bad"
-    return format_duration(remaining), "warn" if remaining <= SOON else ""
+        text, tone = "never", "good"
+    else:
+        remaining = ttl.remaining(now) or 0
+        if remaining <= 0:
+            return "expired", "bad"
+        text, tone = format_duration(remaining), "warn" if remaining <= SOON else ""
+    if ttl.invalid_reason is not None:
+        # The item asks for a lifetime (ttl "3600") that is ignored: this is the default's.
+        return f"⚠ {text}", "warn"
+    return text, tone
 
 
 def turn_cells(turn: Turn, now: float, position: int | None = None) -> list[Cell]:
     """The row of one turn; ``position`` (1-based) replaces an order value that is a time."""
     marker = "⚠ " if turn.malformed else ("◆ " if turn.kind != "turn" else "")
-    tone = "warn" if turn.malformed else ("accent" if turn.kind != "turn" else "")
+    tone: Tone = "warn" if turn.malformed else ("accent" if turn.kind != "turn" else "")
     kind = "" if turn.kind == "turn" else f"[{one_line(turn.kind, 20)}] "
-    return [
-        (order_text(turn) if position is None else str(position), "dim"),
-        (clock_time(turn.timestamp), "dim"),
-        (one_line(",".join(turn.roles), 20), ""),
-        (marker + kind + preview(turn), tone),
-        expires_cell(turn, now),
-    ]
+    return safe_cells(
+        [
+            (order_text(turn) if position is None else str(position), "dim"),
+            (clock_time(turn.timestamp), "dim"),
+            (one_line(",".join(turn.roles), 20), ""),
+            (marker + kind + preview(turn), tone),
+            expires_cell(turn, now),
+        ]
+    )
 
 
 class TurnRows:

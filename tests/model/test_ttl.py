@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,6 +13,8 @@ from cosmem_tui.model.ttl import (
     InvalidContainerTtl,
     check_container_default,
     format_duration,
+    ttl_invalid_reason,
+    ttl_json,
     ttl_problem,
 )
 
@@ -92,6 +96,30 @@ def test_null_and_zero_have_specific_messages():
     assert "null" in (ttl_problem(None) or "")
     assert "0" in (ttl_problem(0) or "")
     assert ttl_problem(MISSING) is None and ttl_problem(-1) is None
+
+
+@given(invalid_item_ttl, container_on)
+def test_an_invalid_ttl_is_shown_as_its_json_with_a_reason(raw, default):
+    ttl = resolve_ttl(raw, 0, default)
+    shown = ttl_json(raw)
+    assert json.loads(shown) == raw  # the stored value exactly: "3600" keeps its quotes
+    assert shown.isascii() and shown.isprintable()  # nothing in it can act on a terminal
+    assert ttl.raw_display == shown and ttl.own is None
+    reason = ttl_invalid_reason(raw)
+    assert reason and ttl.invalid_reason == reason
+    assert ttl_problem(raw) == f"ttl: {ttl_json(raw, 40)} is {reason}: ignored, " + (
+        "the container default applies"
+    )
+
+
+@given(valid_item_ttl)
+def test_a_valid_ttl_has_no_reason(raw):
+    assert ttl_invalid_reason(raw) is None and ttl_json(raw) == str(raw)
+    assert ttl_invalid_reason(MISSING) is None and ttl_json(MISSING) == "—"
+
+
+def test_a_long_ttl_value_is_clipped_for_display():
+    assert ttl_json("x" * 100, 10) == '"xxxxxxxx…'
 
 
 def test_container_default_validation():

@@ -16,7 +16,8 @@ import termios
 import time
 from pathlib import Path
 
-from cosmem_tui.sources.local.demo import HOSTILE_THREAD
+from cosmem_tui.sources.local.demo import HOSTILE_ROLE, HOSTILE_THREAD
+from tests.helpers import build_workspace
 
 RAW_PAYLOADS = [
     b"\x1b]0;pwned",  # OSC: set the window title
@@ -26,6 +27,7 @@ RAW_PAYLOADS = [
     "\x9b".encode(),  # C1 CSI (UTF-8 encoded)
     "\x9d".encode(),  # C1 OSC
     b"\x07 backspace",  # BEL inside the message
+    HOSTILE_ROLE.encode(),  # a role name (shown in the ROLES column and the preview)
 ]
 
 
@@ -94,6 +96,7 @@ def test_hostile_messages_are_inert_in_a_real_pty(demo_path: Path, manifest):
         os.close(master)
     assert b"Your terminal was cleared" in output, "the hostile message was not on screen"
     assert b"\\x1b" in output  # shown as a visible escape instead
+    assert b"\\x1b[31mred\\x1b[0m: C1 controls" in output  # the role in the preview
     for payload in RAW_PAYLOADS:
         assert payload not in output, payload
     assert process.returncode == 0
@@ -116,3 +119,53 @@ def test_a_lost_terminal_ends_the_console(demo_path: Path):
         if master != -1:
             os.close(master)
     assert process.returncode == 129
+
+
+def hostile(field: str) -> str:
+    """A value for one item field: a window-title OSC, a colour CSI and a bidi override."""
+    return f"\x1b]0;{field}\x07\x1b[31m{field}\u202e\x9b"
+
+
+def test_every_item_field_is_inert_in_a_real_pty(tmp_path: Path, clock):
+    """Keys, ids, order, kind, roles, ttl and metadata reach rows, titles and the detail."""
+    fields = ("tenantId", "threadId", "turnIndex", "type", "role", "id", "ttl", "note")
+    item = {
+        "id": hostile("id"),
+        "tenantId": hostile("tenantId"),
+        "threadId": hostile("threadId"),
+        "turnIndex": hostile("turnIndex"),
+        "type": hostile("type"),
+        "ttl": hostile("ttl"),
+        "note": hostile("note"),
+        "messages": [
+            {"role": hostile("role"), "content": "short", "timestamp": "2026-11-29T10:00:00Z"}
+        ],
+    }
+    workspace = build_workspace(tmp_path / "h.sqlite", [item], now=int(clock.now()))
+    process, master = spawn(workspace, 40, 160)
+    output = b""
+    try:
+        output += read_until_quiet(master, quiet=1.5, limit=20)
+        for _ in range(3):  # tenants → threads → turns → the detail with the raw item
+            os.write(master, b"\r")
+            output += read_until_quiet(master, quiet=1.0, limit=10)
+        os.write(master, b"q")
+        output += read_until_quiet(master, quiet=1.0, limit=10)
+        process.wait(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(master)
+    assert b"raw item" in output, "the detail was not opened"
+    # Shown as visible escapes (\x1b in rows and text, \u001b in the raw JSON), never raw.
+    missing = [
+        f
+        for f in fields
+        if not any(f"{esc}[31m{f}".encode() in output for esc in ("\\x1b", "\\u001b"))
+    ]
+    leaked = [
+        f for f in fields if any(f"\x1b{seq}{f}".encode() in output for seq in ("]0;", "[31m"))
+    ]
+    assert missing == [] and leaked == []
+    assert "\u202e".encode() not in output and "\x9b".encode() not in output
+    assert process.returncode == 0

@@ -10,7 +10,8 @@ Shape (lab schema, key [/tenantId, /threadId], container DefaultTimeToLive -1):
   (invisible), and long-term items (``ttl`` absent or -1: summaries, facts, and
   every turn of the tenants that keep history);
 * a thread of malformed items and a thread of hostile text (Rich markup, ANSI
-  and OSC escape sequences, C1 controls, a right-to-left override), listed in
+  and OSC escape sequences, C1 controls, a right-to-left override, and a role
+  name that is an escape sequence), listed in
   the workspace's ``demo_manifest`` so tests and the README can point at them.
 
 Everything derives from ``(seed, anchor)``: the same pair gives the same bytes.
@@ -194,6 +195,11 @@ HOSTILE_TEXTS = (
     "zero\u200bwidth\u200dspaces and \u2066isolates\u2069 with wide text: 你好，我需要帮助 🙂",
     "A very long message: " + "lorem ipsum dolor sit amet " * 400,
 )
+# Every field of an item is data, not only its text: one user message of the hostile
+# thread has a role name that is an ANSI colour sequence. Only a string changes, so no
+# random number is drawn and the rest of the demo stays byte-for-byte the same.
+HOSTILE_ROLE = "\x1b[31mred\x1b[0m"
+HOSTILE_ROLE_TURN = 4
 
 
 @dataclass(frozen=True)
@@ -451,13 +457,14 @@ def _hostile_items(w: _Writer, tenant: str, thread: str, anchor: int) -> Iterato
     t = anchor - 3 * HOUR
     for index, text in enumerate(HOSTILE_TEXTS):
         at = t + index * 60
+        role = HOSTILE_ROLE if index == HOSTILE_ROLE_TURN else "user"
         yield w.item(
             tenant,
             thread,
             index,
             at,
             messages=[
-                {"role": "user", "content": text, "timestamp": _iso(at)},
+                {"role": role, "content": text, "timestamp": _iso(at)},
                 {"role": "agent", "content": "I can't help with that.", "timestamp": _iso(at + 5)},
             ],
             content=text,
