@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, replace
 
 from cosmem_tui.core.errors import UnknownItem, UnknownTenant, UnknownThread
-from cosmem_tui.model import Clock, ContainerProperties, Item, Tenant, Thread, ThreadRef, Turn
+from cosmem_tui.model import (
+    Clock,
+    ContainerProperties,
+    Item,
+    JsonValue,
+    Tenant,
+    Thread,
+    ThreadRef,
+    Turn,
+)
 from cosmem_tui.profiles import Schema, turns_from_item
 from cosmem_tui.sources.errors import NotFound
 from cosmem_tui.sources.gateway import Gateway
@@ -16,8 +25,21 @@ from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, MemoryStore
 
 @dataclass(frozen=True, slots=True)
 class TurnPage:
+    """One page of a thread's turns, in the order the store walked them.
+
+    ``sort_values`` runs beside ``turns``: the value the store ordered each turn's
+    item by (the schema's order field as stored, or the id when the schema has
+    none). A session's turns share their item's value; ``Turn.order`` cannot stand
+    in for it, since there it is the message's place in the session.
+    """
+
     turns: tuple[Turn, ...]
     continuation: str | None
+    sort_values: tuple[JsonValue, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.sort_values) != len(self.turns):
+            raise ValueError("a turn page needs one sort value per turn")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +108,16 @@ class BrowseService:
             ref, continuation=continuation, page_size=page_size, newest_first=newest_first
         )
         turns: list[Turn] = []
+        sort_values: list[JsonValue] = []
+        order = self.schema.order
         for item in page.items:
             # A session document expands into its messages; walking backwards, they reverse too.
             expanded = turns_from_item(self.schema, item, container.default_ttl)
             turns.extend(reversed(expanded) if newest_first else expanded)
-        return TurnPage(tuple(turns), page.continuation)
+            # What the store sorted by: the raw field (not JSON-decoded), else the id.
+            value = order.path.get(item.body) if order is not None else item.id
+            sort_values.extend([value] * len(expanded))
+        return TurnPage(tuple(turns), page.continuation, tuple(sort_values))
 
     async def first_page(
         self, ref: ThreadRef, *, page_size: int = DEFAULT_PAGE_SIZE, newest_first: bool = False
@@ -111,7 +138,7 @@ class BrowseService:
 
     async def iter_turns(
         self, ref: ThreadRef, *, page_size: int = 200, newest_first: bool = False
-    ) -> AsyncIterator[Turn]:
+    ) -> AsyncGenerator[Turn, None]:
         """Every turn of a thread, page by page (never the whole thread in memory)."""
         page = await self.first_page(ref, page_size=page_size, newest_first=newest_first)
         while True:
