@@ -168,6 +168,12 @@ class TurnWindow:
         from_end = self._tail_index.get(key)
         return None if from_end is None else len(self) - 1 - from_end
 
+    def loaded_from(self, side: Side) -> int:
+        """How many rows are loaded without a gap from ``side``'s end."""
+        if self._merged is not None:
+            return len(self._merged)
+        return len(self._head.turns) if side is Side.HEAD else len(self._tail_rows)
+
     def number(self, index: int) -> int:
         """A row's position for display: 1 = oldest; -1 = newest while the middle is unknown.
 
