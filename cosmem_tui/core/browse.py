@@ -13,6 +13,7 @@ from cosmem_tui.model import (
     ContainerProperties,
     InvalidKey,
     Item,
+    JsonValue,
     Key,
     Thread,
     ThreadRef,
@@ -26,8 +27,21 @@ from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, MemoryStore
 
 @dataclass(frozen=True, slots=True)
 class TurnPage:
+    """One page of a thread's turns, in the order the store walked them.
+
+    ``sort_values`` runs beside ``turns``: the value the store ordered each turn's
+    item by (the schema's order field as stored, or the id when the schema has
+    none). A session's turns share their item's value; ``Turn.order`` cannot stand
+    in for it, since there it is the message's place in the session.
+    """
+
     turns: tuple[Turn, ...]
     continuation: str | None
+    sort_values: tuple[JsonValue, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.sort_values) != len(self.turns):
+            raise ValueError("a turn page needs one sort value per turn")
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,11 +153,16 @@ class BrowseService:
             ref, continuation=continuation, page_size=page_size, newest_first=newest_first
         )
         turns: list[Turn] = []
+        sort_values: list[JsonValue] = []
+        order = self.schema.order
         for item in page.items:
             # A session document expands into its messages; walking backwards, they reverse too.
             expanded = turns_from_item(self.schema, item, container.default_ttl)
             turns.extend(reversed(expanded) if newest_first else expanded)
-        return TurnPage(tuple(turns), page.continuation)
+            # What the store sorted by: the raw field (not JSON-decoded), else the id.
+            value = order.path.get(item.body) if order is not None else item.id
+            sort_values.extend([value] * len(expanded))
+        return TurnPage(tuple(turns), page.continuation, tuple(sort_values))
 
     async def first_page(
         self, ref: ThreadRef, *, page_size: int = DEFAULT_PAGE_SIZE, newest_first: bool = False

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -25,12 +26,13 @@ from cosmem_tui.core.browse import TurnDetail, TurnPage
 from cosmem_tui.core.directory import Listing
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
-from cosmem_tui.core.turn_window import Side, TurnWindow
+from cosmem_tui.core.turn_window import Side, TurnKey, TurnWindow
 from cosmem_tui.model import (
     BudgetQuestion,
     Key,
     Thread,
     ThreadRef,
+    Turn,
 )
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.profiles import ValueType
@@ -82,6 +84,15 @@ COUNTDOWN_REFRESH_S = 30.0
 COUNTDOWN_TICK_S = 0.2  # the hold-off countdown in the header, only while holding off
 
 
+@dataclass(frozen=True, slots=True)
+class ReloadTarget:
+    """The turn to return to after a reload, and where it was: ``distance`` rows from ``side``."""
+
+    key: TurnKey | None  # None: the cursor was on a row not loaded yet
+    side: Side
+    distance: int
+
+
 class BrowseScreen(Screen[None]):
     # Priority bindings run inside the App's key loop, one key fully handled before the
     # next is read; ordinary bindings go through the focused widget's queue, so a burst
@@ -109,7 +120,10 @@ class BrowseScreen(Screen[None]):
         self.tenant: Key | None = None
         self.thread: ThreadRef | None = None
         self.window: TurnWindow | None = None
-        self.detail_turn_index: int | None = None
+        # The open turn, by key: its row moves as items expire or arrive and walks merge.
+        self.detail_key: TurnKey | None = None
+        self._follow_end = False  # End was the last move: stay on the newest turn
+        self._reload_target: ReloadTarget | None = None
         self.detail: TurnDetail | None = None
         self.generation = {level: 0 for level in Level}
         self.fetching: set[Side] = set()
@@ -299,8 +313,8 @@ class BrowseScreen(Screen[None]):
             parts.append(self.tenant.text)
         if self.thread is not None and self.level >= Level.TURNS:
             parts.append(self.thread.thread.text)
-        if self.level is Level.DETAIL and self.detail_turn_index is not None:
-            parts.append(f"turn #{self.detail_turn_index + 1}")
+        if self.level is Level.DETAIL and self.detail_key is not None:
+            parts.append(self._turn_label(self.detail_key))
         self.query_one("#crumbs", Static).update(
             Text(" › ".join(one_line(p, 40) for p in parts), no_wrap=True, overflow="ellipsis")
         )
@@ -507,13 +521,19 @@ class BrowseScreen(Screen[None]):
 
         self._start(Level.THREADS, fetch, group="threads")
 
-    def _open_turns(self, ref: ThreadRef, expected: int | None) -> None:
+    def _open_turns(
+        self, ref: ThreadRef, expected: int | None, *, keep: ReloadTarget | None = None
+    ) -> None:
+        """Show a thread's turns; ``keep``: a reload, to come back to the same turn."""
         assert self.session is not None
         self._bump(Level.TURNS)
         self.workers.cancel_group(self, "turns-head")
         self.workers.cancel_group(self, "turns-tail")
         self.thread = ref
         self.window = TurnWindow(ref, expected)
+        self._reload_target = keep
+        if keep is None:
+            self._follow_end = False
         turns = self.query_one("#turns", RowList)
         order = self.session.schema.order
         positional = order is not None and order.type in TIME_ORDERS
@@ -524,6 +544,8 @@ class BrowseScreen(Screen[None]):
         self.level = Level.TURNS
         self._layout()
         self._fetch_turns(Side.HEAD, first=True)
+        if keep is not None and keep.side is Side.TAIL:
+            self._fetch_turns(Side.TAIL)
 
     def _fetch_turns(self, side: Side, *, first: bool = False) -> None:
         assert self.session is not None and self.window is not None
@@ -548,32 +570,45 @@ class BrowseScreen(Screen[None]):
 
         self._start(Level.TURNS, fetch, group=f"turns-{side.value}", side=side)
 
-    def _open_detail(self, index: int) -> None:
-        assert self.session is not None and self.window is not None and self.thread is not None
-        turn = self.window.get(index)
-        if turn is None:
-            return
+    def _open_detail(self, key: TurnKey) -> None:
+        """Open one turn (a point read of its item); ``key`` is (item id, part)."""
+        assert self.session is not None and self.thread is not None
         self._bump(Level.DETAIL)
-        self.detail_turn_index = index
+        self.detail_key = key
         self.detail = None
         self.level = Level.DETAIL
-        self.query_one("#detail").border_title = plain(f"turn #{index + 1}")
+        self._title_detail()
         self._render_detail()
         self._layout()
         self.query_one("#detail", VerticalScroll).scroll_home(animate=False)
         service, ref = self.session.service, self.thread
-        self._start(
-            Level.DETAIL, lambda: service.detail(ref, turn.item_id, turn.part), group="detail"
-        )
+        item_id, part = key
+        self._start(Level.DETAIL, lambda: service.detail(ref, item_id, part), group="detail")
+
+    def _turn_label(self, key: TurnKey) -> str:
+        """The open turn's position now (rows move as walks merge), by its key."""
+        index = self.window.index_of(key) if self.window is not None else None
+        if index is None or self.window is None:
+            return "turn"
+        number = self.window.number(index)
+        if number > 0:
+            return f"turn #{number:,}"
+        return "newest turn" if number == -1 else f"turn #{-number:,} from the newest"
+
+    def _title_detail(self) -> None:
+        if self.detail_key is not None:
+            self.query_one("#detail").border_title = plain(self._turn_label(self.detail_key))
 
     def _render_detail(self, raw_status: str | None = None) -> None:
-        if self.session is None or self.window is None or self.detail_turn_index is None:
+        if self.session is None or self.window is None or self.detail_key is None:
             return
-        turn = self.window.get(self.detail_turn_index)
+        if self.detail is not None and self.detail.turn.key == self.detail_key:
+            turn: Turn | None = self.detail.turn
+        else:
+            index = self.window.index_of(self.detail_key)
+            turn = self.window.get(index) if index is not None else None
         if turn is None:
             return
-        if self.detail is not None and self.detail.turn.key == turn.key:
-            turn = self.detail.turn
         body = render_detail(turn, self.detail, self.session.clock.now(), raw_status=raw_status)
         self.query_one("#detail-body", Static).update(body)
 
@@ -596,13 +631,20 @@ class BrowseScreen(Screen[None]):
         elif message.level is Level.TURNS and message.side is not None:
             self.fetching.discard(message.side)
             assert self.window is not None
-            self.window.apply(message.side, message.value)
             turns = self.query_one("#turns", RowList)
+            current = self._turn_under_cursor()
+            self.window.apply(message.side, message.value)
             turns.source_changed()
-            total = f"{len(self.window):,}" if self.window.complete else f"~{len(self.window):,}"
+            self._place_cursor(current)
+            total = self.window.estimated_total
+            known = "?" if total is None else f"{total:,}"
+            known = known if self.window.complete or total is None else f"~{known}"
             turns.border_subtitle = plain(
-                f"{self.window.loaded:,} of {total} loaded · page: {cost_text(message.cost)}"
+                f"{self.window.loaded:,} of {known} loaded · page: {cost_text(message.cost)}"
             )
+            if self.level is Level.DETAIL:  # the open turn's row may have moved
+                self._title_detail()
+                self._update_crumbs()
         elif message.level is Level.DETAIL:
             self.detail = message.value
             self._render_detail()
@@ -623,6 +665,7 @@ class BrowseScreen(Screen[None]):
         elif message.level is Level.TURNS:
             if message.side is not None:
                 self.fetching.discard(message.side)
+            self._reload_target = None
             self.query_one("#turns", RowList).border_subtitle = plain("failed")
             if self.window is not None and self.window.loaded == 0:
                 self.level = (
@@ -634,11 +677,52 @@ class BrowseScreen(Screen[None]):
 
     @on(RowList.NeedRows, "#turns")
     def _need_turns(self, event: RowList.NeedRows) -> None:
-        if self.window is None:
+        window = self.window
+        if window is None:
             return
-        side = self.window.side_for(event.index)
+        side = window.side_for(event.index)
+        if self._follow_end and event.index == len(window) - 1 and window.can_fetch(Side.TAIL):
+            side = Side.TAIL  # End with an unknown total: the newest turns, not the next page
         if side is not None:
             self._fetch_turns(side)
+
+    def _turn_under_cursor(self) -> TurnKey | None:
+        index = self.query_one("#turns", RowList).current_index
+        turn = self.window.get(index) if self.window is not None and index is not None else None
+        return turn.key if turn is not None else None
+
+    def _place_cursor(self, current: TurnKey | None) -> None:
+        """After a page: keep the cursor on its turn, wherever that row is now."""
+        assert self.window is not None
+        window, turns = self.window, self.query_one("#turns", RowList)
+        if self._reload_target is not None:
+            self._seek(self._reload_target)
+            return
+        index = window.index_of(current) if current is not None else None
+        if index is not None:
+            before = turns.current_index
+            if before is not None and index != before and not turns.filter_text:
+                # Rows moved (a merge, a page above): move the view with them.
+                y = max(0, int(turns.scroll_y) + index - before)
+                turns.scroll_to(y=y, animate=False, immediate=True)
+            if index != before:
+                turns.select_index(index)
+        elif self._follow_end:
+            turns.action_last()
+
+    def _seek(self, target: ReloadTarget) -> None:
+        """A reload: page from the end the turn was near until it is found or passed."""
+        assert self.window is not None
+        window, turns = self.window, self.query_one("#turns", RowList)
+        index = window.index_of(target.key) if target.key is not None else None
+        if index is None:
+            index = window.at_anchor(target.side, target.distance)
+            if window.can_fetch(target.side) and window.loaded_from(target.side) <= target.distance:
+                turns.move_cursor(index)
+                self._fetch_turns(target.side)
+                return
+        self._reload_target = None
+        turns.select_index(index)
 
     def _refresh_countdowns(self) -> None:
         if self.level >= Level.TURNS:
@@ -655,6 +739,9 @@ class BrowseScreen(Screen[None]):
 
     def _move(self, list_action: str, detail_action: str) -> None:
         self._keys_to_the_bar()
+        if self.level is Level.TURNS:
+            self._follow_end = list_action == "action_last"
+            self._reload_target = None  # the user moved on: do not pull the cursor back
         if self.level is Level.DETAIL:
             getattr(self.query_one("#detail", VerticalScroll), detail_action)(animate=False)
             return
@@ -699,10 +786,11 @@ class BrowseScreen(Screen[None]):
             if index is not None:
                 thread = self.threads[index]
                 self._open_turns(thread.ref, thread.items)
-        elif self.level is Level.TURNS:
+        elif self.level is Level.TURNS and self.window is not None:
             index = self.query_one("#turns", RowList).current_index
-            if index is not None:
-                self._open_detail(index)
+            turn = self.window.get(index) if index is not None else None
+            if turn is not None:
+                self._open_detail(turn.key)
 
     def action_back(self) -> None:
         self._keys_to_the_bar()
@@ -729,9 +817,18 @@ class BrowseScreen(Screen[None]):
         elif self.level is Level.THREADS and self.tenant is not None:
             self._open_threads(self.tenant)
         elif self.level is Level.TURNS and self.thread is not None and self.window is not None:
-            self._open_turns(self.thread, self.window.expected_total)
-        elif self.level is Level.DETAIL and self.detail_turn_index is not None:
-            self._open_detail(self.detail_turn_index)
+            self._open_turns(self.thread, self.window.expected_total, keep=self._reload_here())
+        elif self.level is Level.DETAIL and self.detail_key is not None:
+            self._open_detail(self.detail_key)
+
+    def _reload_here(self) -> ReloadTarget | None:
+        """Where the cursor is, in terms a fresh window can find again."""
+        assert self.window is not None
+        index = self.query_one("#turns", RowList).current_index
+        if index is None:
+            return None
+        side, distance = self.window.anchor(index)
+        return ReloadTarget(self._turn_under_cursor(), side, distance)
 
     def action_filter(self) -> None:
         self._keys_to_the_bar()

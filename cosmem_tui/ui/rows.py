@@ -236,7 +236,9 @@ class TurnRows:
         self.clock = clock
         # Schemas ordered by a time (created_at, sort_key…) number their rows instead:
         # the time already has its own column. Integer orders (turnIndex) show as stored,
-        # so a malformed value stays visible.
+        # so a malformed value stays visible. Until the thread is complete, rows read
+        # from the newest end count back from it (-1 = newest): their place from the
+        # oldest is not known yet, and a count from the end does not shift.
         self.positional = positional
 
     def __len__(self) -> int:
@@ -246,7 +248,8 @@ class TurnRows:
         turn = self.window.get(index)
         if turn is None:
             return None
-        return turn_cells(turn, self.clock.now(), index + 1 if self.positional else None)
+        number = self.window.number(index) if self.positional else None
+        return turn_cells(turn, self.clock.now(), number)
 
     def search_text(self, index: int) -> str | None:
         turn = self.window.get(index)

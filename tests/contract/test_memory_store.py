@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from cosmem_tui.model import MISSING, Key, Scope, ThreadRef
+from cosmem_tui.model.ordering import order_key
 from cosmem_tui.profiles import get_schema, turn_from_item
 from cosmem_tui.sources.errors import NotFound
-from cosmem_tui.sources.local.keys import order_key
 from cosmem_tui.sources.store import MAX_PAGE_SIZE, MemoryStore
 from tests.contract.backends import Backend
 from tests.helpers import all_keys, counted, exchange

@@ -6,6 +6,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from cosmem_tui.core.text import visible
+from cosmem_tui.core.turn_window import Side
 from cosmem_tui.model import Key
 from cosmem_tui.sources.local.demo import HOSTILE_THREAD
 from cosmem_tui.ui.browse import BrowseScreen, Level
@@ -255,3 +256,103 @@ async def test_keys_typed_ahead_land_where_the_user_is(make_app, demo_path):
         await settle(pilot)
         assert screen(app).level is Level.TURNS
         assert screen(app).thread.thread == Key.of(HOSTILE_THREAD)
+
+
+async def newest_turn(path, clock, ref):
+    """The newest turn and the turn count of a thread, asked of the store directly."""
+    from cosmem_tui.core.browse import BrowseService
+    from cosmem_tui.profiles import get_schema
+    from cosmem_tui.sources.gateway import Gateway
+    from cosmem_tui.sources.local import LocalStore
+
+    store = LocalStore.open(path, get_schema("lab"), gateway=Gateway(), clock=clock)
+    try:
+        service = BrowseService(store, clock)
+        count = len([t async for t in service.iter_turns(ref)])
+        return (await service.last_turns(ref, 1))[0], count
+    finally:
+        await store.close()
+
+
+async def test_a_thread_opened_by_command_pages_without_a_known_total(make_app, demo_path, clock):
+    """`:thread` before the tenant's threads are listed: the total is unknown, paging is not."""
+    from cosmem_tui.model import ThreadRef
+
+    ref = ThreadRef.of("contoso", "thr-c1b6167dee")
+    newest, count = await newest_turn(demo_path, clock, ref)
+    assert count > 200  # three pages at least: the middle stays unloaded
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("colon", *f"thread {ref.tenant} {ref.thread}", "enter")
+        await settle(pilot)
+        browse = screen(app)
+        turns = app.screen.query_one("#turns", RowList)
+        window = browse.window
+        assert window is not None and window.loaded == 100
+        subtitle = Content.from_markup(turns.border_subtitle).plain
+        assert subtitle.startswith("100 of ? loaded") and f"{count}" not in subtitle
+        for _ in range(10):  # PgDn from the top reaches the end of the first page …
+            await pilot.press("pagedown")
+            await settle(pilot)
+            if window.loaded > 100:
+                break
+        assert window.loaded == 200  # … and the second page is fetched
+        position = turns.current_index
+        current = window.get(position)
+        assert current is not None
+        await pilot.press("r")  # a reload comes back to the same turn
+        await settle(pilot)
+        window = browse.window
+        assert turns.current_index == position and window.get(position).key == current.key
+        await pilot.press("end")  # the newest turn, through the tail walk
+        await settle(pilot)
+        shown = window.get(turns.current_index)
+        assert shown is not None and shown.key == newest.key
+        assert rows(app, "turns")[turns.current_index][0] == str(newest.order)
+        assert window.loaded == 300 and not window.complete
+        assert window.get(200) is None  # the middle stays unloaded
+        await pilot.press("r")
+        await settle(pilot)
+        window = browse.window
+        assert window.get(turns.current_index).key == newest.key
+
+
+async def test_the_detail_stays_on_its_turn_when_rows_move(make_app, tmp_path, clock):
+    """Items expire and the walks merge: the open turn moves up 20 rows, the detail follows."""
+    now = int(clock.now())
+    items = [
+        exchange("acme", "long", i, f"turn {i:03}", **({"ttl": 60} if 110 <= i < 130 else {}))
+        for i in range(250)
+    ]
+    path = build_workspace(tmp_path / "long.sqlite", items, now=now)
+    app = make_app(path, demo=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # acme's threads: "long" has 250 turns
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        browse = screen(app)
+        window = browse.window
+        await pilot.press("end")
+        await settle(pilot)
+        assert window.loaded == 200 and not window.complete
+        await pilot.press(*["up"] * 99)  # the oldest row of the tail walk: turn 150
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        body = app.screen.query_one("#detail-body", Static)
+        assert "turn 150" in body.render().plain
+        clock.advance(120)  # turns 110–129 expire; the list still counts 250 rows
+        browse._fetch_turns(Side.HEAD)  # the next head page meets the tail
+        await settle(pilot)
+        assert window.complete and len(window) == 230
+        await pilot.press("r")  # reload the open turn
+        await settle(pilot)
+        plain = body.render().plain
+        assert "turn 150" in plain and "turn 170" not in plain
+        crumbs = app.screen.query_one("#crumbs", Static).render().plain
+        assert crumbs.endswith("turn #131")
+        title = Content.from_markup(app.screen.query_one("#detail").border_title).plain
+        assert title == "turn #131"

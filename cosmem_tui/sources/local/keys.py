@@ -7,29 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cosmem_tui.model import MISSING, InvalidKey, JsonValue, Key
+from cosmem_tui.model.ordering import order_key
 from cosmem_tui.model.ttl import valid_item_ttl
 from cosmem_tui.profiles import FieldPath, Schema
-
-# Cosmos orders values of different types: undefined < null < boolean < number < string
-# < array < object. The rank column reproduces that so SQLite sorts the way Cosmos does.
-RANK_UNDEFINED, RANK_NULL, RANK_BOOL, RANK_NUMBER, RANK_STRING, RANK_ARRAY, RANK_OBJECT = range(7)
-
-
-def order_key(value: JsonValue) -> tuple[int, int | float | str]:
-    if value is MISSING:
-        return RANK_UNDEFINED, 0
-    if value is None:
-        return RANK_NULL, 0
-    if isinstance(value, bool):
-        return RANK_BOOL, int(value)
-    if isinstance(value, int | float):
-        return RANK_NUMBER, value
-    if isinstance(value, str):
-        return RANK_STRING, value
-    if isinstance(value, list):
-        return RANK_ARRAY, 0
-    return RANK_OBJECT, 0
-
 
 # One encoder for every compact dump: json.dumps with options builds a new one per call,
 # which dominated the cost of an import.
