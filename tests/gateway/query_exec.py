@@ -51,6 +51,10 @@ from tests.gateway.sql_parser import SqlError, parse
 from tests.gateway.store import INF, Container, Doc, PartitionRange
 from tests.gateway.values import (
     RANK_ARRAY,
+    RANK_BOOL,
+    RANK_NULL,
+    RANK_NUMBER,
+    RANK_OBJECT,
     RANK_STRING,
     UNDEFINED,
     Descending,
@@ -65,6 +69,14 @@ SKIP: Any = object()  # a visited document that yields no row
 DEFAULT_PAGE = 100  # the service's page size when x-ms-max-item-count is absent
 DYNAMIC_PAGE = 1000  # x-ms-max-item-count: -1 (the service picks; at most 1000 here)
 _FLIP = {"=": "=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
+_TYPE_CHECKS = {  # function: the type ranks it admits (first, last)
+    "IS_NULL": (RANK_NULL, RANK_NULL),
+    "IS_BOOL": (RANK_BOOL, RANK_BOOL),
+    "IS_NUMBER": (RANK_NUMBER, RANK_NUMBER),
+    "IS_STRING": (RANK_STRING, RANK_STRING),
+    "IS_DEFINED": (RANK_NULL, RANK_OBJECT),
+    "IS_PRIMITIVE": (RANK_NULL, RANK_STRING),
+}
 
 
 # -- scope ----------------------------------------------------------------------------------
@@ -413,6 +425,11 @@ def _index_filter(
             lo, hi = Bound((RANK_STRING, prefix), True), Bound((RANK_STRING, upper), False)
         else:
             lo, hi = Bound(rank_floor(RANK_STRING), True), Bound(rank_ceiling(RANK_STRING), False)
+    elif isinstance(conj, Call) and conj.name in _TYPE_CHECKS and len(conj.args) == 1:
+        # the index knows each value's type: IS_STRING(p) is the string slice of p's index
+        path = property_path(conj.args[0], alias)
+        first, last = _TYPE_CHECKS[conj.name]
+        lo, hi = Bound(rank_floor(first), True), Bound(rank_ceiling(last), False)
     else:
         return None
     if path is None or not container.indexed(path):
