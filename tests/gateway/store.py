@@ -40,6 +40,12 @@ DEFAULT_INDEXING_POLICY: dict[str, Any] = {
 }
 SYSTEM_PROPERTIES = ("_rid", "_self", "_etag", "_attachments", "_ts")
 INF = float("inf")
+# Resource ids and range ids are unique in the process, not per fake account: the SDK
+# caches routing maps per endpoint and container *name*, process-wide, and a later fake
+# can get an earlier one's port. A stale map then names ranges that do not exist here,
+# which answers 410 and makes the SDK reload it, instead of silently misrouting.
+_RESOURCES = itertools.count(1)
+_RANGE_IDS = itertools.count(0)
 MISSING_ID = "The input content is invalid because the required properties - 'id; ' - are missing"
 PRECONDITION = "Operation cannot be performed because one of the specified precondition is not met."
 
@@ -217,7 +223,6 @@ class Container:
     extra: dict[str, Any] = field(default_factory=dict)
     generation: int = 1
     history: list[tuple[int, list[str]]] = field(default_factory=list)
-    next_range_id: int = 0
     _seq: int = 0
     _writes: int = 0
     _mins: list[str] = field(default_factory=list)
@@ -312,8 +317,7 @@ class Container:
         return left, right
 
     def new_range(self, lo: str, hi: str, parents: list[str] | None = None) -> PartitionRange:
-        range_id = str(self.next_range_id)
-        self.next_range_id += 1
+        range_id = str(next(_RANGE_IDS))
         return PartitionRange(range_id, lo, hi, parents or [], rid_prefix=int(range_id))
 
     def changed_since(self, etag: str | None) -> list[PartitionRange] | None:
@@ -472,8 +476,6 @@ class Store:
         self.default_ranges = default_ranges
         self.lock = threading.RLock()
         self.databases: dict[str, Database] = {}
-        self._db_counter = 0
-        self._coll_counter = 0
 
     def now(self) -> float:
         return self.clock.now()
@@ -487,8 +489,7 @@ class Store:
                 if exist_ok:
                     return found
                 raise Conflict("Entity with the specified id already exists in the system.")
-            self._db_counter += 1
-            raw = struct.pack("<I", (self._db_counter * 2654435761) & 0xFFFFFFFF)
+            raw = struct.pack("<I", (next(_RESOURCES) * 2654435761) & 0xFFFFFFFF)
             db = Database(db_id, raw, int(self.now()), throughput)
             self.databases[db_id] = db
             return db
@@ -535,8 +536,7 @@ class Store:
             bounds = (
                 sorted(boundaries) if boundaries is not None else layout(count, list(split_inside))
             )
-            self._coll_counter += 1
-            raw = db.rid_bytes + struct.pack("<I", (self._coll_counter * 40503) & 0xFFFFFFFF)
+            raw = db.rid_bytes + struct.pack("<I", (next(_RESOURCES) * 40503) & 0xFFFFFFFF)
             container = Container(
                 database=db,
                 id=coll_id,

@@ -252,7 +252,9 @@ async def test_cross_partition_distinct_resume_is_broken_by_the_sdk(
     response carried: range 0's token for its third page (the pipeline prefetched the
     second). ``by_page(token)`` then starts a new pipelined query and gives that one
     token to every range's producer; range 1 refuses a token issued by range 0 with 400.
-    Reading per feed range (each with its own token) gets all 1,500.
+    When each range's first backend page holds all its values, the continuation is
+    None after the first SDK page: the listing silently stops (4 of 12 below). Reading
+    per feed range (each with its own token) gets all of them.
     """
     fake_gateway.create_container(DB, "tenants", partition_key="/tenantId", ranges=4)
     fake_gateway.seed(
@@ -266,18 +268,25 @@ async def test_cross_partition_distinct_resume_is_broken_by_the_sdk(
     token = pager.continuation_token
     assert len(first) == 100
     assert token
+    first_range, second_range = (r.id for r in fake_gateway.container(DB, "tenants").ranges[:2])
     issued_by = fake_gateway.log.of("query", where=lambda e: e.continuation_out == token)
-    assert [e.range_id for e in issued_by] == ["0"]
-    assert (
-        len([e for e in fake_gateway.log.queries() if e.range_id == "0" and e.status == 200]) == 2
-    )
+    assert [e.range_id for e in issued_by] == [first_range]
+    assert len(fake_gateway.log.queries(range_id=first_range, status=200)) == 2
 
     resumed = c.query_items(query, max_item_count=100).by_page(token)
     with pytest.raises(CosmosHttpResponseError) as bad:
         await resumed.__anext__()
     assert bad.value.status_code == 400
     assert "Invalid Continuation Token" in str(bad.value)
-    assert fake_gateway.log.of("query", status=400, range_id="1")
+    assert fake_gateway.log.of("query", status=400, range_id=second_range)
+
+    # ... and when every range fits in the first backend page, the token is None: a
+    # caller paging with by_page() believes the listing is complete after one page.
+    fake_gateway.create_container(DB, "few", partition_key="/tenantId", ranges=4)
+    fake_gateway.seed(DB, "few", [{"id": f"i{n}", "tenantId": f"t{n:02d}"} for n in range(12)])
+    few = container_of(client, "few").query_items(query, max_item_count=4).by_page()
+    assert len([r async for r in await few.__anext__()]) == 4
+    assert few.continuation_token is None
 
     # what works: one feed range at a time, each resumed with its own token
     tenants: list[str] = []
@@ -580,9 +589,8 @@ async def test_a_split_range_answers_gone_and_feed_range_queries_follow_it(
     fake_gateway.seed(DB, "memory", [{"id": f"i{n}", "tenantId": f"t{n:03d}"} for n in range(100)])
     c = container_of(client, "memory")
     feed_ranges = [r async for r in c.read_feed_ranges()]
-    parent = fake_gateway.container(DB, "memory").range_by_id("1")
-    assert parent is not None
-    left, right = fake_gateway.split(DB, "memory", "1", parent.min[:2] + "8")
+    parent = fake_gateway.container(DB, "memory").ranges[1]
+    left, right = fake_gateway.split(DB, "memory", parent.id, parent.min[:2] + "8")
     fake_gateway.log.clear()
     counts = []
     for feed_range in feed_ranges:  # taken before the split: the SDK re-resolves them
@@ -590,7 +598,7 @@ async def test_a_split_range_answers_gone_and_feed_range_queries_follow_it(
             r async for r in c.query_items("SELECT VALUE COUNT(1) FROM c", feed_range=feed_range)
         ]
     assert sum(counts) == 100
-    assert fake_gateway.log.of("query", status=410, range_id="1")
+    assert fake_gateway.log.of("query", status=410, range_id=parent.id)
     assert {left.id, right.id} <= {e.range_id for e in fake_gateway.log.queries(status=200)}
 
 
@@ -605,8 +613,7 @@ async def test_a_split_during_a_cross_partition_count_double_counts_in_the_sdk(
     c = container_of(client, "memory")
     assert [r async for r in c.query_items("SELECT VALUE COUNT(1) FROM c")] == [100]
     made = fake_gateway.container(DB, "memory")
-    after_split = sum(len(made.range_by_id(i).docs) for i in ("2", "3"))  # type: ignore[union-attr]
-    parent = made.range_by_id("1")
-    assert parent is not None
-    fake_gateway.split(DB, "memory", "1", parent.min[:2] + "8")
+    parent = made.ranges[1]
+    after_split = sum(len(r.docs) for r in made.ranges[2:])
+    fake_gateway.split(DB, "memory", parent.id, parent.min[:2] + "8")
     assert [r async for r in c.query_items("SELECT VALUE COUNT(1) FROM c")] == [100 + after_split]

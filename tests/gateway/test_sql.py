@@ -128,11 +128,13 @@ def test_operators_and_functions() -> None:
     )
     (row,) = rows(
         made,
-        'SELECT VALUE {"div": c.n / 2, "mod": c.n % 4, "neg": -c.n, "t": c.n > 5 ? "big" : "small", '
-        '"co": c.missing ?? "dflt", "low": LOWER(c.s), "up": UPPER(c.s), "len": LENGTH(c.s), '
-        '"has": CONTAINS(c.s, "ell"), "sw": STARTSWITH(c.s, "he", true), "ew": ENDSWITH(c.s, "lo"), '
+        'SELECT VALUE {"div": c.n / 2, "mod": c.n % 4, "neg": -c.n, '
+        '"t": c.n > 5 ? "big" : "small", "co": c.missing ?? "dflt", '
+        '"low": LOWER(c.s), "up": UPPER(c.s), "len": LENGTH(c.s), "has": CONTAINS(c.s, "ell"), '
+        '"sw": STARTSWITH(c.s, "he", true), "ew": ENDSWITH(c.s, "lo"), '
         '"al": ARRAY_LENGTH(c.arr), "ac": ARRAY_CONTAINS(c.arr, 2), "deep": c.o.a["b"][0], '
-        '"num": IS_NUMBER(c.n), "str": IS_STRING(c.n), "obj": IS_OBJECT(c.o), "arrq": IS_ARRAY(c.arr), '
+        '"num": IS_NUMBER(c.n), "str": IS_STRING(c.n), "obj": IS_OBJECT(c.o), '
+        '"arrq": IS_ARRAY(c.arr), '
         '"nul": IS_NULL(c.missing), "bool": IS_BOOL(true), "zero": c.n / 0} FROM c',
     )
     assert row == {
