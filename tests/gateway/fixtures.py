@@ -8,14 +8,18 @@ cache (shared per endpoint) never sees another test's containers.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.gateway.gateway import FakeGateway
+if TYPE_CHECKING:
+    from tests.gateway.gateway import FakeGateway
 
 
 @pytest.fixture
 def fake_gateway() -> Iterator[FakeGateway]:
+    from tests.gateway.gateway import FakeGateway
+
     gateway = FakeGateway().start()
     try:
         yield gateway

@@ -88,9 +88,7 @@ class FakeGateway:
         context = server_context() if self._tls else None
         site = web.TCPSite(self._runner, "127.0.0.1", 0, ssl_context=context)
         await site.start()
-        server = site._server
-        assert server is not None
-        port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        port = self._runner.addresses[0][1]
         scheme = "https" if self._tls else "http"
         self.endpoint = f"{scheme}://127.0.0.1:{port}"
         self.app.endpoint = self.endpoint

@@ -226,7 +226,7 @@ def build(query: Query, params: dict[str, Any], key: KeyDefinition) -> dict[str,
     distinct = "None"
     if query.distinct:
         distinct = "Ordered" if query.order_by else "Unordered"
-    info = {
+    info: dict[str, Any] = {
         "distinctType": distinct,
         "top": top,
         "offset": offset,

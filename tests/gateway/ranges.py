@@ -69,8 +69,10 @@ class KeyDefinition:
         if self.version != 2:
             raise KeyError400("the fake gateway hashes partition keys with version 2 only")
         self._steps = tuple(_path_steps(p) for p in self.paths)
-        path: Any = list(self.paths) if self.kind == "MultiHash" else self.paths[0]
-        self._sdk = PartitionKey(path=path, kind=self.kind, version=self.version)
+        if self.kind == "MultiHash":
+            self._sdk = PartitionKey(path=list(self.paths), kind="MultiHash", version=self.version)
+        else:
+            self._sdk = PartitionKey(path=self.paths[0], kind="Hash", version=self.version)
 
     @classmethod
     def from_resource(cls, definition: Mapping[str, Any]) -> KeyDefinition:

@@ -617,3 +617,54 @@ async def test_a_split_during_a_cross_partition_count_double_counts_in_the_sdk(
     after_split = sum(len(r.docs) for r in made.ranges[2:])
     fake_gateway.split(DB, "memory", parent.id, parent.min[:2] + "8")
     assert [r async for r in c.query_items("SELECT VALUE COUNT(1) FROM c")] == [100 + after_split]
+
+
+async def test_short_and_empty_pages_still_read_everything_once() -> None:
+    """The service may stop a page early (time or RU per page) — even with no rows but a
+    continuation. ``max_visits_per_page`` makes the fake do that."""
+    with FakeGateway(max_visits_per_page=7) as gateway:
+        gateway.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
+        gateway.seed(DB, "memory", [{"id": f"i{n}", "tenantId": "t", "n": n} for n in range(60)])
+        async with CosmosClient(gateway.endpoint, gateway.key) as sdk:
+            c = container_of(sdk, "memory")
+            rows = [
+                r
+                async for r in c.query_items(
+                    "SELECT VALUE c.n FROM c WHERE c.n % 10 = 0",
+                    partition_key="t",
+                    max_item_count=5,
+                )
+            ]
+            assert rows == [0, 10, 20, 30, 40, 50]
+            queries = gateway.log.queries()
+            assert any(e.item_count == 0 and e.continuation_out for e in queries)
+            assert len(queries) == 9  # ceil(60 / 7) backend pages
+            everything = [r async for r in c.read_all_items(max_item_count=25)]
+            assert sorted(r["n"] for r in everything) == list(range(60))
+            assert gateway.log.of("feed")
+
+
+async def test_the_log_records_what_each_request_asked(
+    fake_gateway: FakeGateway, client: CosmosClient
+) -> None:
+    fake_gateway.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
+    fake_gateway.seed(DB, "memory", turns("acme", "t", 30))
+    c = container_of(client, "memory")
+    fake_gateway.log.clear()
+    pager = c.query_items(
+        "SELECT * FROM c WHERE c.turn > @n",
+        parameters=[{"name": "@n", "value": 3}],
+        partition_key="acme",
+        max_item_count=10,
+        priority="Low",
+    ).by_page()
+    _ = [r async for r in await pager.__anext__()]
+    (entry,) = fake_gateway.log.queries()
+    assert entry.priority == "Low"
+    assert entry.partition_key == '["acme"]'
+    assert entry.max_item_count == 10
+    assert entry.parameters == [{"name": "@n", "value": 3}]
+    assert entry.range_id == fake_gateway.range_of(DB, "memory", "acme")
+    assert entry.continuation_in is None and entry.continuation_out
+    assert entry.charge > 2.3 and entry.item_count == 10
+    assert "x-ms-documentdb-isquery" in entry.headers
