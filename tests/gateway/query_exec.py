@@ -184,10 +184,16 @@ class IndexCursor(Cursor):
         return self._advance() is not None
 
     def skip_value(self) -> tuple[Any, ...] | None:
+        """Past the rest of the last value's entries — still read, so still charged."""
         if self.pos == 0:
             return None
         value_key = self.entries[self.pos - 1][0]
-        self.pos = bisect.bisect_right(self.keys, (self._wrap(value_key), INF), lo=self.pos)
+        end = bisect.bisect_right(self.keys, (self._wrap(value_key), INF), lo=self.pos)
+        scope, container, now = self.scope, self.scope.container, self.scope.now
+        for _key, _seq, doc in self.entries[self.pos : end]:
+            if scope.contains(doc.epk) and container.visible(doc, now):
+                self.meter.index_entries += 1
+        self.pos = end
         return (value_key, None)
 
 
