@@ -8,6 +8,7 @@ import pytest
 
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.sources.local.demo import DemoManifest, build_demo_workspace
+from tests.gateway.fixtures import fake_gateway  # noqa: F401  (the in-process fake gateway)
 from tests.peer.containers import containers, open_store  # noqa: F401  (on the peer)
 from tests.peer.fixtures import cosmos_peer, fault_proxy  # noqa: F401  (the Cosmos peer)
 

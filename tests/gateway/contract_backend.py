@@ -1,0 +1,28 @@
+"""The fake gateway as a backend of the MemoryStore contract suite (``tests/contract``).
+
+Items are seeded through the SDK, like on the peer, and the product's own
+``CosmosStore`` reads them; ``advance`` steps the fake's clock instead of sleeping, so
+TTL cases run instantly. To enable it, add ``"gateway"`` to ``BACKENDS`` in
+``tests/contract/conftest.py`` and build ``GatewayBackend(ANCHOR)`` for that parameter.
+"""
+
+from __future__ import annotations
+
+from tests.contract.backends import CosmosBackend
+from tests.gateway.clock import GatewayClock
+from tests.gateway.gateway import FakeGateway
+
+
+class GatewayBackend(CosmosBackend):
+    def __init__(self, start: float, *, ranges: int = 4) -> None:
+        self.gateway = FakeGateway(ranges=ranges, clock=GatewayClock(start)).start()
+        super().__init__("gateway", self.gateway.endpoint, self.gateway.key)
+
+    async def advance(self, seconds: float) -> None:
+        self.gateway.clock.advance(seconds)
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:
+            self.gateway.stop()

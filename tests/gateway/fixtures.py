@@ -1,0 +1,27 @@
+"""The ``fake_gateway`` pytest fixture: a fresh fake account per test.
+
+Starting one costs a few milliseconds (the certificate is generated once per process),
+so every test gets its own account, clock, faults and log, and the SDK's routing-map
+cache (shared per endpoint) never sees another test's containers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from tests.gateway.gateway import FakeGateway
+
+
+@pytest.fixture
+def fake_gateway() -> Iterator[FakeGateway]:
+    from tests.gateway.gateway import FakeGateway
+
+    gateway = FakeGateway().start()
+    try:
+        yield gateway
+    finally:
+        gateway.stop()
