@@ -60,7 +60,11 @@ def run_cli(capsys: Any, *args: str) -> tuple[int, str, str]:
 
 
 async def all_keys(store: Any, *, since: int | None = None) -> list[Any]:
-    """Every top-level key of a store, following the listing cursor to its end."""
+    """Every top-level key of a store, following the listing cursor to its end, sorted.
+
+    Stores list keys range by range (Cosmos order within a range), so the whole is
+    sorted here; a key listed twice stays twice, so tests see duplicates.
+    """
     keys: list[Any] = []
     cursor = None
     while True:
@@ -68,7 +72,7 @@ async def all_keys(store: Any, *, since: int | None = None) -> list[Any]:
         keys.extend(page.keys)
         cursor = page.cursor
         if cursor is None:
-            return keys
+            return sorted(keys)
 
 
 async def counted(store: Any) -> dict[str, Any]:

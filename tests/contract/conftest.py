@@ -8,12 +8,14 @@ import pytest
 from tests.conftest import ANCHOR
 from tests.contract.backends import Backend, CosmosBackend, LocalBackend
 
-# "cosmos" is the Cosmos-protocol peer every run starts (tests/peer). "live" joins when
-# COSMEM_TEST_ENDPOINT and COSMEM_TEST_KEY name a real account or the official emulator:
-# the same contract, answered by the real service.
+# "cosmos" is the Cosmos-protocol peer every run starts (tests/peer): one physical
+# partition, no DISTINCT or GROUP BY. "gateway" is the in-process fake of the real
+# gateway (tests/gateway): four partition key ranges, query plans, range-local
+# continuations, charges that grow with the work. "live" joins when COSMEM_TEST_ENDPOINT
+# and COSMEM_TEST_KEY name a real account or the official emulator.
 LIVE_ENDPOINT = os.environ.get("COSMEM_TEST_ENDPOINT")
 LIVE_KEY = os.environ.get("COSMEM_TEST_KEY")
-BACKENDS = ["local", "cosmos", *(["live"] if LIVE_ENDPOINT and LIVE_KEY else [])]
+BACKENDS = ["local", "cosmos", "gateway", *(["live"] if LIVE_ENDPOINT and LIVE_KEY else [])]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -23,6 +25,10 @@ async def backend(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[Bac
     elif request.param == "cosmos":
         peer = request.getfixturevalue("cosmos_peer")
         instance = CosmosBackend("cosmos", peer.endpoint, peer.key)
+    elif request.param == "gateway":
+        from tests.gateway.contract_backend import GatewayBackend
+
+        instance = GatewayBackend(ANCHOR)
     elif request.param == "live":
         assert LIVE_ENDPOINT and LIVE_KEY
         instance = CosmosBackend("live", LIVE_ENDPOINT, LIVE_KEY)

@@ -68,7 +68,7 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
         # A session document holds many turns; lists count turns, as the local store does.
         count = f"ARRAY_LENGTH({prop(schema.messages)})"
         activity = activity[:-1] + f", {json.dumps(_MESSAGES)}: {count}}}"
-        weight = f"(IS_ARRAY({prop(schema.messages)}) ? {count} : 1)"
+        weight = f"(IS_ARRAY({prop(schema.messages)}) AND {count} > 0 ? {count} : 1)"
     top = schema.tenant if schema.tenant is not None else schema.thread
     slots = {
         "top_key": prop(top),
