@@ -60,7 +60,7 @@ async def bench(endpoint: str, turns: int, runs: int) -> None:
     settings = CosmosSettings(endpoint, "bench", "turns", AuthMode.KEY, key=PEER_KEY)
     store = CosmosStore.open(settings, schema)
     service = BrowseService(store, SystemClock())
-    ref = ThreadRef("acme", "long")
+    ref = ThreadRef.of("acme", "long")
     query = render("turns_newest_first", query_slots(schema))
     parameters = [{"name": "@pk0", "value": "acme"}, {"name": "@pk1", "value": "long"}]
 

@@ -3,11 +3,12 @@
     python benchmarks/cosmos_walk.py [--tenants 20] [--threads 10] [--turns 20]
 
 Starts the test peer, seeds ``tenants × threads × turns`` items (lab schema), then
-walks as a user would: tenant list → open the busiest tenant → open its newest
-thread (first page of turns) → open a turn (point read) → back to the threads →
-open a second tenant. For each step it prints the Gateway's records (one per page),
-the wire requests a spying transport saw, the RU (the peer charges 1 RU per request;
-a real account charges what the query costs) and the time. Asserts nothing.
+walks as a user would: tenant names → counts of the first screen of tenants → open
+the first tenant → open its newest thread (first page of turns) → open a turn (point
+read) → back to the threads → open a second tenant. For each step it prints the
+ledger's records (one per HTTP response), the wire requests a spying transport saw, the
+RU (the peer charges 1 RU per request; a real account charges what the query costs) and
+the time. Asserts nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from tests.helpers import exchange
 from tests.peer.fixtures import PEER_KEY, start_peer, stop_peer
 from tests.peer.seeding import create_container, seed, seeding_client
 from tests.peer.spy import SpyTransport
+
+SCREEN_ROWS = 33  # tenant rows on a 120×40 screen
 
 
 def dataset(tenants: int, threads: int, turns: int) -> list[dict[str, Any]]:
@@ -62,14 +65,20 @@ async def walk(endpoint: str, tenants: int, threads: int, turns: int) -> None:
     state: dict[str, Any] = {}
 
     async def tenant_list() -> str:
-        state["tenants"] = await service.tenants()
-        return f"{len(state['tenants'])} tenants"
+        listing = await service.directory.list()
+        state["tenants"] = listing.keys
+        return f"{len(listing.keys)} tenant names"
+
+    async def counts() -> str:
+        shown = state["tenants"][:SCREEN_ROWS]
+        await service.directory.count_all(shown)
+        return f"counts of {len(shown)} tenants"
 
     async def open_tenant(index: int) -> Callable[[], Awaitable[str]]:
         async def step() -> str:
-            state["tenant"] = state["tenants"][index].name
+            state["tenant"] = state["tenants"][index]
             state["threads"] = await service.threads(state["tenant"])
-            return f"{state['tenant']}: {len(state['threads'])} threads"
+            return f"{state['tenant'].text}: {len(state['threads'])} threads"
 
         return step
 
@@ -86,8 +95,9 @@ async def walk(endpoint: str, tenants: int, threads: int, turns: int) -> None:
         return "threads already on screen (no request)"
 
     steps: list[tuple[str, Callable[[], Awaitable[str]]]] = [
-        ("tenant list", tenant_list),
-        ("open busiest tenant", await open_tenant(0)),
+        ("tenant names", tenant_list),
+        ("counts on screen", counts),
+        ("open first tenant", await open_tenant(0)),
         ("open newest thread", open_thread),
         ("open a turn", open_turn),
         ("back to threads", back),
@@ -109,7 +119,7 @@ async def walk(endpoint: str, tenants: int, threads: int, turns: int) -> None:
     totals = store.gateway.totals()
     print(
         f"session: {totals.requests} records, {len(spy.sent)} wire requests, "
-        f"{totals.request_units:.1f} RU; DISTINCT fallback in use: {store.distinct_fallback}"
+        f"{totals.request_units:.1f} RU; notes: {'; '.join(store.listing_notes()) or 'none'}"
     )
     await store.close()
     await client.delete_database("walk")

@@ -152,6 +152,7 @@ class CosmosStore:
         label = f"{schema.tenant_label}s" if schema is not None and schema.tenant else "threads"
         self._lister = KeyLister(self._calls, self._slots, label, key_strategy)
         self._grouping_rejected = False  # the service answered 400 to GROUP BY
+        self._subquery_rejected = False  # … and to a count of DISTINCT values
         self._props: ContainerProperties | None = None
         self._reading = asyncio.Lock()  # the UI's header and list workers ask at once
 
@@ -372,11 +373,15 @@ class CosmosStore:
         stamps = [v for v in await values("tenant_last_write") if _number(v) is not None]
         if items == 0:
             return KeyCounts(items=0, last_activity=None, threads=0)
-        try:
-            threads = sum(v for v in await values("tenant_thread_count") if _number(v) is not None)
-        except BadRequest:  # no DISTINCT / subqueries here: count the identities ourselves
-            seen = {json.dumps(v, sort_keys=True) for v in await values("tenant_threads_scan")}
-            threads = len(seen)
+        if not self._subquery_rejected:
+            try:
+                counted = await values("tenant_thread_count")
+                threads = sum(v for v in counted if _number(v) is not None)
+                return KeyCounts(items, max(stamps) if stamps else None, threads=threads)
+            except BadRequest:  # no DISTINCT / subqueries here: stop asking
+                self._subquery_rejected = True
+        seen = {json.dumps(v, sort_keys=True) for v in await values("tenant_threads_scan")}
+        threads = len(seen)
         return KeyCounts(
             items=items, last_activity=max(stamps) if stamps else None, threads=threads
         )

@@ -14,6 +14,7 @@ from azure.core.credentials import AccessToken
 from azure.identity import CredentialUnavailableError, DeviceCodeCredential
 from azure.identity.aio import DefaultAzureCredential
 
+from cosmem_tui.model import Key
 from cosmem_tui.sources.cosmos.auth import ThreadedCredential, build_credential, device_code_prompt
 from cosmem_tui.sources.cosmos.settings import AuthMode
 from cosmem_tui.sources.errors import Unauthorized
@@ -64,7 +65,7 @@ def test_the_device_code_prompt_is_one_line_for_the_notice_channel():
 
 async def test_an_entra_token_is_sent_as_a_bearer_token(containers, open_store):
     seeded = await containers()
-    credential = FixedToken()  # the store closes it with its client
+    credential = FixedToken()  # the session that builds a credential closes it, not the store
     spy = SpyTransport()
     settings = seeded.settings(auth=AuthMode.AAD, key=None)
     from cosmem_tui.sources.cosmos.store import CosmosStore
@@ -94,3 +95,59 @@ async def test_no_entra_credential_is_one_readable_line(containers):
     assert caught.value.message.startswith(
         "Microsoft Entra sign-in failed (no account signed in); run 'az login'"
     )
+
+
+class CountedToken(FixedToken):
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed = 0
+
+    async def close(self) -> None:
+        self.closed += 1
+
+
+async def test_one_credential_serves_detection_and_browsing(containers, monkeypatch, tmp_path):
+    """A device-code sign-in happens once: detection and the session share one account."""
+    from cosmem_tui.core.cosmos_session import open_cosmos_session
+    from cosmem_tui.model import SystemClock
+    from cosmem_tui.sources.cosmos import auth
+
+    seeded = await containers()
+    built: list[CountedToken] = []
+
+    def build(settings, notice):
+        built.append(CountedToken())
+        return built[-1]
+
+    monkeypatch.setattr(auth, "build_credential", build)
+    settings = seeded.settings(auth=AuthMode.DEVICE_CODE, key=None)
+    session = await open_cosmos_session(settings, None, SystemClock(), tmp_path)  # detects
+    try:
+        assert session.schema.name == "lab"
+        await session.service.threads(Key.of("acme"))
+    finally:
+        await session.close()
+    assert len(built) == 1  # one credential for the session, detection included
+    assert built[0].scopes  # it signed in (once: the SDK caches the token)
+    assert built[0].closed == 1  # the session that built it closed it, exactly once
+
+
+async def test_a_store_never_closes_a_credential_it_was_given(containers):
+    from cosmem_tui.sources.cosmos.store import CosmosStore
+
+    seeded = await containers()
+    given = CountedToken()
+    store = CosmosStore.open(seeded.settings(auth=AuthMode.AAD, key=None), None, credential=given)
+    await store.container_properties()
+    await store.close()
+    assert given.closed == 0  # the embedding application owns it
+
+
+def test_device_code_honours_azure_tenant_id(containers, monkeypatch):
+    monkeypatch.setenv("AZURE_TENANT_ID", "11111111-2222-3333-4444-555555555555")
+    from cosmem_tui.sources.cosmos.settings import CosmosSettings
+
+    settings = CosmosSettings("https://a.example", "d", "c", AuthMode.DEVICE_CODE)
+    credential = build_credential(settings, print)
+    assert isinstance(credential, ThreadedCredential)
+    assert credential._credential._tenant_id == "11111111-2222-3333-4444-555555555555"

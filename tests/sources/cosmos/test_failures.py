@@ -94,6 +94,12 @@ async def test_a_bad_key_is_401_with_what_to_check(containers, open_store, fault
         await store.list_keys()
     text = one_line(caught.value)
     assert text.startswith("401 unauthorized") and "COSMOS_KEY" in text
+    from_string = open_store(
+        seeded.settings(endpoint=fault_proxy.endpoint, key_source="COSMOS_CONNECTION_STRING")
+    )
+    with pytest.raises(Unauthorized) as caught:
+        await from_string.list_keys()
+    assert "COSMOS_CONNECTION_STRING" in one_line(caught.value)  # where the key came from
 
 
 async def test_a_key_that_is_not_base64_is_named(containers, open_store):

@@ -82,3 +82,31 @@ def test_names_may_come_from_the_environment():
     chosen = settings_from_options(endpoint=None, database=None, container=None, auth=None, env=env)
     assert (chosen.endpoint, chosen.database, chosen.container) == (ENDPOINT, "db", "c")
     assert chosen.describe() == "cosmos https://acct.documents.azure.com:443 db/c"
+
+
+def test_a_pasted_connection_string_is_never_echoed():
+    secret = "c2VjcmV0LWtleS1iYXNlNjQtYWFhYWFhYWFhYWFhYWFhYWE="
+    pasted = f"AccountEndpoint={ENDPOINT};AccountKey={secret};"
+    for env, options in (
+        ({"COSMOS_KEY": KEY}, {"endpoint": pasted}),  # --endpoint "<connection string>"
+        ({"COSMOS_KEY": KEY, "COSMOS_ENDPOINT": pasted}, {"endpoint": None}),
+    ):
+        with pytest.raises(CosmosConfigError) as caught:
+            settings(env, **options)
+        assert secret not in caught.value.message and "AccountKey" not in caught.value.message
+        assert "COSMOS_CONNECTION_STRING" in caught.value.message
+    with pytest.raises(CosmosConfigError) as caught:
+        settings({"COSMOS_KEY": KEY}, endpoint="acct?sig=abc123secret&x=1")
+    assert "abc123secret" not in caught.value.message and "sig=***" in caught.value.message
+
+
+def test_the_key_source_is_named_where_the_key_came_from():
+    chosen = settings({"COSMOS_CONNECTION_STRING": CONN}, endpoint=None, auth="connection-string")
+    assert chosen.key_source == "COSMOS_CONNECTION_STRING"
+    assert settings({"COSMOS_KEY": KEY}).key_source == "COSMOS_KEY"
+
+
+def test_a_budget_and_a_timeout_must_be_positive():
+    for tuning in ({"ru_budget": -5}, {"ru_budget": 0}, {"timeout_s": 0}):
+        with pytest.raises(CosmosConfigError):
+            settings({"COSMOS_KEY": KEY}, **tuning)
