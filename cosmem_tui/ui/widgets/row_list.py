@@ -280,10 +280,22 @@ class RowList(ScrollView, can_focus=True):
         self.move_cursor(self.cursor - 1)
 
     def action_page_down(self) -> None:
-        self.move_cursor(self.cursor + self._page)
+        # A page turns the view by a page, the cursor keeping its place on screen, so
+        # PgDn shows the next screenful (and asks for its details) rather than one row.
+        self._turn_page(+1)
 
     def action_page_up(self) -> None:
-        self.move_cursor(self.cursor - self._page)
+        self._turn_page(-1)
+
+    def _turn_page(self, direction: int) -> None:
+        page = self._page
+        top = int(self.scroll_y)
+        last_top = max(0, self.row_count - page)
+        new_top = max(0, min(last_top, top + direction * page))
+        self.scroll_to(y=new_top, animate=False, immediate=True)
+        self.move_cursor(
+            self.cursor + (new_top - top) if new_top != top else self.cursor + direction * page
+        )
 
     def action_first(self) -> None:
         self.move_cursor(0)
