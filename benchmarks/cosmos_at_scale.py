@@ -35,7 +35,7 @@ from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.core.cosmos_session import open_cosmos_session
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.model import SystemClock, ThreadRef
-from cosmem_tui.profiles import get_schema
+from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.cosmos.listing import Strategy
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.store import CosmosStore
@@ -108,6 +108,7 @@ async def list_names(args: argparse.Namespace, items: list[dict[str, Any]]) -> N
 
 async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget: float) -> None:
     from cosmem_tui.ui.app import CosmemApp
+    from cosmem_tui.ui.confirm import ConfirmBudget
     from cosmem_tui.ui.widgets.row_list import RowList
 
     gateway = new_account(args, items)
@@ -120,7 +121,7 @@ async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget:
 
     app = CosmemApp(session_factory=open_it)
     print(f"\n2. the console at {SIZE[0]}×{SIZE[1]}, RU budget {budget:,.0f}")
-    print(f"   {'step':24} {'requests':>9} {'RU':>9} {'seconds':>8}  on screen")
+    print(f"   {'step':24} {'requests':>9} {'RU':>9} {'seconds':>8} {'asked':>5}  on screen")
     try:
         async with app.run_test(size=SIZE) as pilot:
             started = time.perf_counter()
@@ -144,7 +145,11 @@ async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget:
                 return ok, f"{len(keys):,} names, {len(done)} of {len(shown)} rows counted"
 
             async def until_counted(label: str, since: Any, t0: float) -> Any:
+                asked = 0
                 while True:
+                    if isinstance(app.screen, ConfirmBudget):  # past the budget: say yes
+                        asked += 1
+                        await pilot.press("y")
                     ok, text = counted()
                     if ok:
                         break
@@ -157,7 +162,7 @@ async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget:
                 print(
                     f"   {label:24} {totals.requests - since.requests:9,} "
                     f"{totals.request_units - since.request_units:9,.1f} "
-                    f"{time.perf_counter() - t0:8.2f}  {text}"
+                    f"{time.perf_counter() - t0:8.2f} {asked:5d}  {text}"
                 )
                 return totals
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.model import SystemClock
-from cosmem_tui.profiles import get_schema
+from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.store import CosmosStore
 from tests.helpers import exchange

@@ -104,7 +104,7 @@ def measure_big_thread(env: dict[str, str], size: tuple[int, int], workspace: Pa
 
 def build_big_thread(path: Path) -> None:
     from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
-    from cosmem_tui.profiles import get_schema
+    from cosmem_tui.schemas import get_schema
     from cosmem_tui.sources.local import Workspace
 
     schema = get_schema("lab")

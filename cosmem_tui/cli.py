@@ -24,7 +24,7 @@ from cosmem_tui.core.errors import LookupFailed
 from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session_async
 from cosmem_tui.core.text import json_for_terminal, one_line, visible
 from cosmem_tui.model import MISSING, BudgetQuestion, ItemTtl, Key, SystemClock, ThreadRef
-from cosmem_tui.profiles import SchemaError
+from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2

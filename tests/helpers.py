@@ -8,7 +8,7 @@ from typing import Any
 
 from cosmem_tui.cli import main
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
-from cosmem_tui.profiles import Schema, get_schema
+from cosmem_tui.schemas import Schema, get_schema
 from cosmem_tui.sources.local import Workspace
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui import __version__
-from cosmem_tui.profiles import get_schema
+from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.local.demo import HOSTILE_THREAD
 from tests.helpers import build_workspace, exchange
 from tests.helpers import run_cli as run

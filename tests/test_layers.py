@@ -1,6 +1,6 @@
 """The layers import one way, and the headless core loads neither textual nor Azure.
 
-ui → core → sources → profiles → model; the CLI sits on top and reaches the UI only
+ui → core → sources → schemas → model; the CLI sits on top and reaches the UI only
 lazily. textual lives only in ui/, Azure SDKs only in sources/.
 """
 
@@ -18,11 +18,11 @@ import cosmem_tui
 PACKAGE = Path(cosmem_tui.__file__).parent
 ALLOWED = {
     "model": {"model"},
-    "profiles": {"profiles", "model"},
-    "sources": {"sources", "profiles", "model"},
-    "core": {"core", "sources", "profiles", "model"},
-    "ui": {"ui", "core", "profiles", "model"},
-    "cli": {"cli", "ui", "core", "profiles", "model", "sources"},
+    "schemas": {"schemas", "model"},
+    "sources": {"sources", "schemas", "model"},
+    "core": {"core", "sources", "schemas", "model"},
+    "ui": {"ui", "core", "schemas", "model"},
+    "cli": {"cli", "ui", "core", "schemas", "model", "sources"},
     "root": {"root"},
 }
 THIRD_PARTY_HOME = {"textual": {"ui"}, "azure": {"sources"}, "rich": {"ui", "cli"}}

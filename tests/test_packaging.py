@@ -37,7 +37,7 @@ def test_the_wheel_runs_without_the_checkout(tmp_path: Path, demo_path: Path):
     for shipped in (
         "cosmem_tui/queries/local/list_keys_tenants.sql",
         "cosmem_tui/themes/cosmem-dark.toml",
-        "cosmem_tui/profiles/builtin/lab.toml",
+        "cosmem_tui/schemas/builtin/lab.toml",
     ):
         assert shipped in names
     site = tmp_path / "site"

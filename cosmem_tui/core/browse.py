@@ -19,7 +19,7 @@ from cosmem_tui.model import (
     ThreadRef,
     Turn,
 )
-from cosmem_tui.profiles import Schema, turns_from_item
+from cosmem_tui.schemas import Schema, turns_from_item
 from cosmem_tui.sources.errors import NotFound
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, MemoryStore

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.core.directory import KeyDirectory
-from cosmem_tui.core.schemas import AUTO, SchemaChoice, choose_schema
+from cosmem_tui.core.schema_choice import AUTO, SchemaChoice, choose_schema
 from cosmem_tui.model import Clock
-from cosmem_tui.profiles import get_schema
-from cosmem_tui.profiles.generic import GENERIC
+from cosmem_tui.schemas import get_schema
+from cosmem_tui.schemas.generic import GENERIC
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.gateway import Gateway
 

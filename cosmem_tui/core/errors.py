@@ -23,7 +23,7 @@ class UnknownItem(LookupFailed):
 
 def is_expected(exc: BaseException) -> bool:
     """True for failures a person causes or meets (bad names, service errors, bad schemas)."""
-    from cosmem_tui.profiles import SchemaError
+    from cosmem_tui.schemas import SchemaError
     from cosmem_tui.sources.errors import StoreError
 
     return isinstance(exc, LookupFailed | StoreError | SchemaError)

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from cosmem_tui.core.export_files import ExportFileError, Record, export_files, read_records
-from cosmem_tui.core.schemas import AUTO, SchemaChoice, choose_for_sample
+from cosmem_tui.core.schema_choice import AUTO, SchemaChoice, choose_for_sample
 from cosmem_tui.model import Clock, ContainerProperties, JsonValue, PartitionKeyDefinition
-from cosmem_tui.profiles import Schema, SchemaError
-from cosmem_tui.profiles.detect import ContainerFacts, describe_key
+from cosmem_tui.schemas import Schema, SchemaError
+from cosmem_tui.schemas.detect import ContainerFacts, describe_key
 from cosmem_tui.sources.errors import WorkspaceError
 from cosmem_tui.sources.local import ItemRejected, Workspace, WorkspaceBuilder
 

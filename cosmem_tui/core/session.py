@@ -13,7 +13,7 @@ import platformdirs
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.model import Clock, SystemClock
-from cosmem_tui.profiles import Schema
+from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
 from cosmem_tui.sources.store import MemoryStore
@@ -21,7 +21,7 @@ from cosmem_tui.sources.store import MemoryStore
 # Imported where used: schema detection, the demo generator and the Cosmos settings
 # are not needed to open an existing workspace, and start-up time is a feature.
 if TYPE_CHECKING:
-    from cosmem_tui.core.schemas import SchemaChoice
+    from cosmem_tui.core.schema_choice import SchemaChoice
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
     from cosmem_tui.sources.local.demo import DemoManifest
 
@@ -188,7 +188,7 @@ def _schema_choice(
     options: SessionOptions, workspace: Workspace, gateway: Gateway, clock: Clock
 ) -> SchemaChoice:
     """--schema NAME, else the schema the workspace records, else detect it (``auto``)."""
-    from cosmem_tui.core.schemas import AUTO, choose_schema, recorded_choice, run_sync
+    from cosmem_tui.core.schema_choice import AUTO, choose_schema, recorded_choice, run_sync
 
     user_dir = config_dir() / "schemas"
     if options.schema is None:

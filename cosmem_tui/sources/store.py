@@ -34,7 +34,7 @@ from cosmem_tui.model import (
     Thread,
     ThreadRef,
 )
-from cosmem_tui.profiles import Schema
+from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.gateway import Gateway
 
 DEFAULT_PAGE_SIZE = 50

@@ -35,7 +35,7 @@ from cosmem_tui.model import (
     Turn,
 )
 from cosmem_tui.model.ttl import format_duration
-from cosmem_tui.profiles import ValueType
+from cosmem_tui.schemas import ValueType
 from cosmem_tui.ui.commands import (
     Mistake,
     OpenTenant,

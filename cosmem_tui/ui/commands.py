@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cosmem_tui.core.text import one_line
-from cosmem_tui.profiles import Schema
+from cosmem_tui.schemas import Schema
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cosmem_tui.model import FrozenClock
-from cosmem_tui.profiles import Schema
+from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore
 from cosmem_tui.sources.store import MemoryStore

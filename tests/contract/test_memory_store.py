@@ -13,7 +13,7 @@ import pytest
 
 from cosmem_tui.model import MISSING, Key, Scope, ThreadRef
 from cosmem_tui.model.ordering import order_key
-from cosmem_tui.profiles import get_schema, turn_from_item
+from cosmem_tui.schemas import get_schema, turn_from_item
 from cosmem_tui.sources.errors import NotFound
 from cosmem_tui.sources.store import MAX_PAGE_SIZE, MemoryStore
 from tests.contract.backends import Backend

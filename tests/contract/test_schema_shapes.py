@@ -11,7 +11,7 @@ from typing import Any
 
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.model import FrozenClock, Key, Scope, ThreadRef
-from cosmem_tui.profiles import get_schema
+from cosmem_tui.schemas import get_schema
 from tests.conftest import ANCHOR
 from tests.contract.backends import Backend
 from tests.fixtures import fixture_items

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui.core.importer import ImportSettings, import_export
-from cosmem_tui.core.schemas import (
+from cosmem_tui.core.schema_choice import (
     SAMPLE_BUDGET_RU,
     SAMPLE_SIZE,
     choose_schema,
@@ -17,7 +17,7 @@ from cosmem_tui.core.schemas import (
 )
 from cosmem_tui.core.session import SessionOptions, open_session
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition, Scope
-from cosmem_tui.profiles import SchemaError, all_schemas, get_schema
+from cosmem_tui.schemas import SchemaError, all_schemas, get_schema
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
 from tests.fixtures import SCHEMAS, fixture_items

@@ -446,7 +446,7 @@ def test_plans_rewrite_as_the_service_does() -> None:
 def test_every_product_query_runs_on_the_fake() -> None:
     """Each ``queries/cosmos/*.sql`` with every built-in schema's slots parses, plans and
     runs range-locally (a query the fake cannot run is a gap to close here)."""
-    from cosmem_tui.profiles.registry import builtin_schemas
+    from cosmem_tui.schemas.registry import builtin_schemas
     from cosmem_tui.sources.cosmos.sql import render
     from cosmem_tui.sources.cosmos.store import query_slots
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from cosmem_tui.profiles import Schema, get_schema
+from cosmem_tui.schemas import Schema, get_schema
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.store import CosmosStore
 from cosmem_tui.sources.gateway import Gateway

@@ -7,7 +7,7 @@ import json
 from collections import Counter
 
 from cosmem_tui.model import Tenant, ThreadRef
-from cosmem_tui.profiles import get_schema
+from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.local import LocalStore
 from cosmem_tui.sources.local.demo import HOSTILE_TEXTS, generate_items, read_manifest
 from tests.conftest import ANCHOR

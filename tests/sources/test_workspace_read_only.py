@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from cosmem_tui.core.schemas import run_sync
+from cosmem_tui.core.schema_choice import run_sync
 from cosmem_tui.core.session import SessionOptions, open_session
 from cosmem_tui.model import ThreadRef
-from cosmem_tui.profiles import get_schema
+from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.local import LocalStore, Workspace
 from tests.conftest import ANCHOR
 from tests.helpers import all_keys, container, exchange

@@ -261,7 +261,7 @@ async def test_keys_typed_ahead_land_where_the_user_is(make_app, demo_path):
 async def newest_turn(path, clock, ref):
     """The newest turn and the turn count of a thread, asked of the store directly."""
     from cosmem_tui.core.browse import BrowseService
-    from cosmem_tui.profiles import get_schema
+    from cosmem_tui.schemas import get_schema
     from cosmem_tui.sources.gateway import Gateway
     from cosmem_tui.sources.local import LocalStore
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cosmem_tui.profiles import get_schema
+from cosmem_tui.schemas import get_schema
 from cosmem_tui.ui.commands import (
     Mistake,
     OpenTenant,

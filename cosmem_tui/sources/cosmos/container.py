@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
-from cosmem_tui.profiles import Schema, all_schemas
+from cosmem_tui.schemas import Schema, all_schemas
 from cosmem_tui.sources.errors import PartitionKeyMismatch
 
 

@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 
-from cosmem_tui.profiles import FieldPath
+from cosmem_tui.schemas import FieldPath
 from cosmem_tui.sources.query_texts import load_query
 
 _SLOT = re.compile(r"\{\{([a-z_]+)\}\}")

@@ -39,7 +39,7 @@ from cosmem_tui.model import (
     TtlState,
     resolve_ttl,
 )
-from cosmem_tui.profiles import FieldPath, Granularity, Schema, SchemaError
+from cosmem_tui.schemas import FieldPath, Granularity, Schema, SchemaError
 from cosmem_tui.sources.cosmos.account import CosmosAccount
 from cosmem_tui.sources.cosmos.calls import CosmosCalls, Parameters, Route
 from cosmem_tui.sources.cosmos.container import check_schema_fits, container_properties

@@ -19,7 +19,7 @@ from typing import Any
 
 from cosmem_tui.model import MISSING, ContainerProperties, JsonValue
 from cosmem_tui.model.ttl import InvalidContainerTtl, check_container_default
-from cosmem_tui.profiles import FieldPath, Schema
+from cosmem_tui.schemas import FieldPath, Schema
 from cosmem_tui.sources.errors import WorkspaceError
 from cosmem_tui.sources.local.keys import (
     COMPACT,

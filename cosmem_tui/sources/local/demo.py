@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
-from cosmem_tui.profiles import Schema, get_schema
+from cosmem_tui.schemas import Schema, get_schema
 from cosmem_tui.sources.local.builder import WorkspaceBuilder
 from cosmem_tui.sources.local.workspace import Workspace
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from cosmem_tui.model import MISSING, InvalidKey, JsonValue, Key
 from cosmem_tui.model.ordering import order_key
 from cosmem_tui.model.ttl import valid_item_ttl
-from cosmem_tui.profiles import FieldPath, Schema
+from cosmem_tui.schemas import FieldPath, Schema
 
 # One encoder for every compact dump: json.dumps with options builds a new one per call,
 # which dominated the cost of an import.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from cosmem_tui.profiles import Schema
+from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.local.keys import DerivedKeys, derive_keys
 from cosmem_tui.sources.query_texts import load_query
 

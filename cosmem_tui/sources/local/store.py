@@ -27,7 +27,7 @@ from cosmem_tui.model import (
     Thread,
     ThreadRef,
 )
-from cosmem_tui.profiles import FieldPath, Granularity, Schema, SchemaError
+from cosmem_tui.schemas import FieldPath, Granularity, Schema, SchemaError
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local.charge import (

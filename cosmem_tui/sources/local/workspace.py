@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from cosmem_tui.model import ContainerProperties
-from cosmem_tui.profiles import Schema
+from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.errors import WorkspaceError
 from cosmem_tui.sources.local.builder import WorkspaceBuilder, building
 from cosmem_tui.sources.local.keys import schema_signature

@@ -20,7 +20,7 @@ from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.turn_window import Side, TurnWindow
 from cosmem_tui.model import FrozenClock, Key, ThreadRef
-from cosmem_tui.profiles import get_schema
+from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.cosmos.listing import Strategy
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.store import CosmosStore

@@ -9,7 +9,7 @@ import pytest
 
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.model import BudgetQuestion, FrozenClock, Key, Scope, ThreadRef
-from cosmem_tui.profiles.schema import schema_from_mapping
+from cosmem_tui.schemas.schema import schema_from_mapping
 from cosmem_tui.sources.errors import BudgetSpent
 from tests.conftest import ANCHOR
 from tests.helpers import all_keys, exchange
@@ -104,7 +104,7 @@ async def test_background_counts_stop_quietly_at_the_budget(containers, open_sto
 
 def tenant_without_prefix_schema():
     """The lab item shape in a container keyed by thread only: a tenant has no key prefix."""
-    text = (resources.files("cosmem_tui.profiles") / "builtin" / "lab.toml").read_text()
+    text = (resources.files("cosmem_tui.schemas") / "builtin" / "lab.toml").read_text()
     table = tomllib.loads(text)
     table.update(name="lab-by-thread", partition_key=["/threadId"])
     table.pop("detect", None)

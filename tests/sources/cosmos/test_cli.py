@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui.cli import main
-from cosmem_tui.profiles import get_schema
+from cosmem_tui.schemas import get_schema
 from tests.helpers import build_workspace
 from tests.peer.containers import lab_dataset
 from tests.peer.fault_proxy import Fault

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from cosmem_tui.model import Key, ThreadRef
-from cosmem_tui.profiles import get_schema
+from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.cosmos.failures import READER_ROLE
 from cosmem_tui.sources.errors import (
     ConnectionFailed,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.model import FrozenClock, SystemClock, ThreadRef
-from cosmem_tui.profiles import get_schema
+from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore
 from tests.helpers import all_keys, build_workspace, counted, exchange

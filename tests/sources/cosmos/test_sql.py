@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from cosmem_tui.profiles import FieldPath, all_schemas
+from cosmem_tui.schemas import FieldPath, all_schemas
 from cosmem_tui.sources.cosmos.sql import object_of, prop, render
 from cosmem_tui.sources.cosmos.store import query_slots
 from cosmem_tui.sources.query_texts import queries_root

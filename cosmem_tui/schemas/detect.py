@@ -26,9 +26,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from cosmem_tui.model import MISSING, JsonValue
-from cosmem_tui.profiles.generic import generic_schema
-from cosmem_tui.profiles.paths import FieldPath
-from cosmem_tui.profiles.schema import Schema
+from cosmem_tui.schemas.generic import generic_schema
+from cosmem_tui.schemas.paths import FieldPath
+from cosmem_tui.schemas.schema import Schema
 
 FIELDS_NEEDED = 0.5
 

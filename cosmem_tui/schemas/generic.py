@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cosmem_tui.model import JsonValue
-from cosmem_tui.profiles.mapping import parse_time
-from cosmem_tui.profiles.schema import Schema, SchemaError, ValueType, schema_from_mapping
+from cosmem_tui.schemas.mapping import parse_time
+from cosmem_tui.schemas.schema import Schema, SchemaError, ValueType, schema_from_mapping
 
 GENERIC = "generic"
 

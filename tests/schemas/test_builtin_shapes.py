@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from cosmem_tui.model import MISSING, Item, Key, ThreadRef, TtlState
-from cosmem_tui.profiles import SchemaError, get_schema, turns_from_item
-from cosmem_tui.profiles.schema import Granularity
+from cosmem_tui.schemas import SchemaError, get_schema, turns_from_item
+from cosmem_tui.schemas.schema import Granularity
 from tests.fixtures import by_id, fixture_items
 
 AMT = get_schema("amt")

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from cosmem_tui.model import MISSING, Item, ItemTtl, JsonValue, Message, Turn, resolve_ttl
-from cosmem_tui.profiles.paths import FieldPath, Selector
-from cosmem_tui.profiles.schema import TIME_TYPES, Granularity, Schema, TypedField, ValueType
+from cosmem_tui.schemas.paths import FieldPath, Selector
+from cosmem_tui.schemas.schema import TIME_TYPES, Granularity, Schema, TypedField, ValueType
 
 
 def _type_name(value: JsonValue) -> str:

@@ -4,7 +4,7 @@
 properties first: when they alone single out one schema (partition key *and* a
 container or database name it is known by), no item is read. Otherwise it samples
 a few recent items, bounded by ``SAMPLE_SIZE`` and ``SAMPLE_BUDGET_RU``, and scores
-every schema (profiles/detect.py). ``generic`` derives a schema from the partition
+every schema (schemas/detect.py). ``generic`` derives a schema from the partition
 key and the sample. The reason travels with the choice so the header can say why.
 """
 
@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from cosmem_tui.model import ContainerProperties, JsonValue
-from cosmem_tui.profiles import Schema, all_schemas, get_schema
-from cosmem_tui.profiles.detect import ContainerFacts, detect_schema, rank
-from cosmem_tui.profiles.generic import GENERIC, generic_definition
-from cosmem_tui.profiles.schema import schema_from_mapping
+from cosmem_tui.schemas import Schema, all_schemas, get_schema
+from cosmem_tui.schemas.detect import ContainerFacts, detect_schema, rank
+from cosmem_tui.schemas.generic import GENERIC, generic_definition
+from cosmem_tui.schemas.schema import schema_from_mapping
 from cosmem_tui.sources.local import Workspace
 from cosmem_tui.sources.store import MemoryStore
 

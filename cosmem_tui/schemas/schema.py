@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from cosmem_tui.model import InvalidKey, JsonValue, Key, ThreadRef
-from cosmem_tui.profiles.paths import FieldPath, Selector
+from cosmem_tui.schemas.paths import FieldPath, Selector
 
 
 class SchemaError(ValueError):
@@ -48,7 +48,7 @@ class TypedField:
 
 @dataclass(frozen=True, slots=True)
 class DetectHints:
-    """What auto-detection looks for (all optional; see profiles/detect.py for the scoring)."""
+    """What auto-detection looks for (all optional; see schemas/detect.py for the scoring)."""
 
     container_names: frozenset[str] = frozenset()
     database_names: frozenset[str] = frozenset()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from cosmem_tui.profiles import SchemaError, all_schemas
-from cosmem_tui.profiles.detect import ContainerFacts, detect_schema, rank
-from cosmem_tui.profiles.generic import generic_schema, guess_partition_key
-from cosmem_tui.profiles.schema import ValueType
+from cosmem_tui.schemas import SchemaError, all_schemas
+from cosmem_tui.schemas.detect import ContainerFacts, detect_schema, rank
+from cosmem_tui.schemas.generic import generic_schema, guess_partition_key
+from cosmem_tui.schemas.schema import ValueType
 from tests.fixtures import fixture_items
 
 SCHEMAS = all_schemas()

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui.model import MISSING, Item, ThreadRef, TtlState
-from cosmem_tui.profiles import FieldPath, SchemaError, get_schema, turn_from_item
-from cosmem_tui.profiles.registry import all_schemas
-from cosmem_tui.profiles.schema import schema_from_mapping
+from cosmem_tui.schemas import FieldPath, SchemaError, get_schema, turn_from_item
+from cosmem_tui.schemas.registry import all_schemas
+from cosmem_tui.schemas.schema import schema_from_mapping
 
 
 def item(body: dict, ts: int = 1000) -> Item:

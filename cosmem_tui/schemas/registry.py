@@ -6,7 +6,7 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
-from cosmem_tui.profiles.schema import Schema, SchemaError, schema_from_mapping
+from cosmem_tui.schemas.schema import Schema, SchemaError, schema_from_mapping
 
 
 def _load_text(text: str, source: str) -> Schema:
@@ -23,7 +23,7 @@ SPECIAL_NAMES = ("auto", "generic")
 
 def builtin_schemas() -> dict[str, Schema]:
     found: dict[str, Schema] = {}
-    folder = resources.files("cosmem_tui.profiles") / "builtin"
+    folder = resources.files("cosmem_tui.schemas") / "builtin"
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".toml"):
             schema = _load_text(entry.read_text(encoding="utf-8"), f"builtin/{entry.name}")

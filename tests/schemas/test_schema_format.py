@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui.model import MISSING, Item
-from cosmem_tui.profiles import SchemaError, Selector, all_schemas, get_schema, turns_from_item
-from cosmem_tui.profiles.detect import ContainerFacts, detect_schema
-from cosmem_tui.profiles.schema import schema_from_mapping
+from cosmem_tui.schemas import SchemaError, Selector, all_schemas, get_schema, turns_from_item
+from cosmem_tui.schemas.detect import ContainerFacts, detect_schema
+from cosmem_tui.schemas.schema import schema_from_mapping
 from tests.fixtures import fixture_items
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "schemas.md"
