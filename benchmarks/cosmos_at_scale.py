@@ -31,8 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cosmem_tui.compose import open_cosmos_session
 from cosmem_tui.core.browse import BrowseService
-from cosmem_tui.core.cosmos_session import open_cosmos_session
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.model import SystemClock, ThreadRef
 from cosmem_tui.schemas import get_schema

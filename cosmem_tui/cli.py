@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cosmem_tui import __version__
+from cosmem_tui.compose import build_demo, open_session
 from cosmem_tui.core import records
 from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import LookupFailed
-from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session_async
+from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.core.text import json_for_terminal, one_line, visible
 from cosmem_tui.model import MISSING, BudgetQuestion, ItemTtl, Key, SystemClock, ThreadRef
 from cosmem_tui.schemas import SchemaError
@@ -430,7 +431,7 @@ async def _session(args: argparse.Namespace) -> Session:
     if options.needs_demo_build():
         print(f"cosmem: creating the demo workspace at {options.workspace_path} …", file=sys.stderr)
     # Sign-in prompts (device code) and the like go to stderr, never into the output.
-    session = await open_session_async(
+    session = await open_session(
         options, notice=lambda line: print(f"cosmem: {visible(line)}", file=sys.stderr)
     )
     if sys.stdin.isatty() and sys.stderr.isatty():

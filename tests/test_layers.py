@@ -21,8 +21,9 @@ ALLOWED = {
     "schemas": {"schemas", "model"},
     "sources": {"sources", "schemas", "model"},
     "core": {"core", "sources", "schemas", "model"},
-    "ui": {"ui", "core", "schemas", "model"},
-    "cli": {"cli", "ui", "core", "schemas", "model", "sources"},
+    "compose": {"compose", "core", "sources", "schemas", "model"},
+    "ui": {"ui", "compose", "core", "schemas", "model"},
+    "cli": {"cli", "ui", "compose", "core", "schemas", "model", "sources"},
     "root": {"root"},
 }
 THIRD_PARTY_HOME = {"textual": {"ui"}, "azure": {"sources"}, "rich": {"ui", "cli"}}
@@ -31,7 +32,9 @@ THIRD_PARTY_HOME = {"textual": {"ui"}, "azure": {"sources"}, "rich": {"ui", "cli
 def layer_of(path: Path) -> str:
     parts = path.relative_to(PACKAGE).parts
     if len(parts) == 1:
-        return {"cli.py": "cli", "__main__.py": "cli"}.get(parts[0], "root")
+        return {"cli.py": "cli", "__main__.py": "cli", "compose.py": "compose"}.get(
+            parts[0], "root"
+        )
     return parts[0]
 
 
@@ -58,7 +61,7 @@ def internal_layer(module: str) -> str | None:
         return None
     if len(parts) == 1:
         return "root"
-    return {"cli": "cli", "__main__": "cli"}.get(parts[1], parts[1])
+    return {"cli": "cli", "__main__": "cli", "compose": "compose"}.get(parts[1], parts[1])
 
 
 def test_every_module_imports_only_downwards():

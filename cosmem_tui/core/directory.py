@@ -110,6 +110,7 @@ class KeyDirectory:
     cache_root: Path | None = None  # None: never cache on disk
     listing: Listing = field(default_factory=Listing)
     _counts: dict[Key, CountState] = field(default_factory=dict)
+    _counting: set[Key] = field(default_factory=set)  # asked for, answer not yet in
 
     def __post_init__(self) -> None:
         cache_id = self.store.cache_id
@@ -230,6 +231,8 @@ class KeyDirectory:
         return self._counts.get(key)
 
     def needs_count(self, key: Key) -> bool:
+        if key in self._counting:
+            return False  # already on its way: never count one key twice at once
         state = self._counts.get(key)
         if state is None or state.stale:
             return True
@@ -246,15 +249,19 @@ class KeyDirectory:
     async def count(self, key: Key) -> CountState:
         """Count one key (background: stops quietly at the budget); never raises a StoreError."""
         gateway = self.store.gateway
-        with gateway.meter() as cost:
-            try:
-                counts = await self.store.key_counts(key)
-            except BudgetSpent:
-                state = CountState(error="budget spent", at=time.monotonic())
-            except StoreError as exc:
-                state = CountState(error=exc.message, at=time.monotonic())
-            else:
-                state = CountState(counts=counts, at=time.monotonic())
+        self._counting.add(key)
+        try:
+            with gateway.meter() as cost:
+                try:
+                    counts = await self.store.key_counts(key)
+                except BudgetSpent:
+                    state = CountState(error="budget spent", at=time.monotonic())
+                except StoreError as exc:
+                    state = CountState(error=exc.message, at=time.monotonic())
+                else:
+                    state = CountState(counts=counts, at=time.monotonic())
+        finally:
+            self._counting.discard(key)
         state.request_units = cost.request_units
         self._counts[key] = state
         return state

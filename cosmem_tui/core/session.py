@@ -1,29 +1,30 @@
-"""Open what the user asked for: a local workspace (the demo by default) and its services."""
+"""A session: what the console is pointed at, as a set of named services over one ledger.
+
+Opening one (building the stores, choosing the schema, signing in) is the job of the
+composition module, ``cosmem_tui.compose``; this module only describes the result.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
 from cosmem_tui.core.browse import BrowseService
-from cosmem_tui.core.directory import KeyDirectory
-from cosmem_tui.model import Clock, SystemClock
+from cosmem_tui.model import Clock
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.gateway import Gateway
-from cosmem_tui.sources.local import LocalStore, Workspace
 from cosmem_tui.sources.store import MemoryStore
 
-# Imported where used: schema detection, the demo generator and the Cosmos settings
-# are not needed to open an existing workspace, and start-up time is a feature.
 if TYPE_CHECKING:
-    from cosmem_tui.core.schema_choice import SchemaChoice
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
     from cosmem_tui.sources.local.demo import DemoManifest
+
+MEMORY = "memory"  # the MemoryStore service
+BROWSE = "browse"  # the BrowseService over it
 
 APP_NAME = "cosmem"
 DEMO_FILE = "demo.sqlite"
@@ -68,18 +69,36 @@ class SessionOptions:
 
 @dataclass
 class Session:
-    store: MemoryStore
-    service: BrowseService
+    """Named services (the memory store now; telemetry joins later) over one ledger.
+
+    ``ledger`` is the Gateway every service records its requests in and spends the one
+    budget through; ``credential`` is the one sign-in the services share (None for a
+    key or a local workspace). ``closers`` run in reverse order on ``close``.
+    """
+
+    services: dict[str, Any]
+    ledger: Gateway
     clock: Clock
     is_demo: bool
+    credential: Any = None
     manifest: DemoManifest | None = None
     notes: list[str] = field(default_factory=list)
     schema_reason: str = ""  # why this schema ("matched: pk …"); empty when the user named it
-    closer: Callable[[], Awaitable[None]] | None = None  # closes what the session owns
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+    @property
+    def store(self) -> MemoryStore:
+        store: MemoryStore = self.services[MEMORY]
+        return store
+
+    @property
+    def service(self) -> BrowseService:
+        service: BrowseService = self.services[BROWSE]
+        return service
 
     @property
     def gateway(self) -> Gateway:
-        return self.store.gateway
+        return self.ledger
 
     @property
     def schema(self) -> Schema:
@@ -96,112 +115,13 @@ class Session:
         return self.store.listing_notes()
 
     async def close(self) -> None:
-        if self.closer is not None:
-            await self.closer()
-        else:
-            await self.store.close()
-
-
-def build_demo(
-    path: Path, clock: Clock, progress: Callable[[float], None] | None = None
-) -> DemoManifest:
-    """(Re)build the demo workspace at ``path`` anchored at the current minute.
-
-    ``progress`` receives the fraction done (0..1), a few times a second.
-    """
-    anchor = int(clock.now()) // 60 * 60
-    from cosmem_tui.sources.local.demo import DemoShape, build_demo_workspace
-
-    expected = DemoShape().threads * DemoShape().mean_turns
-
-    def report(items: int) -> None:
-        if progress is not None:
-            progress(min(0.99, items / expected))
-
-    return build_demo_workspace(path, anchor, progress=report)
-
-
-def open_session(
-    options: SessionOptions,
-    clock: Clock | None = None,
-    *,
-    notice: Callable[[str], None] | None = None,
-) -> Session:
-    """Open the workspace (building the demo first if this is the first run).
-
-    ``notice`` receives lines the user must read while the session opens, such as a
-    device-code sign-in prompt (a Cosmos session may sign in to detect the schema).
-    """
-    clock = clock or SystemClock()
-    if options.cosmos is not None:
-        raise ValueError("a Cosmos session is opened with open_session_async")
-    path = options.workspace_path
-    notes: list[str] = []
-    if options.needs_demo_build():
-        build_demo(path, clock)
-        notes.append(f"created the demo workspace at {path}")
-    workspace = Workspace.open(path)
-    gateway = Gateway()
-    try:
-        choice = _schema_choice(options, workspace, gateway, clock)
-        workspace.derive_for(choice.schema)  # for this session: the file is never written
-    except BaseException:
-        workspace.close()
-        raise
-    label = f"demo workspace {path}" if options.is_demo else f"workspace {path}"
-    store = LocalStore(workspace, choice.schema, gateway=gateway, clock=clock, label=label)
-    return Session(
-        store=store,
-        service=BrowseService(store, clock, KeyDirectory(store, clock)),
-        clock=clock,
-        is_demo=options.is_demo,
-        manifest=_manifest(workspace),
-        notes=notes,
-        schema_reason=choice.reason,
-    )
-
-
-async def open_session_async(
-    options: SessionOptions,
-    clock: Clock | None = None,
-    *,
-    notice: Callable[[str], None] | None = None,
-) -> Session:
-    """Open a session from async code: a Cosmos container on the caller's event loop (one
-    client and one credential for detection and browsing), a workspace on a thread."""
-    clock = clock or SystemClock()
-    if options.cosmos is None:
-        return await asyncio.to_thread(open_session, options, clock, notice=notice)
-    from cosmem_tui.core.cosmos_session import open_cosmos_session
-
-    return await open_cosmos_session(
-        options.cosmos,
-        options.schema,
-        clock,
-        config_dir() / "schemas",
-        cache_root=cache_dir() / "listings",
-        notice=notice,
-    )
-
-
-def _schema_choice(
-    options: SessionOptions, workspace: Workspace, gateway: Gateway, clock: Clock
-) -> SchemaChoice:
-    """--schema NAME, else the schema the workspace records, else detect it (``auto``)."""
-    from cosmem_tui.core.schema_choice import AUTO, choose_schema, recorded_choice, run_sync
-
-    user_dir = config_dir() / "schemas"
-    if options.schema is None:
-        recorded = recorded_choice(workspace, user_dir)
-        if recorded is not None:
-            return recorded
-    probe = LocalStore(workspace, None, gateway=gateway, clock=clock)  # samples only
-    return run_sync(choose_schema(options.schema or AUTO, probe, user_dir))
-
-
-def _manifest(workspace: Workspace) -> DemoManifest | None:
-    if workspace.meta("demo_manifest") is None:
-        return None
-    from cosmem_tui.sources.local.demo import read_manifest
-
-    return read_manifest(workspace)
+        """Close every service, then what they share (the credential), once."""
+        closers, self.closers = self.closers, []
+        failure: BaseException | None = None
+        for close in reversed(closers):
+            try:
+                await close()
+            except Exception as exc:  # close the rest; report the first failure
+                failure = failure or exc
+        if failure is not None:
+            raise failure

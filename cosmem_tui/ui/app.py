@@ -12,7 +12,8 @@ from textual import events
 from textual.app import App
 from textual.message import Message
 
-from cosmem_tui.core.session import Session, SessionOptions, build_demo, open_session_async
+from cosmem_tui.compose import build_demo, open_session
+from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.model import Clock, SystemClock
 from cosmem_tui.ui.browse import BrowseScreen
 from cosmem_tui.ui.failure import SessionFailedScreen
@@ -114,7 +115,7 @@ class CosmemApp(App[None]):
                     await asyncio.to_thread(
                         build_demo, self.options.workspace_path, self.clock, progress
                     )
-                session = await open_session_async(
+                session = await open_session(
                     self.options,
                     self.clock,
                     notice=lambda text: self.post_message(Progress(text)),  # sign-in prompts

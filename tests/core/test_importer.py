@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from cosmem_tui.compose import open_local_session as open_session
 from cosmem_tui.core import importer
 from cosmem_tui.core.importer import (
     GUESS,
@@ -16,7 +17,7 @@ from cosmem_tui.core.importer import (
     parse_default_ttl,
     parse_partition_key,
 )
-from cosmem_tui.core.session import SessionOptions, open_session
+from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock, Key, ThreadRef
 from cosmem_tui.sources.local import Workspace, WorkspaceBuilder
 from tests.fixtures import SCHEMAS, fixture_items

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from cosmem_tui.compose import open_local_session as open_session
 from cosmem_tui.core.importer import ImportSettings, import_export
 from cosmem_tui.core.schema_choice import (
     SAMPLE_BUDGET_RU,
@@ -15,7 +16,7 @@ from cosmem_tui.core.schema_choice import (
     facts_of,
     run_sync,
 )
-from cosmem_tui.core.session import SessionOptions, open_session
+from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition, Scope
 from cosmem_tui.schemas import SchemaError, all_schemas, get_schema
 from cosmem_tui.sources.gateway import Gateway

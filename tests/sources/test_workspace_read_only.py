@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from cosmem_tui.compose import open_local_session as open_session
 from cosmem_tui.core.schema_choice import run_sync
-from cosmem_tui.core.session import SessionOptions, open_session
+from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import ThreadRef
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.local import LocalStore, Workspace

@@ -7,7 +7,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from cosmem_tui.core.session import SessionOptions, open_session
+from cosmem_tui.compose import open_local_session as open_session
+from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.ui.app import CosmemApp
 
@@ -37,12 +38,21 @@ def make_app(clock: FrozenClock) -> AppFactory:
 
 
 async def settle(pilot: Pilot, rounds: int = 3) -> None:
-    """Wait until workers are done and their messages have been handled."""
+    """Wait until workers are done and their messages have been handled.
+
+    A finished worker's message may start another (counts for the rows a list just
+    showed), so this waits until a round ends with no worker left running.
+    """
     app = pilot.app
-    for _ in range(rounds):
+    quiet = 0
+    for done in range(200):
         await pilot.pause()
         await app.workers.wait_for_complete()
         await pilot.pause()
+        busy = any(not worker.is_finished for worker in app.workers)
+        quiet = 0 if busy else quiet + 1
+        if done + 1 >= rounds and quiet >= 2:
+            return
 
 
 def burst(app: CosmemApp, *keys: str) -> None:

@@ -11,7 +11,7 @@ import time
 
 from textual.widgets import Static
 
-from cosmem_tui.core.cosmos_session import open_cosmos_session
+from cosmem_tui.compose import open_cosmos_session
 from cosmem_tui.model import Key, SystemClock
 from cosmem_tui.ui.app import CosmemApp
 from cosmem_tui.ui.browse import BrowseScreen, Level

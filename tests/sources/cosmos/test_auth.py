@@ -108,7 +108,7 @@ class CountedToken(FixedToken):
 
 async def test_one_credential_serves_detection_and_browsing(containers, monkeypatch, tmp_path):
     """A device-code sign-in happens once: detection and the session share one account."""
-    from cosmem_tui.core.cosmos_session import open_cosmos_session
+    from cosmem_tui.compose import open_cosmos_session
     from cosmem_tui.model import SystemClock
     from cosmem_tui.sources.cosmos import auth
 

@@ -1,0 +1,212 @@
+"""Composition: open what the user asked for and wire its services, in one place.
+
+The CLI and the TUI call ``open_session``; it builds the stores (``sources``), the
+use cases over them (``core``) and the ``Session`` that holds them, with one ledger and
+one credential. Nothing below this module opens anything on its own, so the read path
+is a straight line: a use case asks its store, the store states a query, one runner
+pages it under the ledger, the store maps the rows.
+
+Imported only what a session needs: the Azure SDK loads for a Cosmos session, schema
+detection and the demo generator only when used, so a workspace opens fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cosmem_tui.core.browse import BrowseService
+from cosmem_tui.core.directory import KeyDirectory
+from cosmem_tui.core.session import (
+    BROWSE,
+    MEMORY,
+    Session,
+    SessionOptions,
+    cache_dir,
+    config_dir,
+)
+from cosmem_tui.model import Clock, SystemClock
+from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.local import LocalStore, Workspace
+
+if TYPE_CHECKING:
+    from cosmem_tui.core.schema_choice import SchemaChoice
+    from cosmem_tui.sources.cosmos.settings import CosmosSettings
+    from cosmem_tui.sources.local.demo import DemoManifest
+
+Notice = Callable[[str], None]
+
+
+async def open_session(
+    options: SessionOptions, clock: Clock | None = None, *, notice: Notice | None = None
+) -> Session:
+    """Open a session from async code: a Cosmos container on the caller's event loop (one
+    client and one credential for detection and browsing), a workspace on a thread.
+
+    ``notice`` receives lines the user must read while the session opens, such as a
+    device-code sign-in prompt (a Cosmos session may sign in to detect the schema).
+    """
+    clock = clock or SystemClock()
+    if options.cosmos is None:
+        return await asyncio.to_thread(open_local_session, options, clock)
+    return await open_cosmos_session(
+        options.cosmos,
+        options.schema,
+        clock,
+        config_dir() / "schemas",
+        cache_root=cache_dir() / "listings",
+        notice=notice,
+    )
+
+
+# -- the local workspace ---------------------------------------------------------------------
+
+
+def build_demo(
+    path: Path, clock: Clock, progress: Callable[[float], None] | None = None
+) -> DemoManifest:
+    """(Re)build the demo workspace at ``path`` anchored at the current minute.
+
+    ``progress`` receives the fraction done (0..1), a few times a second.
+    """
+    anchor = int(clock.now()) // 60 * 60
+    from cosmem_tui.sources.local.demo import DemoShape, build_demo_workspace
+
+    expected = DemoShape().threads * DemoShape().mean_turns
+
+    def report(items: int) -> None:
+        if progress is not None:
+            progress(min(0.99, items / expected))
+
+    return build_demo_workspace(path, anchor, progress=report)
+
+
+def open_local_session(options: SessionOptions, clock: Clock | None = None) -> Session:
+    """Open a workspace (building the demo first if this is the first run); synchronous."""
+    if options.cosmos is not None:
+        raise ValueError("a Cosmos session is opened with open_session (async)")
+    clock = clock or SystemClock()
+    path = options.workspace_path
+    notes: list[str] = []
+    if options.needs_demo_build():
+        build_demo(path, clock)
+        notes.append(f"created the demo workspace at {path}")
+    workspace = Workspace.open(path)
+    ledger = Gateway()
+    try:
+        choice = _local_schema(options, workspace, ledger, clock)
+        workspace.derive_for(choice.schema)  # for this session: the file is never written
+    except BaseException:
+        workspace.close()
+        raise
+    label = f"demo workspace {path}" if options.is_demo else f"workspace {path}"
+    store = LocalStore(workspace, choice.schema, gateway=ledger, clock=clock, label=label)
+    return Session(
+        services={MEMORY: store, BROWSE: BrowseService(store, clock, KeyDirectory(store, clock))},
+        ledger=ledger,
+        clock=clock,
+        is_demo=options.is_demo,
+        manifest=_manifest(workspace),
+        notes=notes,
+        schema_reason=choice.reason,
+        closers=[store.close],
+    )
+
+
+def _local_schema(
+    options: SessionOptions, workspace: Workspace, ledger: Gateway, clock: Clock
+) -> SchemaChoice:
+    """--schema NAME, else the schema the workspace records, else detect it (``auto``)."""
+    from cosmem_tui.core.schema_choice import AUTO, choose_schema, recorded_choice, run_sync
+
+    user_dir = config_dir() / "schemas"
+    if options.schema is None:
+        recorded = recorded_choice(workspace, user_dir)
+        if recorded is not None:
+            return recorded
+    probe = LocalStore(workspace, None, gateway=ledger, clock=clock)  # samples only
+    return run_sync(choose_schema(options.schema or AUTO, probe, user_dir))
+
+
+def _manifest(workspace: Workspace) -> DemoManifest | None:
+    if workspace.meta("demo_manifest") is None:
+        return None
+    from cosmem_tui.sources.local.demo import read_manifest
+
+    return read_manifest(workspace)
+
+
+# -- a Cosmos DB container -------------------------------------------------------------------
+
+
+async def close_credential(credential: Any) -> None:
+    """Close a token credential (sync or async); a key string needs nothing."""
+    close = getattr(credential, "close", None)
+    if close is not None:
+        result = close()
+        if inspect.isawaitable(result):
+            await result
+
+
+async def open_cosmos_session(
+    settings: CosmosSettings,
+    schema: str | None,
+    clock: Clock,
+    user_dir: Path,
+    *,
+    cache_root: Path | None = None,
+    transport: Any = None,
+    credential: Any = None,
+    notice: Notice | None = None,
+) -> Session:
+    """Connect, choose the schema (detecting it unless named) and return the session.
+
+    ``credential``: an embedding application's (or a test's) own; the session then does
+    not close it. Otherwise one is built from the settings and the session owns it.
+    """
+    from cosmem_tui.core.schema_choice import AUTO, SchemaChoice, choose_schema
+    from cosmem_tui.schemas import get_schema
+    from cosmem_tui.schemas.generic import GENERIC
+
+    # The SDK loads here, not when this module is imported.
+    from cosmem_tui.sources.cosmos.account import CosmosAccount
+    from cosmem_tui.sources.cosmos.auth import build_credential
+    from cosmem_tui.sources.cosmos.store import CosmosStore
+
+    ledger = Gateway(budget_ru=settings.ru_budget)
+    if notice is not None:  # before any request: detection may need to sign in
+        ledger.subscribe_notice(notice)
+    owned = credential is None
+    if credential is None:
+        credential = build_credential(settings, ledger.notice)
+    account = CosmosAccount(settings, ledger, credential, transport=transport)
+    probe = CosmosStore(account, None, schema_dir=user_dir)
+    requested = schema or AUTO
+    try:
+        if requested in (AUTO, GENERIC):
+            with ledger.caused_by("open: detect the schema"):
+                choice = await choose_schema(requested, probe, user_dir)
+        else:
+            choice = SchemaChoice(get_schema(requested, user_dir), "")
+    except BaseException:
+        await account.close()
+        if owned:
+            await close_credential(credential)
+        raise
+    store = probe.with_schema(choice.schema)
+    closers: list[Callable[[], Awaitable[None]]] = [store.close]
+    if owned:
+        closers.insert(0, lambda: close_credential(credential))  # closed last
+    directory = KeyDirectory(store, clock, cache_root)
+    return Session(
+        services={MEMORY: store, BROWSE: BrowseService(store, clock, directory)},
+        ledger=ledger,
+        clock=clock,
+        is_demo=False,
+        credential=credential if owned else None,
+        schema_reason=choice.reason,
+        closers=closers,
+    )
