@@ -95,7 +95,7 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         build_demo(path, clock)
         notes.append(f"created the demo workspace at {path}")
     workspace = Workspace.open(path)
-    ledger = Gateway()
+    ledger = Gateway(clock=clock)
     try:
         choice = _local_schema(options, workspace, ledger, clock)
         workspace.derive_for(choice.schema)  # for this session: the file is never written
@@ -176,7 +176,7 @@ async def open_cosmos_session(
     from cosmem_tui.sources.cosmos.auth import build_credential
     from cosmem_tui.sources.cosmos.store import CosmosStore
 
-    ledger = Gateway(budget_ru=settings.ru_budget)
+    ledger = Gateway(budget_ru=settings.ru_budget, clock=clock)
     if notice is not None:  # before any request: detection may need to sign in
         ledger.subscribe_notice(notice)
     owned = credential is None

@@ -20,6 +20,10 @@ class SystemClock:
     def now(self) -> float:
         return time.time()
 
+    def perf(self) -> float:
+        """A monotonic timer for durations (request latency in the ledger)."""
+        return time.perf_counter()
+
     def __repr__(self) -> str:
         return "SystemClock()"
 
@@ -31,6 +35,10 @@ class FrozenClock:
         self._at = float(at)
 
     def now(self) -> float:
+        return self._at
+
+    def perf(self) -> float:
+        """Durations are frozen too: a request takes 0 ms until the clock is advanced."""
         return self._at
 
     def advance(self, seconds: float) -> None:

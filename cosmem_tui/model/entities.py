@@ -229,6 +229,8 @@ class RequestCharge:
     cause: str = ""  # the view/action that asked, e.g. "browse: tenant counts"
     at: float = 0.0  # wall-clock time of the answer, epoch seconds
     background: bool = False  # counts and samples run in the background, stop at the budget
+    seq: int = 0  # the ledger's own number for this record (1, 2, …), set when recorded
+    unit: str = "RU"  # what the charge counts: RU for Cosmos; other sources bring their own
 
     @property
     def outcome(self) -> str:

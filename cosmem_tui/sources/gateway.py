@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import threading
 import time
@@ -30,11 +31,13 @@ from typing import TypeVar
 
 from cosmem_tui.model import (
     BudgetQuestion,
+    Clock,
     Kind,
     Meter,
     RequestCharge,
     Scope,
     SessionTotals,
+    SystemClock,
     Throttling,
 )
 from cosmem_tui.sources.errors import BudgetSpent, StoreError, Throttled
@@ -87,7 +90,11 @@ class Gateway:
         history: int = 5000,
         budget_ru: float | None = None,
         hold_off: HoldOff | None = None,
+        clock: Clock | None = None,
     ) -> None:
+        # Record times come from the session's clock (frozen in tests and snapshots).
+        self.clock: Clock = clock or SystemClock()
+        self.timer: Callable[[], float] = getattr(self.clock, "perf", time.perf_counter)
         self._budget_ru = check_budget(budget_ru)  # what background work may spend
         self._granted_ru = 0.0  # what the user allowed foreground actions beyond it
         self._budget_step = self._budget_ru or 0.0  # a yes grants at least one more budget
@@ -136,7 +143,7 @@ class Gateway:
     ) -> AsyncIterator[RequestTicket]:
         """One modelled request of a backend without HTTP (the local workspace)."""
         ticket = RequestTicket()
-        started = time.perf_counter()
+        started = self.timer()
         cancelled = False
         try:
             yield ticket
@@ -158,7 +165,7 @@ class Gateway:
                     operation=operation,
                     scope=scope,
                     request_units=ticket.request_units,
-                    duration_ms=(time.perf_counter() - started) * 1000.0,
+                    duration_ms=(self.timer() - started) * 1000.0,
                     item_count=ticket.items,
                     status=ticket.status,
                     simulated=ticket.simulated,
@@ -169,7 +176,7 @@ class Gateway:
                     call=self.next_call(),
                     cancelled=cancelled,
                     cause=_CAUSE.get(),
-                    at=time.time(),
+                    at=self.clock.now(),
                 )
             )
 
@@ -187,8 +194,9 @@ class Gateway:
         for meter in _ACTIVE_METERS.get():
             meter.add(record)
         with self._lock:
-            self._records.append(record)
             self._requests += 1
+            record = dataclasses.replace(record, seq=self._requests)
+            self._records.append(record)
             self._request_units += record.request_units
             self._simulated = self._simulated or record.simulated
             self._by_scope[record.scope] = self._by_scope.get(record.scope, 0) + 1

@@ -10,11 +10,10 @@ a cancellation, a refused connection) gets one record of its own (``Binding.no_a
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
 
@@ -51,10 +50,13 @@ class Binding:
     # refreshes), which inherit the context — and this binding — of the call that
     # started them: their responses are still recorded, but as the SDK's own.
     closed: bool = False
-    _last_at: float = field(default_factory=time.perf_counter)
+    _last_at: float = -1.0
+
+    def __post_init__(self) -> None:
+        self._last_at = self.gateway.timer()
 
     def _elapsed_ms(self) -> float:
-        now = time.perf_counter()
+        now = self.gateway.timer()
         elapsed = (now - self._last_at) * 1000.0
         self._last_at = now  # the SDK sends one request at a time within an attempt
         return elapsed
@@ -94,7 +96,7 @@ class Binding:
                 call=self.call,
                 cancelled=cancelled,
                 cause=self.cause,
-                at=time.time(),
+                at=self.gateway.clock.now(),
                 background=self.background,
             )
         )
