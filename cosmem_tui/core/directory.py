@@ -240,20 +240,28 @@ class KeyDirectory:
             return False  # failed: shown as "—" with the reason until a reload
         return time.monotonic() - state.at > COUNTS_MAX_AGE_S
 
+    def forget_counts(self, keys: Iterable[Key]) -> None:
+        """Count these again when asked (the user asked to count them now)."""
+        for key in keys:
+            state = self._counts.get(key)
+            if state is not None:
+                state.stale = True
+
     def invalidate_failures(self) -> None:
         """A reload: rows that failed (or were past the budget) are tried again."""
         for state in self._counts.values():
             if state.error is not None:
                 state.stale = True
 
-    async def count(self, key: Key) -> CountState:
-        """Count one key (background: stops quietly at the budget); never raises a StoreError."""
+    async def count(self, key: Key, *, background: bool = True) -> CountState:
+        """Count one key; never raises a StoreError. Background work stops quietly at the
+        budget; a foreground count (the user asked) asks before passing it."""
         gateway = self.store.gateway
         self._counting.add(key)
         try:
             with gateway.meter() as cost:
                 try:
-                    counts = await self.store.key_counts(key)
+                    counts = await self.store.key_counts(key, background=background)
                 except BudgetSpent:
                     state = CountState(error="budget spent", at=time.monotonic())
                 except StoreError as exc:

@@ -28,6 +28,7 @@ class Scope(StrEnum):
     POINT = "point"  # one item by id and full partition key
     PARTITION = "single-partition"  # a query scoped by the full partition key
     PREFIX = "prefix"  # a query scoped by a hierarchical key prefix
+    RANGE = "range"  # a query of one physical partition (a feed range), asked on purpose
     CROSS_PARTITION = "cross-partition"  # a fan-out over every partition
 
 

@@ -82,7 +82,7 @@ class MemoryStore(Protocol):
         ``since`` (epoch seconds): only keys with an item written after it (a reload)."""
         ...
 
-    async def key_counts(self, key: Key) -> KeyCounts:
+    async def key_counts(self, key: Key, *, background: bool = True) -> KeyCounts:
         """Counts of one top-level key: background work, it stops quietly at the budget."""
         ...
 

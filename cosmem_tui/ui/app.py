@@ -1,29 +1,48 @@
-"""The Textual application: opens the session in a worker, then hands it to the panes."""
+"""The Textual application: opens the session, owns the chrome, switches between views.
+
+The app, not a view, owns what every view shares: the session (a reactive the views
+watch), the header's ``Chrome``, notices (sign-in codes), the budget question (one
+dialog at a time, whichever view's worker asks), the hold-off countdown, and every
+subscription to the session's ledger (released when the session goes away). Views are
+Textual modes built from the view registry (``ui/views.py``), so each keeps its state
+(selection, filter, scroll) while another is shown. Keys come from the action
+registry (``ui/actions.py``) and the keymap that rebinds them by id.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
 from typing import ClassVar, TextIO
 
 from textual import events
 from textual.app import App
 from textual.message import Message
+from textual.reactive import var
+from textual.timer import Timer
 
 from cosmem_tui.compose import build_demo, open_session
 from cosmem_tui.core.session import Session, SessionOptions
-from cosmem_tui.model import Clock, SystemClock
-from cosmem_tui.ui.browse import BrowseScreen
+from cosmem_tui.model import BudgetQuestion, Clock, RequestCharge, SystemClock, Throttling
+from cosmem_tui.ui.actions import ACTIONS, Registry, UiAction, view_actions
+from cosmem_tui.ui.commands import Quit, ShowHelp, SwitchView, parse_command
+from cosmem_tui.ui.confirm import ConfirmBudget
 from cosmem_tui.ui.failure import SessionFailedScreen
 from cosmem_tui.ui.help import HelpScreen
-from cosmem_tui.ui.keys import APP_KEYS
 from cosmem_tui.ui.messages import describe_error
+from cosmem_tui.ui.palette import ActionProvider
 from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
+from cosmem_tui.ui.view import ViewScreen
+from cosmem_tui.ui.views import VIEWS, view
+from cosmem_tui.ui.widgets.header import Chrome
 
 TERMINAL_WATCH_S = 2.0
 EXIT_TERMINAL_LOST = 129  # as if ended by SIGHUP
+COUNTDOWN_TICK_S = 0.2  # the hold-off countdown in the header, only while holding off
 
 
 def terminal_alive(stream: TextIO | None) -> bool:
@@ -57,10 +76,42 @@ class Progress(Message):
         self.text = text
 
 
+class Recorded(Message):
+    """The ledger recorded a request (posted from whichever thread recorded it)."""
+
+    def __init__(self, record: RequestCharge) -> None:
+        super().__init__()
+        self.record = record
+
+
+class Throttled(Message):
+    def __init__(self, event: Throttling) -> None:
+        super().__init__()
+        self.event = event
+
+
+class Notice(Message):
+    """A line the user must read now, e.g. a device-code sign-in prompt."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+def the_registry(keymap: Mapping[str, str] | None = None) -> Registry:
+    registry = Registry(ACTIONS + view_actions(spec.key for spec in VIEWS))
+    if keymap:
+        registry.rebind(keymap)
+    return registry
+
+
 class CosmemApp(App[None]):
     TITLE = "cosmem"
-    BINDINGS: ClassVar = [k.binding() for k in APP_KEYS]
-    ENABLE_COMMAND_PALETTE = False
+    COMMANDS: ClassVar = {ActionProvider}
+    BINDINGS: ClassVar = the_registry().bindings(None, app_level=True)
+
+    session: var[Session | None] = var(None)
+    chrome: var[Chrome] = var(Chrome())
 
     def __init__(
         self,
@@ -69,24 +120,56 @@ class CosmemApp(App[None]):
         clock: Clock | None = None,
         theme: str | None = None,
         session_factory: Callable[[], Awaitable[Session]] | None = None,
+        keymap: Mapping[str, str] | None = None,
+        ledger: Path | None = None,
     ) -> None:
         super().__init__()
         self.options = options or SessionOptions()
         self.clock = clock or SystemClock()
         self._session_factory = session_factory
-        self.session: Session | None = None
-        self.browse = BrowseScreen()
+        self.ledger_path = ledger
+        self.registry = the_registry(keymap)
+        self._unsubscribe: list[Callable[[], None]] = []
+        self._asking = asyncio.Lock()  # one budget question on screen at a time
+        self._countdown: Timer | None = None
+        self.screens_by_view: dict[str, ViewScreen] = {}
+        for spec in VIEWS:
+            self._modes[spec.name] = self._screen_of(spec.name)
         # Themes are set before anything is styled: switching later restyles every widget.
         for loaded in load_themes():
             self.register_theme(loaded)
         self.theme = theme if theme in self.available_themes else DEFAULT_THEME
+        if self.registry.keymap:
+            self.set_keymap(dict(self.registry.keymap))
+
+    def _screen_of(self, name: str) -> Callable[[], ViewScreen]:
+        def make() -> ViewScreen:
+            if name not in self.screens_by_view:
+                screen = view(name).make()
+                assert isinstance(screen, ViewScreen)
+                self.screens_by_view[name] = screen
+            return self.screens_by_view[name]
+
+        return make
+
+    @property
+    def browse(self) -> ViewScreen:
+        """The browse view (tests and scripts reach into it)."""
+        return self._screen_of("browse")()
+
+    @property
+    def current_view(self) -> str | None:
+        mode = self.current_mode
+        return mode if mode in self.screens_by_view else None
+
+    # -- start-up -------------------------------------------------------------------------
 
     def on_mount(self) -> None:
         if not self.is_headless:
             self.set_interval(TERMINAL_WATCH_S, self._watch_terminal)
-        self.push_screen(self.browse)
+        self.switch_mode("browse")
         if self.options.needs_demo_build() and self._session_factory is None:
-            self.browse.show_progress("first run: creating the demo workspace…")
+            self.chrome = replace(self.chrome, source="first run: creating the demo workspace…")
         self.run_worker(self._open, group="session", exit_on_error=False)
 
     def _watch_terminal(self) -> None:
@@ -118,7 +201,7 @@ class CosmemApp(App[None]):
                 session = await open_session(
                     self.options,
                     self.clock,
-                    notice=lambda text: self.post_message(Progress(text)),  # sign-in prompts
+                    notice=lambda text: self.post_message(Notice(text)),  # sign-in prompts
                 )
         except Exception as exc:
             self.post_message(SessionFailed(describe_error(exc)))
@@ -126,18 +209,63 @@ class CosmemApp(App[None]):
         self.post_message(SessionReady(session))
 
     def on_progress(self, message: Progress) -> None:
-        self.browse.show_progress(message.text)
+        self.chrome = replace(self.chrome, source=message.text)
+
+    def on_notice(self, message: Notice) -> None:
+        # Sign-in codes stay up long enough to be typed on another device.
+        self.notify(message.text, title="cosmem", severity="warning", timeout=600)
 
     def on_session_ready(self, message: SessionReady) -> None:
-        self.session = message.session
-        self.browse.attach(message.session)
+        self._attach(message.session)
+
+    def _attach(self, session: Session) -> None:
+        """Subscribe to the session's ledger (every handle kept) and hand it to the views."""
+        self._release()
+        gateway = session.gateway
+        self._unsubscribe = [
+            gateway.subscribe(lambda record: self.post_message(Recorded(record))),
+            gateway.subscribe_throttle(lambda event: self.post_message(Throttled(event))),
+            gateway.subscribe_notice(lambda text: self.post_message(Notice(text))),
+        ]
+        gateway.set_confirmer(self.confirm_budget)
+        self._unsubscribe.append(lambda: gateway.set_confirmer(None))
+        if self.ledger_path is not None:
+            from cosmem_tui.core.ledger_file import attach_ledger_file
+
+            self._unsubscribe.append(attach_ledger_file(gateway, self.ledger_path))
+        source = "demo workspace" if session.is_demo else session.store.label
+        self.chrome = replace(
+            self.chrome, source=source, schema=session.schema_label, totals=gateway.totals()
+        )
+        self.session = session
+        self.run_worker(self._fetch_container, group="container", exit_on_error=False)
+        if session.notes:
+            self.notify("; ".join(session.notes), timeout=8)
+
+    def _release(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
+
+    async def _fetch_container(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        try:
+            with session.gateway.caused_by("open: read the container"):
+                container = await session.service.container()
+        except Exception:
+            return  # the views show the failure where it matters (their own loads)
+        self.call_later(lambda: setattr(self, "chrome", replace(self.chrome, container=container)))
 
     def on_session_failed(self, message: SessionFailed) -> None:
-        self.browse.set_status(message.error, error=True)
+        screen = self.screens_by_view.get("browse")
+        if isinstance(screen, ViewScreen):
+            screen.set_status(message.error, error=True)
 
         def retry(again: bool | None) -> None:
             if again:
-                self.browse.set_status("opening again…")
+                self.chrome = replace(self.chrome, source="opening again…")
                 self.run_worker(self._open, group="session", exit_on_error=False)
 
         self.push_screen(SessionFailedScreen(message.error, self._where()), retry)
@@ -148,29 +276,113 @@ class CosmemApp(App[None]):
             return options.cosmos.describe()
         return f"the workspace {options.workspace_path}"
 
-    async def on_event(self, event: events.Event) -> None:
-        # While the command bar is open, keys are applied here, in the order they
-        # arrived, before Textual would queue them on a widget (see CommandBar).
-        if (
-            isinstance(event, events.Key)
-            and not event.is_forwarded
-            and self.screen is self.browse
-            and self.browse.bar_is_open
-            and self.browse.bar_key(event)
-        ):
+    # -- the ledger, throttling, the budget ------------------------------------------------
+
+    def on_recorded(self, message: Recorded) -> None:
+        if self.session is not None:
+            self.chrome = replace(self.chrome, totals=self.session.gateway.totals())
+
+    def on_throttled(self, message: Throttled) -> None:
+        """A 429: count down the session's hold-off in the header until it is over."""
+        self._show_hold_off()
+        if self._countdown is None:
+            self._countdown = self.set_interval(COUNTDOWN_TICK_S, self._show_hold_off)
+
+    def _show_hold_off(self) -> None:
+        if self.session is None:
             return
-        await super().on_event(event)
+        pause = self.session.gateway.throttle_pause_s()
+        if pause > 0:
+            self.chrome = replace(self.chrome, throttle=f"429 · holding off {pause:.1f} s")
+            return
+        self.chrome = replace(self.chrome, throttle="")
+        if self._countdown is not None:
+            self._countdown.stop()
+            self._countdown = None
+
+    async def confirm_budget(self, question: BudgetQuestion) -> bool:
+        """The ledger's confirmer: one modal at a time, whichever view's worker asks."""
+        async with self._asking:
+            answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+            def done(result: bool | None) -> None:
+                if not answer.done():
+                    answer.set_result(bool(result))
+
+            self.push_screen(ConfirmBudget(question), done)
+            return await answer
+
+    # -- views, commands, help -------------------------------------------------------------
+
+    def action_switch_view(self, name: str) -> None:
+        if name == self.current_mode:
+            return
+        self.switch_mode(name)
+
+    def action_command_bar(self) -> None:
+        screen = self.screen
+        if isinstance(screen, ViewScreen):
+            screen.keys_to_the_bar()
+            screen.open_command_bar()
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.registry, self.current_view))
+
+    def run_command(self, line: str) -> None:
+        """One ``:`` line: the app's own commands (views, help, quit) here, the rest by the
+        current view, which parses them with what it knows (the schema, the tenant)."""
+        command = parse_command(line, self.registry, None)  # app-level actions only
+        match command:
+            case None:
+                return
+            case Quit():
+                self.exit()
+            case ShowHelp():
+                self.action_help()
+            case SwitchView(name):
+                self.action_switch_view(name)
+            case _:
+                screen = self.screen
+                if isinstance(screen, ViewScreen):
+                    screen.run_view_command(line)
+
+    def run_registry_action(self, action: UiAction) -> None:
+        """Run an action picked from the palette, on the screen it applies to."""
+        self.call_later(self.run_action, action.action, self.screen)
+
+    def rebind(self, keymap: Mapping[str, str]) -> None:
+        """New keys for actions, by id: bindings, hints, help and palette follow."""
+        self.registry.rebind(keymap)
+        self.set_keymap(dict(self.registry.keymap))
+        for screen in self.screens_by_view.values():
+            if screen.is_mounted:
+                screen.show_hints()
+
+    # -- keys ---------------------------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        # While the command bar is open, keys are applied here, in the order they
+        # arrived, before Textual would queue them on a widget (see CommandBar).
+        if isinstance(event, events.Key) and not event.is_forwarded and self._screen_stack:
+            screen = self.screen
+            if isinstance(screen, ViewScreen) and screen.bar_is_open and screen.bar_key(event):
+                return
+        await super().on_event(event)
 
     async def on_unmount(self) -> None:
+        self._release()
         if self.session is not None:
             await self.session.close()
 
 
-def run_app(options: SessionOptions, *, theme: str | None = None) -> int:
-    app = CosmemApp(options, theme=theme)
+def run_app(
+    options: SessionOptions,
+    *,
+    theme: str | None = None,
+    ledger: Path | None = None,
+    keymap: Mapping[str, str] | None = None,
+) -> int:
+    app = CosmemApp(options, theme=theme, ledger=ledger, keymap=keymap)
     app.run()
     return app.return_code or 0

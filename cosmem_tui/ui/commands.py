@@ -1,6 +1,9 @@
-"""Command mode (``:``): parse one typed line into what the browse pane should do.
+"""Command mode (``:``): parse one typed line into what the app or a view should do.
 
-Pure: no widgets, so every command and every mistake is testable on its own.
+Pure: no widgets. The verbs come from the action registry (``ui/actions.py``): a verb
+names a ``Command`` of an action that applies to the current view, and the action's
+id says what the line means. So the help, the palette and the parser can never
+disagree about which commands exist.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from dataclasses import dataclass
 
 from cosmem_tui.core.text import one_line
 from cosmem_tui.schemas import Schema
+from cosmem_tui.ui.actions import Registry
 
 
 @dataclass(frozen=True)
@@ -19,6 +23,11 @@ class Quit:
 @dataclass(frozen=True)
 class ShowHelp:
     pass
+
+
+@dataclass(frozen=True)
+class SwitchView:
+    view: str
 
 
 @dataclass(frozen=True)
@@ -43,34 +52,66 @@ class Mistake:
     message: str
 
 
-Command = Quit | ShowHelp | ShowTenants | OpenTenant | OpenThread | Mistake
+Command = Quit | ShowHelp | SwitchView | ShowTenants | OpenTenant | OpenThread | Mistake
 
 
-def parse_command(line: str, schema: Schema, current_tenant: str | None) -> Command | None:
+def parse_command(
+    line: str,
+    registry: Registry,
+    view: str | None,
+    schema: Schema | None = None,
+    current_tenant: str | None = None,
+) -> Command | None:
     """What ``line`` asks for; None for an empty line."""
     words = line.strip().lstrip(":").split()
     if not words:
         return None
     verb, args = words[0].lower(), words[1:]
-    label = schema.tenant_label
-    if verb in ("q", "quit", "exit") and not args:
+    label = schema.tenant_label if schema is not None else "tenant"
+    matches = registry.command_named(verb, view)
+    if not matches and schema is not None and verb in (label, f"{label}s"):
+        # The schema's own word for its top level (":user alice" on user-keyed schemas).
+        plural = verb == f"{label}s"
+        matches = registry.command_named("tenants" if plural else "tenant", view)
+    if not matches:
+        return Mistake(f"unknown command: {one_line(line, 40)} (try :help)")
+    action = matches[0][1].id
+    if action == "app.quit" and not args:
         return Quit()
-    if verb in ("help", "h", "?") and not args:
+    if action == "app.help" and not args:
         return ShowHelp()
-    if verb in ("tenant", "user", label) and len(args) == 1:
-        if not schema.has_tenant_level:
-            return Mistake(f"schema {schema.name} has no {label} level: use :thread ID")
-        return OpenTenant(args[0])
-    if verb in ("tenants", "users", f"{label}s") and not args:
-        if not schema.has_tenant_level:
-            return Mistake(f"schema {schema.name} has no {label} level")
+    if action.startswith("view.") and not args:
+        return SwitchView(action.removeprefix("view."))
+    if action in ("browse.tenant", "browse.tenants", "browse.thread"):
+        return _browse_command(action, args, label, schema, current_tenant)
+    usage = " or ".join(c.usage for c, _ in matches)
+    return Mistake(f"usage: {usage}")
+
+
+def _browse_command(
+    action: str, args: list[str], label: str, schema: Schema | None, current: str | None
+) -> Command:
+    tenants = schema is None or schema.has_tenant_level
+    if action == "browse.tenants":
+        if args:
+            return Mistake(f"usage: :{label}s")
+        if not tenants:
+            return Mistake(f"schema {schema.name if schema else ''} has no {label} level")
         return ShowTenants()
-    if verb == "thread" and len(args) == 2:
-        if not schema.has_tenant_level:
-            return Mistake(f"schema {schema.name} has no {label} level: use :thread ID")
+    if action == "browse.tenant":
+        if not tenants:
+            name = schema.name if schema else ""
+            return Mistake(f"schema {name} has no {label} level: use :thread ID")
+        if len(args) != 1:
+            return Mistake(f"usage: :{label} NAME (the {label} to open)")
+        return OpenTenant(args[0])
+    if len(args) == 2:
+        if not tenants:
+            name = schema.name if schema else ""
+            return Mistake(f"schema {name} has no {label} level: use :thread ID")
         return OpenThread(args[0], args[1], tenant_given=True)
-    if verb == "thread" and len(args) == 1:
-        if schema.has_tenant_level and current_tenant is None:
+    if len(args) == 1:
+        if tenants and current is None:
             return Mistake(f"open a {label} first, or use :thread {label.upper()} ID")
-        return OpenThread(current_tenant, args[0])
-    return Mistake(f"unknown command: {one_line(line, 40)} (try :help)")
+        return OpenThread(current, args[0])
+    return Mistake(f"usage: :thread ID, or :thread {label.upper()} ID")

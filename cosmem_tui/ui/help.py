@@ -1,4 +1,4 @@
-"""The help screen: every key and command, generated from the one key registry."""
+"""The help screen: every key and command of the current view, generated from the registry."""
 
 from __future__ import annotations
 
@@ -11,22 +11,26 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from cosmem_tui.ui.keys import ALL_KEYS, COMMANDS
+from cosmem_tui.ui.actions import Registry, show_keys
 
 
-def help_text() -> Text:
+def help_text(registry: Registry, view: str | None) -> Text:
+    """The actions that apply to ``view`` (with their current keys), then the commands."""
     text = Text()
     group = None
-    for key in ALL_KEYS:
-        if key.group != group:
-            group = key.group
+    for action in registry.for_view(view):
+        keys = registry.keys(action.id)
+        if not keys:
+            continue  # command-only actions are listed below
+        if action.group != group:
+            group = action.group
             text.append(f"{'' if text.plain == '' else chr(10)}{group}\n", "bold underline")
-        text.append(f"  {key.shown:<22}", "bold")
-        text.append(f"{key.description}\n")
+        text.append(f"  {show_keys(keys):<22}", "bold")
+        text.append(f"{action.description}\n")
     text.append("\nCommands (after :)\n", "bold underline")
-    for command, description in COMMANDS:
-        text.append(f"  {command:<22}", "bold")
-        text.append(f"{description}\n")
+    for command, _ in registry.commands(view):
+        text.append(f"  {command.usage:<22}", "bold")
+        text.append(f"{command.help}\n")
     text.append(
         "\nRequest charges marked 'sim' are modelled (local workspace), not measured.\n", "dim"
     )
@@ -41,14 +45,19 @@ class HelpScreen(ModalScreen[None]):
     ]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 74; max-width: 100%; height: auto; max-height: 100%;
+    HelpScreen > VerticalScroll { width: 80; max-width: 100%; height: auto; max-height: 100%;
         border: round $accent; background: $surface; padding: 0 1; }
     """
+
+    def __init__(self, registry: Registry, view: str | None) -> None:
+        super().__init__()
+        self.registry = registry
+        self.view = view
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
             scroll.border_title = "keys — Esc closes"
-            yield Static(help_text())
+            yield Static(help_text(self.registry, self.view))
 
     def action_scroll_down(self) -> None:
         self.query_one(VerticalScroll).scroll_down()

@@ -69,9 +69,9 @@ async def test_a_pseudo_thread_opens_like_any_thread(make_app, tmp_path, clock):
     app = make_app(imported("amt", tmp_path, clock), demo=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        app.screen.run_command("user user-001")
+        app.run_command("user user-001")
         await settle(pilot)
-        app.screen.run_command("thread __user_summary__")
+        app.run_command("thread __user_summary__")
         await settle(pilot)
         previews = [row[3] for row in cells(app, "turns")]
         assert previews == ["◆ [user_summary] system: Likes Cosmos DB; asks about partitioning"]
@@ -81,9 +81,9 @@ async def test_a_langchain_session_document_opens_as_its_messages(make_app, tmp_
     app = make_app(imported("langchain.jsonl", tmp_path, clock), demo=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        app.screen.run_command("user u-100")
+        app.run_command("user u-100")
         await settle(pilot)
-        app.screen.run_command("thread session-1")
+        app.run_command("thread session-1")
         await settle(pilot)
         assert [row[0] for row in cells(app, "turns")] == ["0", "1", "2", "3", "4"]
         await pilot.press("j", "j", "enter")

@@ -52,8 +52,23 @@ async def test_hostile_thread(svg_snapshot, make_app, demo_path, manifest, size)
     app = make_app(demo_path)
     async with app.run_test(size=SIZES[size]) as pilot:
         await settle(pilot)
-        app.screen.run_command(f"thread {manifest.hostile['tenant']} {HOSTILE_THREAD}")
+        app.run_command(f"thread {manifest.hostile['tenant']} {HOSTILE_THREAD}")
         await settle(pilot)
         await pilot.press("j", "enter")
+        await settle(pilot)
+        assert normalise(app.export_screenshot()) == svg_snapshot
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_request_ledger(svg_snapshot, make_app, demo_path, size):
+    """The ledger after opening a tenant, a thread and a turn, filtered to the opening
+    actions (counts run two at a time, so their order is not fixed)."""
+    app = make_app(demo_path)
+    async with app.run_test(size=SIZES[size]) as pilot:
+        await settle(pilot)
+        for key in ("enter", "enter", "enter", "R"):
+            await pilot.press(key)
+            await settle(pilot)
+        await pilot.press("slash", *"browse: open", "enter")
         await settle(pilot)
         assert normalise(app.export_screenshot()) == svg_snapshot

@@ -187,7 +187,7 @@ class KeyLister:
         current = state.ranges[index]
         page = await self._calls.page(
             self._query("keys_distinct", state),
-            Route(Scope.CROSS_PARTITION, feed_range=current.feed_range),
+            Route(Scope.RANGE, feed_range=current.feed_range),
             operation=OPERATION,
             target=self._target(index, state),
             parameters=self._parameters(state),
@@ -205,7 +205,7 @@ class KeyLister:
         self, state: Cursor, index: int, remaining: float
     ) -> tuple[tuple[Key, ...], Cursor]:
         current = state.ranges[index]
-        route = Route(Scope.CROSS_PARTITION, feed_range=current.feed_range)
+        route = Route(Scope.RANGE, feed_range=current.feed_range)
         target = self._target(index, state)
         if not current.checked_unlisted:
             page = await self._calls.page(

@@ -316,7 +316,7 @@ class CosmosStore:
         routes: Sequence[Route]
         if route is None:
             ranges = await self._calls.feed_ranges(background=background)
-            routes = [Route(Scope.CROSS_PARTITION, feed_range=r) for r in ranges]
+            routes = [Route(Scope.RANGE, feed_range=r) for r in ranges]
         else:
             routes = [route]
         for each in routes:
@@ -346,14 +346,14 @@ class CosmosStore:
         await self._ready()
         return await self._lister.page(cursor, since=since)
 
-    async def key_counts(self, key: Key) -> KeyCounts:
+    async def key_counts(self, key: Key, *, background: bool = True) -> KeyCounts:
         """Counts of one top-level key (background work: it stops quietly at the budget)."""
         props = await self._ready()
         if self._schema.has_tenant_level:
-            return await self._tenant_counts(key)
-        return await self._thread_counts(ThreadRef(None, key), props)
+            return await self._tenant_counts(key, background)
+        return await self._thread_counts(ThreadRef(None, key), props, background)
 
-    async def _tenant_counts(self, tenant: Key) -> KeyCounts:
+    async def _tenant_counts(self, tenant: Key, background: bool) -> KeyCounts:
         route = self._tenant_route(tenant)
         target = f"{self._schema.tenant_label} {tenant.text}"
         parameters = ({"name": "@tenant", "value": tenant.value},)
@@ -365,7 +365,7 @@ class CosmosStore:
                 operation="count-tenant",
                 target=target,
                 parameters=parameters,
-                background=True,
+                background=background,
             )
             return [v async for v in rows]
 
@@ -386,7 +386,9 @@ class CosmosStore:
             items=items, last_activity=max(stamps) if stamps else None, threads=threads
         )
 
-    async def _thread_counts(self, ref: ThreadRef, props: ContainerProperties) -> KeyCounts:
+    async def _thread_counts(
+        self, ref: ThreadRef, props: ContainerProperties, background: bool = True
+    ) -> KeyCounts:
         values = self._schema.partition_key_for(ref)
         route = Route(Scope.PARTITION, partition_key=self._partition_key_argument(values))
         rows = [
@@ -397,7 +399,7 @@ class CosmosStore:
                 operation="count-thread",
                 target=ref.describe(self._schema.tenant_label),
                 parameters=self._turn_parameters(ref),
-                background=True,
+                background=background,
             )
         ]
         row = rows[0] if rows and isinstance(rows[0], Mapping) else {}
@@ -584,7 +586,7 @@ class CosmosStore:
                     break
                 page = await self._calls.page(
                     query,
-                    Route(Scope.CROSS_PARTITION, feed_range=feed_range),
+                    Route(Scope.RANGE, feed_range=feed_range),
                     operation="sample-items",
                     target=f"{limit} recent items",
                     parameters=({"name": "@limit", "value": limit - len(kept)},),

@@ -177,7 +177,7 @@ class LocalStore:
         keys = sorted(Key.parse(r[0]) for r in rows)
         return KeyPage(tuple(keys), None, self._physical_partitions, self._physical_partitions)
 
-    async def key_counts(self, key: Key) -> KeyCounts:
+    async def key_counts(self, key: Key, *, background: bool = True) -> KeyCounts:
         """Counts of one top-level key (one modelled request scoped to it)."""
         schema = self._schema
         if schema.has_tenant_level:

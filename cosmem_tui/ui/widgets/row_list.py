@@ -22,8 +22,6 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from cosmem_tui.ui.keys import LIST_KEYS
-
 Tone = Literal["", "dim", "warn", "bad", "good", "accent"]
 Cell = tuple[str, Tone]
 
@@ -43,6 +41,9 @@ class RowSource(Protocol):
     def row(self, index: int) -> Sequence[Cell] | None:
         """The cells of row ``index``, or None while it is not loaded."""
         ...
+
+    # Optional: ``placeholder(index) -> str | None`` says what an unloaded row shows
+    # instead of "… loading" (e.g. that the page it belongs to failed).
 
     def search_text(self, index: int) -> str | None:
         """What ``/`` filters on (lower-cased by the list), None while not loaded."""
@@ -98,7 +99,8 @@ def fit_text(text: str, width: int, justify: str = "left") -> str:
 
 
 class RowList(ScrollView, can_focus=True):
-    BINDINGS: ClassVar = [k.binding() for k in LIST_KEYS]
+    # No bindings of its own: the view's registry bindings move the focused list.
+    BINDINGS: ClassVar = []
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "row-list--header",
@@ -172,6 +174,7 @@ class RowList(ScrollView, can_focus=True):
         self._need_pending = False
         self._column_fit: tuple[int, list[tuple[int, int]]] | None = None
         self._shown: tuple[int, ...] | None = None  # what the last RowsShown reported
+        self.message: tuple[str, Tone] | None = None  # shown instead of rows (a failure)
 
     # -- data ------------------------------------------------------------------------
 
@@ -180,6 +183,7 @@ class RowList(ScrollView, can_focus=True):
         if empty_text is not None:
             self.empty_text = empty_text
         self._shown = None
+        self.message = None
         self.filter_text = ""
         self._view = None
         self.cursor = 0
@@ -188,6 +192,24 @@ class RowList(ScrollView, can_focus=True):
         self.scroll_to(0, 0, animate=False, immediate=True)
         self.refresh()
         self.post_message(self.Highlighted(self, self.current_index))
+
+    def update_source(self, source: RowSource, *, empty_text: str | None = None) -> None:
+        """New rows in place (a live refresh): keep the filter, the scroll and the cursor."""
+        self.source = source
+        if empty_text is not None:
+            self.empty_text = empty_text
+        self.message = None
+        self.source_changed()
+
+    def show_message(self, text: str, tone: Tone = "bad") -> None:
+        """A state in words where rows would be (a failure with its fix; wraps)."""
+        self.message = (text, tone)
+        self.refresh()
+
+    def clear_message(self) -> None:
+        if self.message is not None:
+            self.message = None
+            self.refresh()
 
     def source_changed(self) -> None:
         """Rows were added or loaded: keep the cursor on the same source row."""
@@ -249,7 +271,7 @@ class RowList(ScrollView, can_focus=True):
     # -- cursor ----------------------------------------------------------------------
 
     @property
-    def _page(self) -> int:
+    def _rows_per_page(self) -> int:
         return max(1, self.size.height - 1)
 
     def move_cursor(self, position: int) -> None:
@@ -270,8 +292,8 @@ class RowList(ScrollView, can_focus=True):
         top = int(self.scroll_y)
         if self.cursor < top:
             self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + self._page:
-            self.scroll_to(y=self.cursor - self._page + 1, animate=False, immediate=True)
+        elif self.cursor >= top + self._rows_per_page:
+            self.scroll_to(y=self.cursor - self._rows_per_page + 1, animate=False, immediate=True)
 
     def action_cursor_down(self) -> None:
         self.move_cursor(self.cursor + 1)
@@ -288,7 +310,7 @@ class RowList(ScrollView, can_focus=True):
         self._turn_page(-1)
 
     def _turn_page(self, direction: int) -> None:
-        page = self._page
+        page = self._rows_per_page
         top = int(self.scroll_y)
         last_top = max(0, self.row_count - page)
         new_top = max(0, min(last_top, top + direction * page))
@@ -328,7 +350,7 @@ class RowList(ScrollView, can_focus=True):
     def shown_indices(self) -> tuple[int, ...]:
         """The source rows currently on screen."""
         top = int(self.scroll_y)
-        positions = range(top, min(self.row_count, top + self._page))
+        positions = range(top, min(self.row_count, top + self._rows_per_page))
         return tuple(i for p in positions if (i := self.source_index(p)) is not None)
 
     def _report_shown(self) -> None:
@@ -348,21 +370,28 @@ class RowList(ScrollView, can_focus=True):
             cells = [fit_text(self.columns[i].title, w, self.columns[i].justify) for i, w in layout]
             return Strip([Segment(" ".join(cells), style)]).adjust_cell_length(width, base)
         position = int(self.scroll_y) + y - 1
+        if self.message is not None and self.row_count == 0:
+            return self._message_line(y - 1, width)
         if self.row_count == 0:
             if y == 1:
                 style = base + self.get_component_rich_style("row-list--placeholder")
-                return Strip([Segment(fit_text(self.empty_text, width), style)])
+                text = self.empty_text
+                if self.filter_text:
+                    text = f"no matches for /{self.filter_text}"
+                return Strip([Segment(fit_text(text, width), style)])
             return Strip.blank(width, base)
         index = self.source_index(position)
         if index is None:
             return Strip.blank(width, base)
         row = self.source.row(index)
         if row is None:
-            if not self._need_pending:
+            placeholder = getattr(self.source, "placeholder", lambda _: None)(index)
+            if placeholder is None and not self._need_pending:
                 self._need_pending = True
                 self.post_message(self.NeedRows(self, index))
-            style = base + self.get_component_rich_style("row-list--placeholder")
-            line = Segment(fit_text("  … loading", width), style)
+            tone = "row-list--bad" if placeholder is not None else "row-list--placeholder"
+            style = base + self.get_component_rich_style(tone)
+            line = Segment(fit_text(f"  {placeholder or '… loading'}", width), style)
             return self._with_cursor(Strip([line]), position, width)
         segments: list[Segment] = []
         for n, (i, w) in enumerate(layout):
@@ -372,6 +401,23 @@ class RowList(ScrollView, can_focus=True):
                 segments.append(Segment(" ", base))
             segments.append(Segment(fit_text(text, w, self.columns[i].justify), style))
         return self._with_cursor(Strip(segments).adjust_cell_length(width, base), position, width)
+
+    def _message_line(self, line: int, width: int) -> Strip:
+        """Line ``line`` of the message, wrapped to the width (no markup: plain text)."""
+        assert self.message is not None
+        text, tone = self.message
+        lines: list[str] = []
+        for paragraph in text.split("\n"):
+            while cell_len(paragraph) > width - 2 and width > 3:
+                cut = paragraph.rfind(" ", 0, width - 2)
+                cut = cut if cut > 0 else width - 2
+                lines.append(paragraph[:cut])
+                paragraph = paragraph[cut:].lstrip()
+            lines.append(paragraph)
+        if not 0 <= line < len(lines):
+            return Strip.blank(width, self.rich_style)
+        style = self.rich_style + self.get_component_rich_style(f"row-list--{tone}")
+        return Strip([Segment(fit_text(f" {lines[line]}", width), style)])
 
     def _with_cursor(self, strip: Strip, position: int, width: int) -> Strip:
         if position != self.cursor:

@@ -1,0 +1,351 @@
+"""The one registry of actions: bindings, footer hints, help, ``:`` commands and the palette.
+
+Each ``UiAction`` says once what it is: an id (``browse.open``), its default keys, what
+it does, where it applies (the views, or everywhere), its short footer hint, its ``:``
+command if it has one, and whether the palette lists it. Everything the user reads
+about keys is generated from here and from the app's keymap (rebinding by id), so
+nothing about keys is written twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from textual.binding import Binding
+
+# How the help and the hints write Textual key names.
+_SHOWN = {
+    "down": "↓",
+    "up": "↑",
+    "left": "←",
+    "right": "→",
+    "enter": "Enter",
+    "escape": "Esc",
+    "pagedown": "PgDn",
+    "pageup": "PgUp",
+    "home": "Home",
+    "end": "End",
+    "slash": "/",
+    "colon": ":",
+    "question_mark": "?",
+    "space": "space",
+    "tab": "Tab",
+}
+
+
+def show_key(key: str) -> str:
+    """``ctrl+f`` → ``ctrl+f``, ``question_mark`` → ``?``, ``pagedown`` → ``PgDn``."""
+    key = key.strip()
+    if key in _SHOWN:
+        return _SHOWN[key]
+    if key.startswith("f") and key[1:].isdigit():
+        return key.upper()
+    return key
+
+
+_SHORT = {"enter": "⏎", "escape": "esc", "slash": "/", "colon": ":", "question_mark": "?"}
+
+
+def short_key(key: str) -> str:
+    """The footer's compact form: ``⏎``, ``esc``, ``^p``."""
+    key = key.strip()
+    if key in _SHORT:
+        return _SHORT[key]
+    if key.startswith("ctrl+") and len(key) == 6:
+        return "^" + key[-1]
+    return show_key(key)
+
+
+def show_keys(keys: str) -> str:
+    return "  ".join(show_key(k) for k in keys.split(",") if k.strip())
+
+
+@dataclass(frozen=True)
+class Command:
+    """How an action is typed after ``:`` (``tenant NAME``)."""
+
+    names: tuple[str, ...]  # the first is shown; the others are accepted too
+    args: tuple[str, ...] = ()  # placeholders for the help: NAME, ID, [TENANT] …
+    help: str = ""
+
+    @property
+    def usage(self) -> str:
+        return " ".join((f":{self.names[0]}", *self.args))
+
+
+@dataclass(frozen=True)
+class UiAction:
+    id: str
+    keys: str  # Textual key names, comma separated ("" for command-only actions)
+    action: str  # the Textual action it runs ("open", "app.switch_view('requests')")
+    description: str
+    group: str  # help section
+    views: frozenset[str] | None = None  # None: everywhere
+    hint: str | None = None  # the footer hint ("open"); None: not in the footer
+    hint_rank: int = 9  # footer order: what matters most first (the line is cut when narrow)
+    commands: tuple[Command, ...] = ()
+    palette: bool = True
+    priority: bool = False  # runs in the app's key loop (browse keys: typed-ahead order)
+
+    def applies_to(self, view: str | None) -> bool:
+        return self.views is None or (view is not None and view in self.views)
+
+    def binding(self, keys: str | None = None) -> Binding:
+        return Binding(
+            keys or self.keys,
+            self.action,
+            self.description,
+            show=False,
+            priority=self.priority,
+            id=self.id,
+        )
+
+
+BROWSE = frozenset({"browse"})
+REQUESTS = frozenset({"requests"})
+LISTS = frozenset({"browse", "requests"})
+LIVE = frozenset({"requests"})  # views with a refresh loop (more come with the dashboards)
+
+ACTIONS: tuple[UiAction, ...] = (
+    # -- moving in a list (every view with lists) ------------------------------------------
+    UiAction("list.down", "down,j", "cursor_down", "next row", "Move", LISTS, priority=True),
+    UiAction("list.up", "up,k", "cursor_up", "previous row", "Move", LISTS, priority=True),
+    UiAction(
+        "list.page_down",
+        "pagedown,ctrl+f,space",
+        "page_down",
+        "next page",
+        "Move",
+        LISTS,
+        priority=True,
+    ),
+    UiAction(
+        "list.page_up", "pageup,ctrl+b", "page_up", "previous page", "Move", LISTS, priority=True
+    ),
+    UiAction("list.first", "home,g", "first", "first row", "Move", LISTS, priority=True),
+    UiAction(
+        "list.last", "end,G", "last", "last row (the newest turn)", "Move", LISTS, priority=True
+    ),
+    UiAction(
+        "list.filter",
+        "slash",
+        "filter",
+        "filter the focused list",
+        "Move",
+        LISTS,
+        hint="filter",
+        hint_rank=3,
+        priority=True,
+    ),
+    # -- browse ------------------------------------------------------------------------------
+    UiAction(
+        "browse.open",
+        "enter,l,right",
+        "open",
+        "open: drill into the row",
+        "Browse",
+        BROWSE,
+        hint="open",
+        hint_rank=1,
+        priority=True,
+    ),
+    UiAction(
+        "browse.back",
+        "escape,h,left",
+        "back",
+        "back to the parent list",
+        "Browse",
+        BROWSE,
+        hint="back",
+        hint_rank=2,
+        priority=True,
+    ),
+    UiAction(
+        "browse.reload",
+        "r",
+        "reload",
+        "reload the focused list",
+        "Browse",
+        BROWSE,
+        hint="reload",
+        hint_rank=8,
+        priority=True,
+    ),
+    UiAction(
+        "browse.count",
+        "c",
+        "count_shown",
+        "count the rows on screen (asks past the budget)",
+        "Browse",
+        BROWSE,
+        priority=True,
+    ),
+    UiAction(
+        "browse.tenant",
+        "",
+        "open_tenant_prompt",
+        "open a tenant's threads",
+        "Browse",
+        BROWSE,
+        commands=(Command(("tenant", "user"), ("NAME",), "open a tenant's threads"),),
+        palette=False,
+    ),
+    UiAction(
+        "browse.thread",
+        "",
+        "open_thread_prompt",
+        "open a thread",
+        "Browse",
+        BROWSE,
+        commands=(
+            Command(("thread",), ("ID",), "open a thread of the current tenant"),
+            Command(("thread",), ("TENANT", "ID"), "open a thread of any tenant"),
+        ),
+        palette=False,
+    ),
+    UiAction(
+        "browse.tenants",
+        "",
+        "show_tenants",
+        "back to the tenant list",
+        "Browse",
+        BROWSE,
+        commands=(Command(("tenants", "users"), (), "back to the tenant list"),),
+    ),
+    # -- live views ------------------------------------------------------------------------
+    UiAction(
+        "live.pause",
+        "p",
+        "toggle_pause",
+        "pause or resume the live refresh",
+        "Live",
+        LIVE,
+        hint="pause",
+        hint_rank=3,
+    ),
+    UiAction(
+        "live.refresh",
+        "ctrl+r",
+        "refresh_now",
+        "refresh now",
+        "Live",
+        LIVE,
+        hint="refresh",
+        hint_rank=4,
+    ),
+    # -- the app -------------------------------------------------------------------------
+    UiAction(
+        "app.command",
+        "colon",
+        "app.command_bar",
+        "command mode (:tenant NAME, :requests …)",
+        "App",
+        hint="command",
+        hint_rank=5,
+        priority=True,
+    ),
+    UiAction(
+        "app.palette",
+        "ctrl+p",
+        "app.command_palette",
+        "command palette: every action by name",
+        "App",
+        hint="palette",
+        hint_rank=9,
+    ),
+    UiAction(
+        "app.help",
+        "question_mark,f1",
+        "app.help",
+        "help: every key and command",
+        "App",
+        hint="help",
+        hint_rank=6,
+        commands=(Command(("help", "h", "?"), (), "this help"),),
+    ),
+    UiAction(
+        "app.quit",
+        "q",
+        "app.quit",
+        "quit",
+        "App",
+        hint="quit",
+        hint_rank=7,
+        commands=(Command(("q", "quit", "exit"), (), "quit"),),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class ViewKey:
+    """A view's own switching action, added to the registry by the view registry."""
+
+    name: str
+    keys: str
+    title: str
+
+
+def view_actions(views: Iterable[ViewKey]) -> tuple[UiAction, ...]:
+    return tuple(
+        UiAction(
+            f"view.{v.name}",
+            v.keys,
+            f"app.switch_view('{v.name}')",
+            f"switch to the {v.title.lower()} view",
+            "Views",
+            commands=(Command((v.name,), (), f"the {v.title.lower()} view"),),
+        )
+        for v in views
+    )
+
+
+@dataclass
+class Registry:
+    """The actions and the keymap (id → keys) that overrides their default keys."""
+
+    actions: tuple[UiAction, ...]
+    keymap: dict[str, str] = field(default_factory=dict)
+
+    def get(self, action_id: str) -> UiAction:
+        for action in self.actions:
+            if action.id == action_id:
+                return action
+        raise KeyError(action_id)
+
+    def keys(self, action_id: str) -> str:
+        return self.keymap.get(action_id) or self.get(action_id).keys
+
+    def for_view(self, view: str | None) -> list[UiAction]:
+        return [a for a in self.actions if a.applies_to(view)]
+
+    def bindings(self, view: str | None, *, app_level: bool) -> list[Binding]:
+        """Bindings for a view's screen (its own actions) or the app (everywhere ones)."""
+        chosen = [
+            a
+            for a in self.actions
+            if a.keys and ((a.views is None) if app_level else (a.views is not None))
+        ]
+        if not app_level:
+            chosen = [a for a in chosen if a.applies_to(view)]
+        return [a.binding() for a in chosen]
+
+    def hints(self, view: str | None) -> str:
+        """The footer line: ``↓ j move · Enter open · …`` for the actions that have a hint."""
+        parts = []
+        hinted = [a for a in self.for_view(view) if a.hint is not None and self.keys(a.id)]
+        for action in sorted(hinted, key=lambda a: a.hint_rank):
+            first = self.keys(action.id).split(",")[0]
+            parts.append(f"{short_key(first)} {action.hint}")
+        return " · ".join(parts)
+
+    def commands(self, view: str | None) -> list[tuple[Command, UiAction]]:
+        return [(c, a) for a in self.for_view(view) for c in a.commands]
+
+    def command_named(self, name: str, view: str | None) -> list[tuple[Command, UiAction]]:
+        return [(c, a) for c, a in self.commands(view) if name in c.names]
+
+    def rebind(self, keymap: Mapping[str, str]) -> None:
+        for action_id in keymap:
+            self.get(action_id)  # an unknown id is a mistake, not a silent no-op
+        self.keymap.update(keymap)

@@ -1,0 +1,635 @@
+"""The browse columns, each a widget that owns its loading, its errors and its states.
+
+Every column shows one of: *loading* (what it is waiting for), *empty* ("no threads",
+"no matches for /x"), *failed* (the whole message, wrapped, with the fix and ``r``),
+or *partial* ("300 of 376 loaded — 1 page failed"): never a spinner that hides an
+error, never an old error after a successful reload. Columns tell the screen what
+the user should read in the status line (``Status``) and what they loaded (for the
+breadcrumbs) by messages; the screen owns the levels and the layout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from textual import on
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Static
+
+from cosmem_tui.core.browse import BrowseService, TurnDetail, TurnPage
+from cosmem_tui.core.directory import Listing
+from cosmem_tui.core.session import Session
+from cosmem_tui.core.text import visible
+from cosmem_tui.core.turn_window import Side, TurnKey, TurnWindow
+from cosmem_tui.model import Key, Meter, Thread, ThreadRef, Turn
+from cosmem_tui.model.ttl import format_duration
+from cosmem_tui.schemas import ValueType
+from cosmem_tui.ui.detail import render_detail
+from cosmem_tui.ui.loader import Loader
+from cosmem_tui.ui.messages import cost_text, plain
+from cosmem_tui.ui.rows import (
+    THREAD_COLUMNS,
+    TOP_THREAD_COLUMNS,
+    TURN_COLUMNS,
+    KeyRows,
+    ThreadRows,
+    TurnRows,
+    tenant_columns,
+)
+from cosmem_tui.ui.widgets.row_list import RowList
+
+TURN_PAGE_SIZE = 100
+TIME_ORDERS = (ValueType.ISO8601, ValueType.EPOCH_S, ValueType.EPOCH_MS, ValueType.EPOCH_NS)
+RETRY = "r retries"
+
+
+class Status(Message):
+    """A line for the view's status bar (the whole of it is also in the column)."""
+
+    def __init__(self, text: str, *, error: bool = False) -> None:
+        super().__init__()
+        self.text = text
+        self.error = error
+
+
+def failed_text(what: str, error: str) -> str:
+    return f"{what} failed: {visible(error)}\n\n{RETRY}"
+
+
+# -- the top list: tenants (or threads, on schemas without tenants) ---------------------------
+
+
+class KeyColumn(RowList):
+    """Names first, page by page; counts for the rows on screen, each on its own."""
+
+    def __init__(self) -> None:
+        super().__init__(tenant_columns("tenant"), id="tenants", empty_text="loading tenants…")
+        self.session: Session | None = None
+        self.rows: KeyRows | None = None
+        self.listing: Listing | None = None
+        self.loader = Loader(self, "tenants")
+        self._wanted: list[Key] = []
+        self._counting = False
+
+    @property
+    def label(self) -> str:
+        """What it holds: "tenants", "users", or "threads" without a tenant level."""
+        if self.session is None:
+            return "tenants"
+        schema = self.session.schema
+        return f"{schema.tenant_label}s" if schema.has_tenant_level else "threads"
+
+    @property
+    def service(self) -> BrowseService:
+        assert self.session is not None
+        return self.session.service
+
+    def begin(self, session: Session) -> None:
+        self.session = session
+        schema = session.schema
+        self.columns = list(
+            tenant_columns(schema.tenant_label) if schema.has_tenant_level else TOP_THREAD_COLUMNS
+        )
+        self.border_title = plain(self.label)
+        cached = self.service.directory.cached()
+        if cached is not None:
+            self._show(cached)
+        self.load()
+
+    def key_at(self, index: int | None) -> Key | None:
+        if index is None or self.rows is None or index >= len(self.rows.keys):
+            return None
+        return self.rows.keys[index]
+
+    @property
+    def current_key(self) -> Key | None:
+        return self.key_at(self.current_index)
+
+    # -- names ---------------------------------------------------------------------------
+
+    def load(self, *, fresh: bool = False) -> None:
+        """List the names (resuming or refreshing what is known); counts follow the screen."""
+        assert self.session is not None
+        generation = self.loader.bump()
+        directory = self.service.directory
+        self.border_subtitle = plain("listing…")
+        if self.rows is None:
+            self.set_source(
+                KeyRows([], directory, self.session.clock, tenants=True),
+                empty_text=f"listing {self.label}…",
+            )
+        self.clear_message()
+
+        def progress(listing: Listing) -> None:
+            self.call_later(self._progress, generation, listing)
+
+        self.loader.start(
+            self.session,
+            lambda: directory.list(fresh=fresh, progress=progress),
+            lambda listing, _cost: self._listed(listing),
+            self._failed,
+            cause=f"browse: list {self.label}",
+        )
+
+    def _progress(self, generation: int, listing: Listing) -> None:
+        if generation != self.loader.generation:
+            return
+        self._show(listing)
+        ranges = (
+            f" · partition {listing.ranges_done}/{listing.ranges_total}"
+            if listing.ranges_total > 1
+            else ""
+        )
+        self.border_subtitle = plain(f"listing…{ranges}")
+
+    def _show(self, listing: Listing) -> None:
+        """The names known so far, the cursor kept on its row."""
+        assert self.session is not None
+        self.listing = listing
+        current = self.current_key
+        self.rows = KeyRows(
+            listing.keys,
+            self.service.directory,
+            self.session.clock,
+            tenants=self.session.schema.has_tenant_level,
+        )
+        empty = f"no {self.label}" if listing.complete else f"listing {self.label}…"
+        self.update_source(self.rows, empty_text=empty)
+        if current is not None and (index := self.rows.index_of(current)) is not None:
+            self.select_index(index)
+        count = f"{len(listing.keys):,}" if listing.complete else f"{len(listing.keys):,}+"
+        self.border_title = plain(f"{self.label} ({count})")
+
+    def _listed(self, listing: Listing) -> None:
+        assert self.session is not None
+        self._show(listing)
+        age = listing.age_s(self.session.clock.now())
+        listed = "" if age is None or age < 60 else f" · names {format_duration(age)} old"
+        state = "listed" if listing.complete else "partial"
+        self.border_subtitle = plain(f"{state}{listed}")
+        notes = "".join(f" · {note}" for note in self.session.listing_notes())
+        if listing.stopped is not None:
+            where = (
+                f" ({listing.ranges_done} of {listing.ranges_total} partitions)"
+                if listing.ranges_total
+                else ""
+            )
+            message = (
+                f"{len(listing.keys):,} {self.label} listed{where}, then the listing stopped: "
+                f"{listing.stopped} · r goes on"
+            )
+            if not listing.keys:
+                self.show_message(failed_text(f"listing {self.label}", listing.stopped))
+            self.post_message(Status(message, error=True))
+        else:
+            self.post_message(
+                Status(
+                    f"{len(listing.keys):,} {self.label} · counts come as rows are shown · "
+                    f"expired items are hidden{notes}"
+                )
+            )
+        self.want_counts(self.shown_indices())
+
+    def _failed(self, error: str) -> None:
+        self.border_subtitle = plain("failed")
+        if self.row_count == 0:
+            self.show_message(failed_text(f"listing {self.label}", error))
+        self.post_message(Status(f"{error} · {RETRY}", error=True))
+
+    # -- counts ---------------------------------------------------------------------------
+
+    @on(RowList.RowsShown)
+    def _rows_shown(self, event: RowList.RowsShown) -> None:
+        self.want_counts(event.indices)
+
+    def want_counts(self, indices: tuple[int, ...], *, foreground: bool = False) -> None:
+        """Count the rows on screen that have no counts yet (one worker, two lanes)."""
+        if self.session is None or self.rows is None:
+            return
+        directory = self.service.directory
+        keys = self.rows.keys
+        self._wanted = [
+            keys[i] for i in indices if i < len(keys) and directory.needs_count(keys[i])
+        ]
+        if self._wanted and not self._counting:
+            self._counting = True
+            self.run_worker(self._count_rows, group="counts", exit_on_error=False)
+
+    async def _count_rows(self) -> None:
+        assert self.session is not None
+        directory = self.service.directory
+        gateway = self.session.gateway
+
+        async def lane() -> None:
+            while self._wanted:
+                key = self._wanted.pop(0)
+                if not directory.needs_count(key):
+                    continue
+                with gateway.caused_by(f"browse: count {self.label}"):
+                    state = await directory.count(key)
+                self.call_later(self._counted, state.error)
+
+        try:
+            await asyncio.gather(lane(), lane())  # the ledger keeps background work at two
+        finally:
+            self._counting = False
+
+    def _counted(self, error: str | None) -> None:
+        if self.rows is None:
+            return
+        self.rows.counts_changed()
+        self.refresh()
+        if error == "budget spent":
+            self.post_message(
+                Status(
+                    "counts stop at the session's RU budget: rows past it show — · "
+                    "c counts the rows on screen anyway (asks first)"
+                )
+            )
+        if self._wanted and not self._counting:
+            self.want_counts(self.shown_indices())
+
+    def count_shown_now(self) -> None:
+        """``c``: count the rows on screen in the foreground (past the budget, it asks)."""
+        if self.session is None or self.rows is None:
+            return
+        directory = self.service.directory
+        keys = [self.rows.keys[i] for i in self.shown_indices() if i < len(self.rows.keys)]
+        directory.forget_counts(keys)
+
+        async def count() -> int:
+            done = 0
+            for key in keys:
+                state = await directory.count(key, background=False)
+                done += state.counts is not None
+            return done
+
+        self.loader.start(
+            self.session,
+            count,
+            lambda done, cost: self._counted_now(done, len(keys), cost),
+            self._failed,
+            cause=f"browse: count {self.label} on screen",
+            group="count-now",
+        )
+
+    def _counted_now(self, done: int, asked: int, cost: Meter) -> None:
+        if self.rows is not None:
+            self.rows.counts_changed()
+        self.refresh()
+        self.post_message(Status(f"counted {done} of {asked} rows on screen ({cost_text(cost)})"))
+
+
+# -- the threads of a tenant ---------------------------------------------------------------
+
+
+class ThreadsLoaded(Message):
+    def __init__(self, tenant: Key) -> None:
+        super().__init__()
+        self.tenant = tenant
+
+
+class ThreadsFailed(Message):
+    pass
+
+
+class ThreadColumn(RowList):
+    def __init__(self) -> None:
+        super().__init__(THREAD_COLUMNS, id="threads", empty_text="no threads")
+        self.session: Session | None = None
+        self.tenant: Key | None = None
+        self.threads: list[Thread] = []
+        self.loader = Loader(self, "threads")
+
+    def open(self, session: Session, tenant: Key | str) -> None:
+        """A tenant's threads: a Key from the list, or the text a person typed."""
+        self.session = session
+        self.loader.bump()
+        self.tenant = tenant if isinstance(tenant, Key) else None
+        self.threads = []
+        self.set_source(ThreadRows([], session.clock), empty_text="loading threads…")
+        name = tenant.text if isinstance(tenant, Key) else tenant
+        self.border_title = plain(f"threads of {name}")
+        self.border_subtitle = plain("loading…")
+        service = session.service
+
+        async def fetch() -> tuple[Key, list[Thread]]:
+            if isinstance(tenant, Key):
+                return tenant, await service.threads(tenant)
+            return await service.threads_named(tenant)
+
+        self.loader.start(
+            session, fetch, self._loaded, self._failed, cause="browse: open a tenant"
+        )
+
+    def _loaded(self, value: tuple[Key, list[Thread]], cost: Meter) -> None:
+        assert self.session is not None
+        self.tenant, self.threads = value
+        self.set_source(ThreadRows(self.threads, self.session.clock), empty_text="no threads")
+        self.border_title = plain(f"threads of {self.tenant.text} ({len(self.threads)})")
+        self.border_subtitle = plain(cost_text(cost))
+        self.post_message(Status(""))
+        self.post_message(ThreadsLoaded(self.tenant))
+
+    def _failed(self, error: str) -> None:
+        self.border_subtitle = plain("failed")
+        self.show_message(failed_text("opening the tenant", error))
+        self.post_message(Status(f"{error} · {RETRY}", error=True))
+        self.post_message(ThreadsFailed())
+
+    @property
+    def current_thread(self) -> Thread | None:
+        index = self.current_index
+        return self.threads[index] if index is not None and index < len(self.threads) else None
+
+
+# -- the turns of a thread -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReloadTarget:
+    """The turn to return to after a reload, and where it was: ``distance`` rows from ``side``."""
+
+    key: TurnKey | None  # None: the cursor was on a row not loaded yet
+    side: Side
+    distance: int
+
+
+class TurnsChanged(Message):
+    """Pages arrived (rows may have moved): the detail's title follows its turn."""
+
+
+class TurnsFailed(Message):
+    def __init__(self, nothing_loaded: bool) -> None:
+        super().__init__()
+        self.nothing_loaded = nothing_loaded
+
+
+class FailedTurnRows(TurnRows):
+    """Turn rows whose unloaded placeholders say so when the page for them failed."""
+
+    def __init__(self, column: TurnColumn, window: TurnWindow, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(window, *args, **kwargs)
+        self.column = column
+
+    def placeholder(self, index: int) -> str | None:
+        side = self.window.side_for(index)
+        failed = self.column.failed.get(side) if side is not None else None
+        return f"page failed: {visible(failed)} · {RETRY}" if failed is not None else None
+
+
+class TurnColumn(RowList):
+    def __init__(self) -> None:
+        super().__init__(TURN_COLUMNS, id="turns", empty_text="no turns")
+        self.session: Session | None = None
+        self.window: TurnWindow | None = None
+        self.loader = Loader(self, "turns")
+        self.fetching: set[Side] = set()
+        self.failed: dict[Side, str] = {}  # the pages that failed, by the end they came from
+        self.follow_end = False  # End was the last move: stay on the newest turn
+        self.reload_target: ReloadTarget | None = None
+
+    @property
+    def ref(self) -> ThreadRef | None:
+        return self.window.ref if self.window is not None else None
+
+    def open(
+        self,
+        session: Session,
+        ref: ThreadRef,
+        expected: int | None,
+        *,
+        keep: ReloadTarget | None = None,
+    ) -> None:
+        """Show a thread's turns; ``keep``: a reload, to come back to the same turn."""
+        self.session = session
+        self.loader.bump()
+        self.fetching.clear()
+        self.failed.clear()
+        self.window = TurnWindow(ref, expected)
+        self.reload_target = keep
+        if keep is None:
+            self.follow_end = False
+        order = session.schema.order
+        positional = order is not None and order.type in TIME_ORDERS
+        rows = FailedTurnRows(self, self.window, session.clock, positional=positional)
+        self.set_source(rows, empty_text="loading turns…")
+        self.border_title = plain(f"turns of {ref.thread.text}")
+        self.border_subtitle = plain("loading…")
+        self.fetch(Side.HEAD, first=True)
+        if keep is not None and keep.side is Side.TAIL:
+            self.fetch(Side.TAIL)
+
+    def reload_here(self) -> ReloadTarget | None:
+        """Where the cursor is, in terms a fresh window can find again."""
+        if self.window is None or (index := self.current_index) is None:
+            return None
+        side, distance = self.window.anchor(index)
+        return ReloadTarget(self.turn_under_cursor(), side, distance)
+
+    def fetch(self, side: Side, *, first: bool = False) -> None:
+        assert self.session is not None and self.window is not None
+        if side in self.fetching or (not first and not self.window.can_fetch(side)):
+            return
+        self.fetching.add(side)
+        self.failed.pop(side, None)
+        window, service = self.window, self.session.service
+        continuation = window.continuation(side)
+        newest_first = side is Side.TAIL
+
+        async def fetch() -> TurnPage:
+            if continuation is None and (first or newest_first):
+                return await service.first_page(
+                    window.ref, page_size=TURN_PAGE_SIZE, newest_first=newest_first
+                )
+            return await service.turns_page(
+                window.ref,
+                continuation=continuation,
+                page_size=TURN_PAGE_SIZE,
+                newest_first=newest_first,
+            )
+
+        self.loader.start(
+            self.session,
+            fetch,
+            lambda page, cost: self._page_loaded(side, page, cost),
+            lambda error: self._page_failed(side, error),
+            cause="browse: page turns",
+            group=f"turns-{side.value}",
+        )
+
+    def _page_loaded(self, side: Side, page: TurnPage, cost: Meter) -> None:
+        self.fetching.discard(side)
+        assert self.window is not None
+        current = self.turn_under_cursor()
+        self.window.apply(side, page)
+        self.source_changed()
+        self._place_cursor(current)
+        self._subtitle(f"page: {cost_text(cost)}")
+        if not self.failed:
+            self.post_message(Status(""))
+        self.post_message(TurnsChanged())
+
+    def _subtitle(self, tail: str) -> None:
+        assert self.window is not None
+        total = self.window.estimated_total
+        known = "?" if total is None else f"{total:,}"
+        known = known if self.window.complete or total is None else f"~{known}"
+        failed = f" — {len(self.failed)} page{'s' if len(self.failed) > 1 else ''} failed"
+        self.border_subtitle = plain(
+            f"{self.window.loaded:,} of {known} loaded{failed if self.failed else ''} · {tail}"
+        )
+
+    def _page_failed(self, side: Side, error: str) -> None:
+        self.fetching.discard(side)
+        self.reload_target = None
+        self.failed[side] = error
+        nothing = self.window is None or self.window.loaded == 0
+        if nothing:
+            self.border_subtitle = plain("failed")
+            self.show_message(failed_text("reading the turns", error))
+        else:
+            self._subtitle(RETRY)
+            self.refresh()  # the rows that page would fill now say it failed
+        self.post_message(Status(f"{error} · {RETRY}", error=True))
+        self.post_message(TurnsFailed(nothing))
+
+    @on(RowList.NeedRows)
+    def _need_rows(self, event: RowList.NeedRows) -> None:
+        window = self.window
+        if window is None:
+            return
+        side = window.side_for(event.index)
+        if self.follow_end and event.index == len(window) - 1 and window.can_fetch(Side.TAIL):
+            side = Side.TAIL  # End with an unknown total: the newest turns, not the next page
+        if side is not None and side not in self.failed:  # a failed page waits for r
+            self.fetch(side)
+
+    def turn_under_cursor(self) -> TurnKey | None:
+        index = self.current_index
+        turn = self.window.get(index) if self.window is not None and index is not None else None
+        return turn.key if turn is not None else None
+
+    @property
+    def current_turn(self) -> Turn | None:
+        index = self.current_index
+        return self.window.get(index) if self.window is not None and index is not None else None
+
+    def _place_cursor(self, current: TurnKey | None) -> None:
+        """After a page: keep the cursor on its turn, wherever that row is now."""
+        assert self.window is not None
+        window = self.window
+        if self.reload_target is not None:
+            self._seek(self.reload_target)
+            return
+        index = window.index_of(current) if current is not None else None
+        if index is not None:
+            before = self.current_index
+            if before is not None and index != before and not self.filter_text:
+                # Rows moved (a merge, a page above): move the view with them.
+                y = max(0, int(self.scroll_y) + index - before)
+                self.scroll_to(y=y, animate=False, immediate=True)
+            if index != before:
+                self.select_index(index)
+        elif self.follow_end:
+            self.action_last()
+
+    def _seek(self, target: ReloadTarget) -> None:
+        """A reload: page from the end the turn was near until it is found or passed."""
+        assert self.window is not None
+        window = self.window
+        index = window.index_of(target.key) if target.key is not None else None
+        if index is None:
+            index = window.at_anchor(target.side, target.distance)
+            if window.can_fetch(target.side) and window.loaded_from(target.side) <= target.distance:
+                self.move_cursor(index)
+                self.fetch(target.side)
+                return
+        self.reload_target = None
+        self.select_index(index)
+
+    def moved(self, action: str) -> None:
+        """The user moved the cursor: End follows the newest turn, nothing pulls it back."""
+        self.follow_end = action == "last"
+        self.reload_target = None
+
+    def turn_label(self, key: TurnKey) -> str:
+        """A turn's position now (rows move as walks merge), by its key."""
+        index = self.window.index_of(key) if self.window is not None else None
+        if index is None or self.window is None:
+            return "turn"
+        number = self.window.number(index)
+        if number > 0:
+            return f"turn #{number:,}"
+        return "newest turn" if number == -1 else f"turn #{-number:,} from the newest"
+
+    def partial_note(self) -> str:
+        return " (loaded rows only)" if self.window is not None and not self.window.complete else ""
+
+
+# -- one turn --------------------------------------------------------------------------------
+
+
+class DetailPane(VerticalScroll):
+    """One turn: transcript, TTL, problems and the raw item (one point read)."""
+
+    def __init__(self) -> None:
+        super().__init__(Static(id="detail-body"), id="detail", can_focus=True)
+        self.session: Session | None = None
+        self.key: TurnKey | None = None
+        self.detail: TurnDetail | None = None
+        self.loader = Loader(self, "detail")
+        self._turn_of: Callable[[TurnKey], Turn | None] = lambda _key: None
+
+    def open(
+        self,
+        session: Session,
+        ref: ThreadRef,
+        key: TurnKey,
+        turn_of: Callable[[TurnKey], Turn | None],
+        title: str,
+    ) -> None:
+        self.session = session
+        self.loader.bump()
+        self.key = key
+        self.detail = None
+        self._turn_of = turn_of
+        self.border_title = plain(title)
+        self.border_subtitle = plain("point read…")
+        self.render_turn()
+        self.scroll_home(animate=False)
+        service = session.service
+        item_id, part = key
+
+        def fetch() -> Awaitable[TurnDetail]:
+            return service.detail(ref, item_id, part)
+
+        self.loader.start(
+            session, fetch, self._loaded, self._failed, cause="browse: open a turn"
+        )
+
+    def _loaded(self, detail: TurnDetail, cost: Meter) -> None:
+        self.detail = detail
+        self.render_turn()
+        self.border_subtitle = plain(f"point read {cost_text(cost)}")
+        self.post_message(Status(""))
+
+    def _failed(self, error: str) -> None:
+        self.border_subtitle = plain("failed")
+        self.render_turn(raw_status=error)
+        self.post_message(Status(f"{error} · {RETRY}", error=True))
+
+    def render_turn(self, raw_status: str | None = None) -> None:
+        if self.session is None or self.key is None:
+            return
+        if self.detail is not None and self.detail.turn.key == self.key:
+            turn: Turn | None = self.detail.turn
+        else:
+            turn = self._turn_of(self.key)
+        if turn is None:
+            return
+        body = render_detail(turn, self.detail, self.session.clock.now(), raw_status=raw_status)
+        self.query_one("#detail-body", Static).update(body)

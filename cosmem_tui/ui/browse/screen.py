@@ -1,0 +1,429 @@
+"""The browse view: tenants → threads → turns → one turn, as Miller columns.
+
+The screen owns the level, the layout, the breadcrumbs and the keys; each column
+(``columns.py``) owns its loading, its errors and its states. Keys are priority
+bindings from the action registry: they run inside the app's key loop, one key fully
+handled before the next, so a burst (a paste, a slow SSH link) never races a focus
+change; while the command bar is open they step aside (``SkipAction``).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Static
+
+from cosmem_tui.core.session import Session
+from cosmem_tui.core.text import one_line
+from cosmem_tui.core.turn_window import TurnKey
+from cosmem_tui.model import Key, ThreadRef
+from cosmem_tui.ui.browse.columns import (
+    DetailPane,
+    KeyColumn,
+    Status,
+    ThreadColumn,
+    ThreadsFailed,
+    ThreadsLoaded,
+    TurnColumn,
+    TurnsChanged,
+    TurnsFailed,
+)
+from cosmem_tui.ui.commands import (
+    Mistake,
+    OpenTenant,
+    OpenThread,
+    ShowTenants,
+    parse_command,
+)
+from cosmem_tui.ui.messages import describe_error, plain
+from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.widgets.row_list import RowList
+
+WIDE = 110  # columns from which a third Miller column fits
+COUNTDOWN_REFRESH_S = 30.0  # "expires in" columns move on without a request
+
+
+class Level(IntEnum):
+    TENANTS = 0
+    THREADS = 1
+    TURNS = 2
+    DETAIL = 3
+
+
+class BrowseScreen(ViewScreen):
+    VIEW = "browse"
+    BINDINGS: ClassVar = view_bindings("browse")
+
+    DEFAULT_CSS = (
+        VIEW_CSS
+        + """
+    BrowseScreen { layout: vertical; }
+    #crumbs { height: 1; padding: 0 1; color: $text-muted; }
+    #columns { height: 1fr; }
+    #columns > * { height: 1fr; border: round $panel-lighten-2; border-title-color: $text;
+                   border-subtitle-color: $text-muted; display: none; }
+    #columns > *:focus { border: round $accent; }
+    #detail { background: $surface; padding: 0 1; }
+    """
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.level = Level.TENANTS
+
+    # -- composition -----------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_chrome_top()
+        yield Static(id="crumbs")
+        with Horizontal(id="columns"):
+            yield KeyColumn()
+        yield from self.compose_chrome_bottom()
+
+    def _mount_hidden_parts(self) -> None:
+        """Mount what the first screen does not show, after it is painted (faster start)."""
+        if self.query("#threads"):
+            return
+        threads, turns, detail = ThreadColumn(), TurnColumn(), DetailPane()
+        for widget, title in ((threads, "threads"), (turns, "turns"), (detail, "turn")):
+            widget.display = False
+            widget.border_title = plain(title)
+        self.query_one("#columns").mount(threads, turns, detail)
+        self.mount_bar()
+
+    def on_mount(self) -> None:
+        self.top.border_title = plain("tenants")
+        super().on_mount()
+        self.call_after_refresh(self._mount_hidden_parts)
+        self.set_interval(COUNTDOWN_REFRESH_S, self._refresh_countdowns)
+        self.layout_columns()
+
+    # -- the columns ---------------------------------------------------------------------
+
+    @property
+    def top(self) -> KeyColumn:
+        return self.query_one(KeyColumn)
+
+    @property
+    def thread_column(self) -> ThreadColumn:
+        self._mount_hidden_parts()
+        return self.query_one(ThreadColumn)
+
+    @property
+    def turn_column(self) -> TurnColumn:
+        self._mount_hidden_parts()
+        return self.query_one(TurnColumn)
+
+    @property
+    def detail_pane(self) -> DetailPane:
+        self._mount_hidden_parts()
+        return self.query_one(DetailPane)
+
+    # What tests and the palette read of the current state.
+    @property
+    def tenant(self) -> Key | None:
+        return self.thread_column.tenant if self.level >= Level.THREADS else None
+
+    @property
+    def thread(self) -> ThreadRef | None:
+        return self.turn_column.ref if self.level >= Level.TURNS else None
+
+    @property
+    def window(self):  # type: ignore[no-untyped-def]  # the TurnWindow, for tests
+        return self.turn_column.window
+
+    @property
+    def keys(self):  # type: ignore[no-untyped-def]  # the KeyRows, for tests and benchmarks
+        return self.top.rows
+
+    # -- the session ------------------------------------------------------------------------
+
+    def session_ready(self, session: Session) -> None:
+        """The session is open: load the first list."""
+        self._mount_hidden_parts()
+        self.level = Level.TENANTS
+        self.top.begin(session)
+        self.layout_columns()
+
+    @property
+    def top_label(self) -> str:
+        return self.top.label
+
+    # -- layout ------------------------------------------------------------------------
+
+    def on_resize(self) -> None:
+        self.layout_columns()
+
+    def _columns_for_level(self) -> list[tuple[str, str]]:
+        wide = self.size.width >= WIDE
+        has_tenants = self.session is None or self.session.schema.has_tenant_level
+        level = self.level
+        if level is Level.TENANTS:
+            return [("tenants", "1fr")]
+        if level is Level.THREADS:
+            return [("tenants", "32" if wide else "26"), ("threads", "1fr")]
+        if level is Level.TURNS:
+            if not has_tenants:  # the top list holds the threads
+                return [("tenants", "30" if wide else "24"), ("turns", "1fr")]
+            if wide:
+                return [("tenants", "22"), ("threads", "28"), ("turns", "1fr")]
+            return [("threads", "30" if wide else "24"), ("turns", "1fr")]
+        return [("turns", "50" if wide else "30"), ("detail", "1fr")]
+
+    def layout_columns(self) -> None:
+        shown = dict(self._columns_for_level())
+        for widget in self.query_one("#columns").children:
+            width = shown.get(widget.id or "")
+            widget.display = width is not None
+            if width is not None:
+                widget.styles.width = width
+        self.refocus()
+        self._update_crumbs()
+
+    def refocus(self) -> None:
+        if self.bar_is_open:
+            return
+        focus_id = {
+            Level.TENANTS: "tenants",
+            Level.THREADS: "threads",
+            Level.TURNS: "turns",
+            Level.DETAIL: "detail",
+        }[self.level]
+        # Focus now, not on the next tick: keys that arrive in one burst (a paste, a
+        # slow SSH link) must reach the list the user just opened.
+        widgets = self.query(f"#{focus_id}")
+        if widgets:
+            self.set_focus(widgets.first())
+
+    def _update_crumbs(self) -> None:
+        if self.session is None:
+            return
+        parts = [self.top_label]
+        if self.level >= Level.THREADS and (tenant := self.thread_column.tenant) is not None:
+            parts.append(tenant.text)
+        if self.level >= Level.TURNS and (ref := self.turn_column.ref) is not None:
+            parts.append(ref.thread.text)
+        if self.level is Level.DETAIL and (key := self.detail_pane.key) is not None:
+            parts.append(self.turn_column.turn_label(key))
+        self.query_one("#crumbs", Static).update(
+            Text(" › ".join(one_line(p, 40) for p in parts), no_wrap=True, overflow="ellipsis")
+        )
+
+    # -- messages from the columns --------------------------------------------------------
+
+    @on(Status)
+    def _status(self, message: Status) -> None:
+        self.set_status(message.text, error=message.error)
+
+    @on(ThreadsLoaded)
+    def _threads_loaded(self) -> None:
+        self._update_crumbs()
+
+    @on(ThreadsFailed)
+    def _threads_failed(self) -> None:
+        if self.level is Level.THREADS and not self.thread_column.threads:
+            self.level = Level.TENANTS  # nothing to show: back where the user was
+            self.layout_columns()
+
+    @on(TurnsChanged)
+    def _turns_changed(self) -> None:
+        if self.level is Level.DETAIL and (key := self.detail_pane.key) is not None:
+            self.detail_pane.border_title = plain(self.turn_column.turn_label(key))
+            self._update_crumbs()
+
+    @on(TurnsFailed)
+    def _turns_failed(self, message: TurnsFailed) -> None:
+        if message.nothing_loaded and self.level is Level.TURNS:
+            has_threads = self.thread_column.threads or self.thread_column.tenant is not None
+            self.level = Level.THREADS if has_threads else self.level
+            self.layout_columns()
+
+    def _refresh_countdowns(self) -> None:
+        if self.level >= Level.TURNS:
+            self.turn_column.refresh()
+        if self.level is Level.DETAIL:
+            self.detail_pane.render_turn()
+
+    # -- opening things -----------------------------------------------------------------
+
+    def open_threads(self, tenant: Key | str) -> None:
+        assert self.session is not None
+        self.thread_column.open(self.session, tenant)
+        self.level = Level.THREADS
+        self.layout_columns()
+
+    def open_turns(self, ref: ThreadRef, expected: int | None, **keep) -> None:  # type: ignore[no-untyped-def]
+        assert self.session is not None
+        self.turn_column.open(self.session, ref, expected, **keep)
+        self.level = Level.TURNS
+        self.layout_columns()
+
+    def open_detail(self, key: TurnKey) -> None:
+        assert self.session is not None
+        column = self.turn_column
+        ref = column.ref
+        assert ref is not None and column.window is not None
+        window = column.window
+
+        def turn_of(k: TurnKey):  # type: ignore[no-untyped-def]
+            index = window.index_of(k)
+            return window.get(index) if index is not None else None
+
+        self.detail_pane.open(self.session, ref, key, turn_of, column.turn_label(key))
+        self.level = Level.DETAIL
+        self.layout_columns()
+
+    # -- actions ------------------------------------------------------------------------
+
+    def move(self, action: str) -> None:
+        self.keys_to_the_bar()
+        if self.level is Level.TURNS:
+            self.turn_column.moved(action)
+        if self.level is Level.DETAIL:
+            detail = {
+                "cursor_down": "scroll_down",
+                "cursor_up": "scroll_up",
+                "page_down": "scroll_page_down",
+                "page_up": "scroll_page_up",
+                "first": "scroll_home",
+                "last": "scroll_end",
+            }[action]
+            getattr(self.detail_pane, detail)(animate=False)
+            return
+        column: RowList = {
+            Level.TENANTS: self.top,
+            Level.THREADS: self.thread_column,
+            Level.TURNS: self.turn_column,
+        }[self.level]
+        getattr(column, f"action_{action}")()
+
+    def action_open(self) -> None:
+        self.keys_to_the_bar()
+        if self.session is None:
+            return
+        if self.level is Level.TENANTS:
+            key = self.top.current_key
+            if key is None:
+                return
+            if self.session.schema.has_tenant_level:
+                self.open_threads(key)
+            else:  # the top list holds threads: open its turns
+                state = self.session.service.directory.count_state(key)
+                known = state.counts.items if state is not None and state.counts else None
+                self.open_turns(ThreadRef(None, key), known)
+        elif self.level is Level.THREADS:
+            thread = self.thread_column.current_thread
+            if thread is not None:
+                self.open_turns(thread.ref, thread.items)
+        elif self.level is Level.TURNS:
+            turn = self.turn_column.current_turn
+            if turn is not None:
+                self.open_detail(turn.key)
+
+    def action_back(self) -> None:
+        self.keys_to_the_bar()
+        focused = self.focused
+        if isinstance(focused, RowList) and focused.filter_text:
+            focused.set_filter("")
+            self.show_filter_status(focused)
+            return
+        if self.session is None:
+            return
+        if self.level > Level.TENANTS:
+            self.level = Level(self.level - 1)
+            if self.level is Level.THREADS and not self.session.schema.has_tenant_level:
+                self.level = Level.TENANTS  # the top list holds the threads
+            self.layout_columns()
+
+    def action_reload(self) -> None:
+        self.keys_to_the_bar()
+        if self.session is None:
+            return
+        self.set_status("")  # an old error never outlives the reload that may fix it
+        if self.level is Level.TENANTS:
+            self.session.service.directory.invalidate_failures()
+            self.top.load()
+        elif self.level is Level.THREADS and (tenant := self.thread_column.tenant) is not None:
+            self.thread_column.open(self.session, tenant)
+        elif self.level is Level.TURNS and (ref := self.turn_column.ref) is not None:
+            window = self.turn_column.window
+            expected = window.expected_total if window is not None else None
+            self.open_turns(ref, expected, keep=self.turn_column.reload_here())
+        elif self.level is Level.DETAIL and (key := self.detail_pane.key) is not None:
+            self.open_detail(key)
+
+    def action_count_shown(self) -> None:
+        self.keys_to_the_bar()
+        if self.level is Level.TENANTS:
+            self.top.count_shown_now()
+
+    def action_show_tenants(self) -> None:
+        self.level = Level.TENANTS
+        self.layout_columns()
+
+    def filter_note(self, target: RowList) -> str:
+        return self.turn_column.partial_note() if target.id == "turns" else ""
+
+    # -- commands --------------------------------------------------------------------------
+
+    def run_view_command(self, line: str) -> None:
+        """``:tenant NAME``, ``:thread [TENANT] ID``, ``:tenants`` (see ``ui/commands.py``)."""
+        if self.session is None:
+            return
+        current = self.tenant.text if self.tenant is not None else None
+        command = parse_command(line, self.cosmem.registry, self.VIEW, self.session.schema, current)
+        match command:
+            case None:
+                return
+            case ShowTenants():
+                self.action_show_tenants()
+            case OpenTenant(tenant):
+                self._select_key_row(tenant)
+                self.open_threads(tenant)
+            case OpenThread(tenant, thread, tenant_given):
+                self._open_named_thread(tenant, thread, tenant_given=tenant_given)
+            case Mistake(message):
+                self.set_status(message, error=True)
+            case _:
+                self.cosmem.run_command(line)
+
+    def _open_named_thread(self, tenant: str | None, thread: str, *, tenant_given: bool) -> None:
+        """``:thread [TENANT] ID``: resolve the typed names to keys, then open the turns."""
+        assert self.session is not None
+        session = self.session
+        if tenant_given and tenant is not None:
+            self._select_key_row(tenant)
+            self.open_threads(tenant)
+        current = self.tenant if not tenant_given else None
+
+        async def resolve() -> None:
+            try:
+                if current is not None:
+                    ref = ThreadRef(current, session.schema.parse_thread(thread))
+                else:
+                    ref = await session.service.resolve(tenant, thread)
+            except Exception as exc:
+                self.call_later(self.set_status, describe_error(exc), True)
+                return
+            self.call_later(self._open_resolved, ref)
+
+        self.run_worker(resolve, group="resolve", exclusive=True, exit_on_error=False)
+
+    def _open_resolved(self, ref: ThreadRef) -> None:
+        threads = self.thread_column.threads
+        known = next((t for t in threads if t.ref == ref), None)
+        self.open_turns(ref, known.items if known else None)
+
+    def _select_key_row(self, text: str) -> None:
+        rows = self.top.rows
+        if rows is None:
+            return
+        for index, key in enumerate(rows.keys):
+            if key.text == text or key == Key.of(text):
+                self.top.select_index(index)
+                return

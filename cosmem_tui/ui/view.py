@@ -1,0 +1,201 @@
+"""What every view shares: the app's header, a status line, the hints, the ``:`` / ``/`` bar.
+
+A view subclasses ``ViewScreen``, names itself (``VIEW``, its registry name), composes
+its body between the header and the status line, and reacts to the session through
+``session_ready``. Its key bindings come from the action registry (``BINDINGS`` is
+built from it), its footer hints too, and the command bar hands typed commands to
+the app, which parses them against the same registry.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.actions import SkipAction
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Static
+
+from cosmem_tui.core.session import Session
+from cosmem_tui.core.text import one_line
+from cosmem_tui.ui.actions import ACTIONS, Registry
+from cosmem_tui.ui.widgets.command_bar import CommandBar
+from cosmem_tui.ui.widgets.header import SessionHeader
+from cosmem_tui.ui.widgets.row_list import RowList
+
+if TYPE_CHECKING:
+    from cosmem_tui.ui.app import CosmemApp
+
+VIEW_CSS = """
+#status { height: 1; padding: 0 1; color: $text-muted; }
+#status.error { color: $error; text-style: bold; }
+#hints { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+"""
+
+
+def view_bindings(view: str) -> list:  # type: ignore[type-arg]
+    """A view's BINDINGS: its registry actions (priority ones run in the app's key loop)."""
+    return Registry(ACTIONS).bindings(view, app_level=False)
+
+
+class ViewScreen(Screen[None]):
+    VIEW: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.session: Session | None = None
+        self._pending_status: tuple[str, bool] | None = None
+        self._filter_target: RowList | None = None
+
+    @property
+    def cosmem(self) -> CosmemApp:
+        from cosmem_tui.ui.app import CosmemApp
+
+        assert isinstance(self.app, CosmemApp)
+        return self.app
+
+    # -- composition ----------------------------------------------------------------------
+
+    def compose_chrome_top(self) -> ComposeResult:
+        yield SessionHeader(id="header")
+
+    def compose_chrome_bottom(self) -> ComposeResult:
+        yield Static(id="status")
+        yield Static(id="hints")
+
+    def on_mount(self) -> None:
+        self.show_hints()
+        if self._pending_status is not None:
+            self.set_status(*self._pending_status)
+        self.watch(self.app, "session", self._session_changed, init=True)
+
+    def _session_changed(self, session: Session | None) -> None:
+        if session is not None and session is not self.session:
+            self.session = session
+            self.session_ready(session)
+
+    def session_ready(self, session: Session) -> None:
+        """The session is open (called once per session, on the main thread)."""
+
+    def mount_bar(self) -> None:
+        if not self.query(CommandBar):
+            self.mount(CommandBar(id="bar"))
+
+    # -- the status line and the hints -----------------------------------------------------
+
+    def show_hints(self) -> None:
+        hints = self.cosmem.registry.hints(self.VIEW)
+        self.query_one("#hints", Static).update(
+            Text(f" {hints}", no_wrap=True, overflow="ellipsis")
+        )
+
+    def set_status(self, message: str, error: bool = False) -> None:
+        if not self.is_mounted:  # e.g. first-run progress posted before the first paint
+            self._pending_status = (message, error)
+            return
+        status = self.query_one("#status", Static)
+        status.set_class(error, "error")
+        status.update(Text(one_line(message), no_wrap=True, overflow="ellipsis"))
+
+    # -- the command / filter bar ----------------------------------------------------------
+
+    @property
+    def bar_is_open(self) -> bool:
+        bars = self.query(CommandBar)
+        return bool(bars) and bars.first().is_open
+
+    def keys_to_the_bar(self) -> None:
+        """Let keys through to the command bar while it is open."""
+        if self.bar_is_open:
+            raise SkipAction()
+
+    def action_filter(self) -> None:
+        self.keys_to_the_bar()
+        focused = self.focused
+        if isinstance(focused, RowList):
+            self.mount_bar()
+            self._filter_target = focused
+            self.query_one(CommandBar).open("filter", focused.filter_text)
+
+    def open_command_bar(self) -> None:
+        self.mount_bar()
+        self._filter_target = None
+        self.query_one(CommandBar).open("command")
+
+    def bar_key(self, event: events.Key) -> bool:
+        """Handle a key while the bar is open, synchronously (called from the app's key loop)."""
+        bar = self.query_one(CommandBar)
+        if event.key in ("enter", "escape"):
+            self.close_bar(submitted=event.key == "enter")
+            return True
+        if not bar.edit(event):
+            return False
+        if bar.mode == "filter" and self._filter_target is not None:
+            self._filter_target.set_filter(bar.value)
+            self.show_filter_status(self._filter_target)
+        return True
+
+    def close_bar(self, *, submitted: bool) -> None:
+        bar = self.query_one(CommandBar)
+        bar.close()
+        if bar.mode == "filter" and self._filter_target is not None:
+            if not submitted:
+                self._filter_target.set_filter("")
+            self.show_filter_status(self._filter_target)
+        self.refocus()  # focus goes back to the list, synchronously
+        if bar.mode == "command" and submitted:
+            self.cosmem.run_command(bar.value)
+
+    def refocus(self) -> None:
+        """Give focus back to the view's main widget after the bar closes."""
+
+    def show_filter_status(self, target: RowList) -> None:
+        if not target.filter_text:
+            self.set_status("")
+            return
+        if target.row_count == 0:
+            self.set_status(f"no matches for /{one_line(target.filter_text)} · Esc clears")
+            return
+        self.set_status(
+            f"filter /{one_line(target.filter_text)}: {target.row_count:,} rows"
+            f"{self.filter_note(target)} · Esc clears"
+        )
+
+    def filter_note(self, target: RowList) -> str:
+        return ""
+
+    # -- moving in the focused list (the registry binds these keys for list views) ----------
+
+    def move(self, action: str) -> None:
+        self.keys_to_the_bar()
+        focused = self.focused
+        if isinstance(focused, RowList):
+            getattr(focused, f"action_{action}")()
+
+    def action_cursor_down(self) -> None:
+        self.move("cursor_down")
+
+    def action_cursor_up(self) -> None:
+        self.move("cursor_up")
+
+    def action_page_down(self) -> None:
+        self.move("page_down")
+
+    def action_page_up(self) -> None:
+        self.move("page_up")
+
+    def action_first(self) -> None:
+        self.move("first")
+
+    def action_last(self) -> None:
+        self.move("last")
+
+    def run_view_command(self, line: str) -> None:
+        """A ``:`` command the app did not handle itself (the view's own, or a mistake)."""
+        from cosmem_tui.ui.commands import Mistake, parse_command
+
+        command = parse_command(line, self.cosmem.registry, self.VIEW)
+        if isinstance(command, Mistake):
+            self.set_status(command.message, error=True)

@@ -1,0 +1,69 @@
+"""The view registry: one entry per view, and everything the app derives from it.
+
+A view is a Textual screen registered once: its name (also its ``:`` command and its
+Textual mode), title, key, and the session services it needs. The app builds its
+modes, its view-switching actions and its palette entries from this list; adding a
+view is one screen plus one entry here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual.screen import Screen
+
+from cosmem_tui.ui.actions import ViewKey
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    name: str  # the mode name and the ":" command, e.g. "requests"
+    title: str
+    keys: str  # the default keys that switch to it
+    make: Callable[[], Screen[None]]
+    needs: frozenset[str] = frozenset()  # session services it reads ("memory", …)
+    description: str = ""
+
+    @property
+    def key(self) -> ViewKey:
+        return ViewKey(self.name, self.keys, self.title)
+
+
+def _browse() -> Screen[None]:
+    from cosmem_tui.ui.browse import BrowseScreen
+
+    return BrowseScreen()
+
+
+def _requests() -> Screen[None]:
+    from cosmem_tui.ui.requests import RequestsScreen
+
+    return RequestsScreen()
+
+
+VIEWS: tuple[ViewSpec, ...] = (
+    ViewSpec(
+        "browse",
+        "Browse",
+        "B",
+        _browse,
+        frozenset({"memory"}),
+        "tenants → threads → turns → one turn",
+    ),
+    ViewSpec(
+        "requests",
+        "Requests",
+        "R",
+        _requests,
+        frozenset(),
+        "every request this session made: the ledger, live",
+    ),
+)
+
+
+def view(name: str) -> ViewSpec:
+    for spec in VIEWS:
+        if spec.name == name:
+            return spec
+    raise KeyError(name)
