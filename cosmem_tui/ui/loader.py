@@ -14,8 +14,8 @@ from typing import Any, TypeVar
 
 from textual.dom import DOMNode
 
-from cosmem_tui.model import Meter
 from cosmem_tui.core.session import Session
+from cosmem_tui.model import Meter
 from cosmem_tui.ui.messages import describe_error
 
 T = TypeVar("T")

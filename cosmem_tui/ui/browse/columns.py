@@ -321,9 +321,7 @@ class ThreadColumn(RowList):
                 return tenant, await service.threads(tenant)
             return await service.threads_named(tenant)
 
-        self.loader.start(
-            session, fetch, self._loaded, self._failed, cause="browse: open a tenant"
-        )
+        self.loader.start(session, fetch, self._loaded, self._failed, cause="browse: open a tenant")
 
     def _loaded(self, value: tuple[Key, list[Thread]], cost: Meter) -> None:
         assert self.session is not None
@@ -607,9 +605,7 @@ class DetailPane(VerticalScroll):
         def fetch() -> Awaitable[TurnDetail]:
             return service.detail(ref, item_id, part)
 
-        self.loader.start(
-            session, fetch, self._loaded, self._failed, cause="browse: open a turn"
-        )
+        self.loader.start(session, fetch, self._loaded, self._failed, cause="browse: open a turn")
 
     def _loaded(self, detail: TurnDetail, cost: Meter) -> None:
         self.detail = detail
