@@ -189,6 +189,7 @@ class RequestsScreen(ViewScreen):
         self.rows = LedgerRows(())
         self._shown_newest = -1
         self._shown_budget: float | None = None
+        self._subtitle = ""
 
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
@@ -245,8 +246,10 @@ class RequestsScreen(ViewScreen):
         self._show_loop_state()
 
     def _show_loop_state(self) -> None:
-        ledger = self.query_one("#ledger", RowList)
-        ledger.border_subtitle = plain(f"{len(self.rows):,} shown · refresh {self.loop.describe()}")
+        text = f"{len(self.rows):,} shown · refresh {self.loop.describe()}"
+        if text != self._subtitle:  # an unchanged title must not redraw the list
+            self._subtitle = text
+            self.query_one("#ledger", RowList).border_subtitle = plain(text)
 
     # -- actions ---------------------------------------------------------------------------
 
