@@ -13,6 +13,12 @@ from typing import Any, TextIO
 
 from cosmem_tui.core.text import json_for_terminal, one_line, visible
 
+# The table streams: rows are held until TABLE_BATCH have come, the columns are fitted
+# to that first batch (each at most COLUMN_CAP cells wide), and those widths then hold
+# for every later row, so a long listing's columns never move.
+TABLE_BATCH = 500
+COLUMN_CAP = 72  # cells; as wide as a one-line preview (``_cell``)
+
 
 def _flat(value: Any, separator: str) -> str | None:
     """A record value as one text for a table cell or CSV field (None: no value)."""
@@ -55,6 +61,7 @@ class Output:
         self.stream = stream
         self.count = 0
         self._table_rows: list[list[str]] = []
+        self._widths: list[int] | None = None  # decided by the first batch, then kept
         self._csv = csv.writer(stream) if fmt == "csv" else None
 
     def __enter__(self) -> Output:
@@ -72,17 +79,20 @@ class Output:
             self._csv.writerow([_csv_value(record.get(f)) for f in self.fields])
         else:
             self._table_rows.append([_cell(record.get(f)) for f in self.table_fields])
-            if len(self._table_rows) >= 500:
+            if len(self._table_rows) >= TABLE_BATCH:
                 self._flush_table()
         self.count += 1
 
     def _flush_table(self) -> None:
-        if self._table_rows:
-            _print_table(self.headers, self._table_rows, self.stream, header=not self._flushed)
-            self._flushed = True
-            self._table_rows = []
-
-    _flushed = False
+        if not self._table_rows:
+            return
+        lines = []
+        if self._widths is None:
+            self._widths = _fit_widths(self.headers, self._table_rows)
+            lines.append(_table_line(self.headers, self._widths))
+        lines.extend(_table_line(row, self._widths) for row in self._table_rows)
+        self.stream.write("\n".join(lines) + "\n")
+        self._table_rows = []
 
     def __exit__(self, *exc: object) -> None:
         if self.fmt == "json":
@@ -98,15 +108,26 @@ def _cell(value: Any) -> str:
     return "—" if flat is None else one_line(flat, 72)
 
 
-def _print_table(
-    headers: Sequence[str], rows: list[list[str]], stream: TextIO, *, header: bool
-) -> None:
+def _fit_widths(headers: Sequence[str], rows: list[list[str]]) -> list[int]:
+    """Each column as wide as its widest cell (at most COLUMN_CAP), never under its header
+    and never 0 (a later cell must have room for the ellipsis)."""
+    from rich.cells import cell_len  # only when a table is printed: no rich at import
+
+    return [
+        max(1, cell_len(header), min(COLUMN_CAP, max(cell_len(row[i]) for row in rows)))
+        for i, header in enumerate(headers)
+    ]
+
+
+def _table_line(cells: Sequence[str], widths: Sequence[int]) -> str:
+    return "  ".join(_fit(c, w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
+
+def _fit(cell: str, width: int) -> str:
+    """``cell`` padded to ``width`` cells, or cropped to it with an ellipsis."""
     from rich.cells import cell_len, set_cell_size
 
-    widths = [max(cell_len(h), *(cell_len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    lines = []
-    if header:
-        lines.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
-    for row in rows:
-        lines.append("  ".join(set_cell_size(c, w) for c, w in zip(row, widths, strict=True)))
-    stream.write("\n".join(line.rstrip() for line in lines) + "\n")
+    if cell_len(cell) <= width:
+        return set_cell_size(cell, width)
+    # set_cell_size pads a wide character cut in half with a space: nothing straddles.
+    return set_cell_size(cell, width - 1) + "…"
