@@ -21,6 +21,7 @@ from cosmem_tui.compose import build_demo, open_session
 from cosmem_tui.core import records
 from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import LookupFailed
+from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.output import Output
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.core.text import visible
@@ -64,6 +65,14 @@ def _source_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         metavar="NAME",
         help="how items map to tenant/thread/turn: a schema name, auto or generic "
         "(default: the one the workspace records, else auto-detected)",
+    )
+    parser.add_argument(
+        "--ledger",
+        type=Path,
+        default=default,
+        metavar="FILE",
+        help="append every request the session makes to FILE, one JSON object a line "
+        "(time, cause, operation, scope, status, RU, duration, …)",
     )
     account = parser.add_argument_group(
         "Cosmos DB account (secrets only from COSMOS_KEY / COSMOS_CONNECTION_STRING)"
@@ -574,6 +583,8 @@ def _expires_in(seconds: int | None, state: str) -> str:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    if getattr(args, "ledger", None) is not None:
+        raise CliError("cosmem demo makes no requests: --ledger applies to a session")
     options = SessionOptions(workspace=args.workspace, schema=None)
     path = options.workspace_path
     if path.exists() and not args.reset:
@@ -601,20 +612,45 @@ _HEADLESS: dict[str, Command] = {
 
 
 async def _run_headless(command: Command, args: argparse.Namespace) -> int:
-    session = await _session(args)
-    if args.verbose:
-        print(f"cosmem: schema {visible(session.schema_label)}", file=sys.stderr)
+    ledger = _ledger_file(args)  # before the session: a bad path costs no request
     try:
-        status: int = await command(session, args, sys.stdout)
-        return status
+        session = await _session(args)
+        if ledger is not None:
+            ledger.attach(session.gateway)  # with what opening the session requested
+        if args.verbose:
+            print(f"cosmem: schema {visible(session.schema_label)}", file=sys.stderr)
+        try:
+            # The ledger's default cause; steps that say more (list, count) say it inside.
+            with session.gateway.caused_by(f"cosmem {args.command}"):
+                status: int = await command(session, args, sys.stdout)
+        finally:
+            await session.close()
     finally:
-        await session.close()
+        if ledger is not None:
+            ledger.close()
+    if ledger is not None and ledger.error is not None:
+        print(f"cosmem: --ledger {visible(str(ledger.path))}: {ledger.error}", file=sys.stderr)
+        return status or EXIT_ERROR
+    return status
+
+
+def _ledger_file(args: argparse.Namespace) -> LedgerFile | None:
+    path = getattr(args, "ledger", None)
+    if path is None:
+        return None
+    try:
+        return LedgerFile(path)
+    except OSError as exc:
+        raise CliError(f"--ledger {path}: {exc.strerror or exc}") from None
 
 
 def _run_tui(args: argparse.Namespace) -> int:
     from cosmem_tui.ui.app import run_app  # textual is only imported for the TUI
 
-    return run_app(_session_options(args), theme=args.theme)
+    ledger = _ledger_file(args)
+    if ledger is not None:
+        ledger.close()  # only a check that the file can be written: the app opens it
+    return run_app(_session_options(args), theme=args.theme, ledger=args.ledger)
 
 
 def main(argv: Iterable[str] | None = None) -> int:

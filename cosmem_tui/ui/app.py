@@ -6,6 +6,7 @@ import asyncio
 import os
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import ClassVar, TextIO
 
 from textual import events
@@ -13,6 +14,7 @@ from textual.app import App
 from textual.message import Message
 
 from cosmem_tui.compose import build_demo, open_session
+from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.model import Clock, SystemClock
 from cosmem_tui.ui.browse import BrowseScreen
@@ -69,12 +71,15 @@ class CosmemApp(App[None]):
         clock: Clock | None = None,
         theme: str | None = None,
         session_factory: Callable[[], Awaitable[Session]] | None = None,
+        ledger: Path | None = None,  # --ledger: every request appended there (JSON Lines)
     ) -> None:
         super().__init__()
         self.options = options or SessionOptions()
         self.clock = clock or SystemClock()
         self._session_factory = session_factory
         self.session: Session | None = None
+        self._ledger_path = ledger
+        self.ledger_file: LedgerFile | None = None
         self.browse = BrowseScreen()
         # Themes are set before anything is styled: switching later restyles every widget.
         for loaded in load_themes():
@@ -130,7 +135,21 @@ class CosmemApp(App[None]):
 
     def on_session_ready(self, message: SessionReady) -> None:
         self.session = message.session
+        ledger_error = self._attach_ledger(message.session)
         self.browse.attach(message.session)
+        if ledger_error:
+            self.browse.set_status(ledger_error, error=True)
+
+    def _attach_ledger(self, session: Session) -> str | None:
+        """Before the panes start their requests; what went wrong, else None."""
+        if self._ledger_path is None:
+            return None
+        try:
+            self.ledger_file = LedgerFile(self._ledger_path)
+        except OSError as exc:
+            return f"--ledger {self._ledger_path}: {exc.strerror or exc}"
+        self.ledger_file.attach(session.gateway)
+        return None
 
     def on_session_failed(self, message: SessionFailed) -> None:
         self.browse.set_status(message.error, error=True)
@@ -168,9 +187,13 @@ class CosmemApp(App[None]):
     async def on_unmount(self) -> None:
         if self.session is not None:
             await self.session.close()
+        if self.ledger_file is not None:
+            self.ledger_file.close()  # after the session: its last records are in
 
 
-def run_app(options: SessionOptions, *, theme: str | None = None) -> int:
-    app = CosmemApp(options, theme=theme)
+def run_app(
+    options: SessionOptions, *, theme: str | None = None, ledger: Path | None = None
+) -> int:
+    app = CosmemApp(options, theme=theme, ledger=ledger)
     app.run()
     return app.return_code or 0
