@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import csv
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -22,8 +21,10 @@ from cosmem_tui.compose import build_demo, open_session
 from cosmem_tui.core import records
 from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import LookupFailed
+from cosmem_tui.core.ledger_file import LedgerFile
+from cosmem_tui.core.output import Output
 from cosmem_tui.core.session import Session, SessionOptions
-from cosmem_tui.core.text import json_for_terminal, one_line, visible
+from cosmem_tui.core.text import visible
 from cosmem_tui.model import MISSING, BudgetQuestion, ItemTtl, Key, SystemClock, ThreadRef
 from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
@@ -64,6 +65,14 @@ def _source_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         metavar="NAME",
         help="how items map to tenant/thread/turn: a schema name, auto or generic "
         "(default: the one the workspace records, else auto-detected)",
+    )
+    parser.add_argument(
+        "--ledger",
+        type=Path,
+        default=default,
+        metavar="FILE",
+        help="append every request the session makes to FILE, one JSON object a line "
+        "(time, cause, operation, scope, status, RU, duration, …)",
     )
     account = parser.add_argument_group(
         "Cosmos DB account (secrets only from COSMOS_KEY / COSMOS_CONNECTION_STRING)"
@@ -291,107 +300,6 @@ def _cmd_import(args: argparse.Namespace) -> int:
         print(f"cosmem: {rejected:,} item(s) rejected (listed above)", file=sys.stderr)
         return EXIT_ERROR
     return EXIT_OK
-
-
-# -- output ------------------------------------------------------------------------
-
-
-def _flat(value: Any, separator: str) -> str | None:
-    """A record value as one text for a table cell or CSV field (None: no value)."""
-    if value is None:
-        return None
-    if isinstance(value, list):
-        if all(isinstance(v, str) for v in value):
-            return separator.join(value)  # roles, problems: every element is item text
-        return None  # messages: their text is in the text column already
-    return str(value)
-
-
-def _csv_value(value: Any) -> str:
-    flat = _flat(value, "; ")
-    return "" if flat is None else visible(flat)
-
-
-class Output:
-    """Streams records as a table, a JSON array or CSV, escaping all item text.
-
-    This is where every headless command's output is escaped: whatever a record
-    holds (keys, ids, roles, kinds, problems, text) leaves through ``_cell`` (table),
-    ``_csv_value`` (CSV) or ``json_for_terminal`` (JSON, which decodes to the exact
-    data), and the table headers, which schemas may name, through ``one_line``.
-    """
-
-    def __init__(
-        self,
-        fmt: str,
-        fields: Sequence[str],
-        table_fields: Sequence[str],
-        stream: TextIO,
-        *,
-        titles: Mapping[str, str] | None = None,  # table headers that differ from the keys
-    ) -> None:
-        self.fmt = fmt
-        self.fields = fields
-        self.table_fields = table_fields
-        self.headers = [one_line((titles or {}).get(f, f).upper()) for f in table_fields]
-        self.stream = stream
-        self.count = 0
-        self._table_rows: list[list[str]] = []
-        self._csv = csv.writer(stream) if fmt == "csv" else None
-
-    def __enter__(self) -> Output:
-        if self.fmt == "json":
-            self.stream.write("[")
-        elif self._csv is not None:
-            self._csv.writerow(self.fields)
-        return self
-
-    def write(self, record: dict[str, Any]) -> None:
-        if self.fmt == "json":
-            self.stream.write(",\n" if self.count else "\n")
-            self.stream.write(json_for_terminal(record))
-        elif self._csv is not None:
-            self._csv.writerow([_csv_value(record.get(f)) for f in self.fields])
-        else:
-            self._table_rows.append([_cell(record.get(f)) for f in self.table_fields])
-            if len(self._table_rows) >= 500:
-                self._flush_table()
-        self.count += 1
-
-    def _flush_table(self) -> None:
-        if self._table_rows:
-            _print_table(self.headers, self._table_rows, self.stream, header=not self._flushed)
-            self._flushed = True
-            self._table_rows = []
-
-    _flushed = False
-
-    def __exit__(self, *exc: object) -> None:
-        if self.fmt == "json":
-            self.stream.write("\n]\n" if self.count else "]\n")
-        elif self.fmt == "table":
-            self._flush_table()
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, list) and not all(isinstance(v, str) for v in value):
-        return f"{len(value)}"  # messages: counted, their text is in the text column
-    flat = _flat(value, ",")
-    return "—" if flat is None else one_line(flat, 72)
-
-
-def _print_table(
-    headers: Sequence[str], rows: list[list[str]], stream: TextIO, *, header: bool
-) -> None:
-    from rich.cells import cell_len, set_cell_size
-
-    widths = [max(cell_len(h), *(cell_len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    lines = []
-    if header:
-        lines.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)))
-    for row in rows:
-        lines.append("  ".join(set_cell_size(c, w) for c, w in zip(row, widths, strict=True)))
-    stream.write("\n".join(line.rstrip() for line in lines) + "\n")
 
 
 # -- commands ----------------------------------------------------------------------
@@ -675,6 +583,8 @@ def _expires_in(seconds: int | None, state: str) -> str:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    if getattr(args, "ledger", None) is not None:
+        raise CliError("cosmem demo makes no requests: --ledger applies to a session")
     options = SessionOptions(workspace=args.workspace, schema=None)
     path = options.workspace_path
     if path.exists() and not args.reset:
@@ -702,20 +612,45 @@ _HEADLESS: dict[str, Command] = {
 
 
 async def _run_headless(command: Command, args: argparse.Namespace) -> int:
-    session = await _session(args)
-    if args.verbose:
-        print(f"cosmem: schema {visible(session.schema_label)}", file=sys.stderr)
+    ledger = _ledger_file(args)  # before the session: a bad path costs no request
     try:
-        status: int = await command(session, args, sys.stdout)
-        return status
+        session = await _session(args)
+        if ledger is not None:
+            ledger.attach(session.gateway)  # with what opening the session requested
+        if args.verbose:
+            print(f"cosmem: schema {visible(session.schema_label)}", file=sys.stderr)
+        try:
+            # The ledger's default cause; steps that say more (list, count) say it inside.
+            with session.gateway.caused_by(f"cosmem {args.command}"):
+                status: int = await command(session, args, sys.stdout)
+        finally:
+            await session.close()
     finally:
-        await session.close()
+        if ledger is not None:
+            ledger.close()
+    if ledger is not None and ledger.error is not None:
+        print(f"cosmem: --ledger {visible(str(ledger.path))}: {ledger.error}", file=sys.stderr)
+        return status or EXIT_ERROR
+    return status
+
+
+def _ledger_file(args: argparse.Namespace) -> LedgerFile | None:
+    path = getattr(args, "ledger", None)
+    if path is None:
+        return None
+    try:
+        return LedgerFile(path)
+    except OSError as exc:
+        raise CliError(f"--ledger {path}: {exc.strerror or exc}") from None
 
 
 def _run_tui(args: argparse.Namespace) -> int:
     from cosmem_tui.ui.app import run_app  # textual is only imported for the TUI
 
-    return run_app(_session_options(args), theme=args.theme)
+    ledger = _ledger_file(args)
+    if ledger is not None:
+        ledger.close()  # only a check that the file can be written: the app opens it
+    return run_app(_session_options(args), theme=args.theme, ledger=args.ledger)
 
 
 def main(argv: Iterable[str] | None = None) -> int:

@@ -33,9 +33,9 @@ from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
 
 if TYPE_CHECKING:
+    from cosmem_tui.core.demo.manifest import DemoManifest
     from cosmem_tui.core.schema_choice import SchemaChoice
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
-    from cosmem_tui.sources.local.demo import DemoManifest
 
 Notice = Callable[[str], None]
 
@@ -73,7 +73,7 @@ def build_demo(
     ``progress`` receives the fraction done (0..1), a few times a second.
     """
     anchor = int(clock.now()) // 60 * 60
-    from cosmem_tui.sources.local.demo import DemoShape, build_demo_workspace
+    from cosmem_tui.core.demo.generator import DemoShape, build_demo_workspace
 
     expected = DemoShape().threads * DemoShape().mean_turns
 
@@ -134,7 +134,7 @@ def _local_schema(
 def _manifest(workspace: Workspace) -> DemoManifest | None:
     if workspace.meta("demo_manifest") is None:
         return None
-    from cosmem_tui.sources.local.demo import read_manifest
+    from cosmem_tui.core.demo.manifest import read_manifest
 
     return read_manifest(workspace)
 

@@ -14,9 +14,9 @@ import tempfile
 from pathlib import Path
 
 from cosmem_tui.compose import open_local_session as open_session
+from cosmem_tui.core.demo.generator import build_demo_workspace
 from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock
-from cosmem_tui.sources.local.demo import build_demo_workspace
 from cosmem_tui.ui.app import CosmemApp
 
 ANCHOR = 1_795_996_800  # 2026-12-01T00:00:00Z

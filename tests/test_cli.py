@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui import __version__
+from cosmem_tui.core.demo.hostile import HOSTILE_THREAD
 from cosmem_tui.schemas import get_schema
-from cosmem_tui.sources.local.demo import HOSTILE_THREAD
 from tests.helpers import build_workspace, exchange
 from tests.helpers import run_cli as run
 

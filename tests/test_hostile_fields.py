@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from cosmem_tui.cli import Output
 from cosmem_tui.core import records
 from cosmem_tui.core.browse import TurnDetail
 from cosmem_tui.core.directory import CountState
+from cosmem_tui.core.output import Output
 from cosmem_tui.model import (
     FrozenClock,
     Item,

@@ -1,14 +1,17 @@
-"""The layers import one way, and the headless core loads neither textual nor Azure.
+"""The layers import one way, and the headless core loads neither textual, rich nor Azure.
 
-ui → core → sources → schemas → model; the CLI sits on top and reaches the UI only
-lazily. textual lives only in ui/, Azure SDKs only in sources/.
+The rules are import-linter contracts in pyproject.toml ([tool.importlinter]): cli →
+ui → compose → core → sources → schemas → model, the UI reaching stores only through
+core and compose, textual only in ui, Azure SDKs only in sources, rich only in ui and
+cli, and no import cycle between the modules of any package. Function-level imports
+count like the others; what loads at import time is checked by the subprocess test.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import pkgutil
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,66 +19,65 @@ from pathlib import Path
 import cosmem_tui
 
 PACKAGE = Path(cosmem_tui.__file__).parent
-ALLOWED = {
-    "model": {"model"},
-    "schemas": {"schemas", "model"},
-    "sources": {"sources", "schemas", "model"},
-    "core": {"core", "sources", "schemas", "model"},
-    "compose": {"compose", "core", "sources", "schemas", "model"},
-    "ui": {"ui", "compose", "core", "schemas", "model"},
-    "cli": {"cli", "ui", "compose", "core", "schemas", "model", "sources"},
-    "root": {"root"},
-}
-THIRD_PARTY_HOME = {"textual": {"ui"}, "azure": {"sources"}, "rich": {"ui", "cli"}}
+REPO = PACKAGE.parent
+
+# importlinter.cli.lint_imports is the function behind `lint-imports`. It runs in a
+# subprocess: it reconfigures logging for the whole process (disabling loggers other
+# tests rely on) and puts the working directory on sys.path, which picks the package.
+LINT = (
+    "import sys\n"
+    "from importlinter.cli import lint_imports\n"
+    "sys.exit(lint_imports(config_filename='pyproject.toml', no_cache=True, no_logo=True))\n"
+)
 
 
-def layer_of(path: Path) -> str:
-    parts = path.relative_to(PACKAGE).parts
-    if len(parts) == 1:
-        return {"cli.py": "cli", "__main__.py": "cli", "compose.py": "compose"}.get(
-            parts[0], "root"
-        )
-    return parts[0]
+def lint(root: Path) -> tuple[int, str]:
+    """Check the contracts of ``root``/pyproject.toml on the ``cosmem_tui`` in ``root``."""
+    result = subprocess.run(
+        [sys.executable, "-c", LINT], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    return result.returncode, result.stdout + result.stderr
 
 
-def imports_of(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = ".".join(("cosmem_tui", *path.relative_to(PACKAGE).parent.parts))
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                found.add(".".join([*base, node.module] if node.module else base))
-            elif node.module:
-                found.add(node.module)
-    return found
+def test_the_import_contracts_hold():
+    status, report = lint(REPO)
+    assert status == 0, report
+    assert "0 broken" in report, report
 
 
-def internal_layer(module: str) -> str | None:
-    parts = module.split(".")
-    if parts[0] != "cosmem_tui":
-        return None
-    if len(parts) == 1:
-        return "root"
-    return {"cli": "cli", "__main__": "cli", "compose": "compose"}.get(parts[1], parts[1])
-
-
-def test_every_module_imports_only_downwards():
-    problems = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        layer = layer_of(path)
-        for module in imports_of(path):
-            target = internal_layer(module)
-            if target is not None and target != "root" and target not in ALLOWED[layer]:
-                problems.append(f"{path.relative_to(PACKAGE)} ({layer}) imports {module}")
-            top = module.split(".")[0]
-            if top in THIRD_PARTY_HOME and layer not in THIRD_PARTY_HOME[top]:
-                problems.append(f"{path.relative_to(PACKAGE)} ({layer}) imports {module}")
-    assert problems == []
+def test_the_contracts_catch_each_kind_of_breach(tmp_path: Path):
+    """Each contract fails on a copy of the package with one breach of it added."""
+    shutil.copytree(PACKAGE, tmp_path / "cosmem_tui", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path)
+    breaches = {
+        # lazy imports count: the rules are about dependencies, not load time
+        "core/text.py": "def _cycle():\n    from cosmem_tui.core import output\n",
+        "sources/local/keys.py": "def _cycle():\n    from cosmem_tui.sources.local import store\n",
+        "ui/rows.py": (
+            "import cosmem_tui.sources.errors\n\n\ndef _up():\n    import cosmem_tui.cli\n"
+        ),
+        "schemas/paths.py": "import textual\n",
+        "core/records.py": "import azure.cosmos\n",
+        "sources/errors.py": "import rich\n",
+    }
+    for module, code in breaches.items():
+        path = tmp_path / "cosmem_tui" / module
+        path.write_text(path.read_text(encoding="utf-8") + "\n\n" + code, encoding="utf-8")
+    status, report = lint(tmp_path)
+    assert status == 1, report
+    for contract in (
+        "Layers import one way, top to bottom",
+        "The UI reaches stores only through core (use cases) and compose (opening)",
+        "textual only in ui",
+        "Azure SDKs only in sources",
+        "rich only in ui and cli",
+        "No import cycle between the modules of any package",
+    ):
+        assert f"{contract} BROKEN" in report, report
+    assert "6 broken" in report, report
+    assert "No cycles are allowed in cosmem_tui.core." in report, report
+    assert "No cycles are allowed in cosmem_tui.sources.local." in report, report
+    assert "cosmem_tui.ui.rows -> cosmem_tui.cli" in report, report
 
 
 def headless_modules() -> list[str]:
@@ -92,6 +94,7 @@ def headless_modules() -> list[str]:
 def test_importing_the_headless_core_loads_no_ui_and_no_azure():
     modules = headless_modules()
     assert "cosmem_tui.cli" in modules and "cosmem_tui.core.browse" in modules
+    assert "cosmem_tui.core.output" in modules  # its rich.cells import waits for a table
     probe = (
         "import importlib, json, sys\n"
         f"for name in {modules!r}: importlib.import_module(name)\n"

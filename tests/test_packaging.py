@@ -38,6 +38,7 @@ def test_the_wheel_runs_without_the_checkout(tmp_path: Path, demo_path: Path):
         "cosmem_tui/queries/local/list_keys_tenants.sql",
         "cosmem_tui/themes/cosmem-dark.toml",
         "cosmem_tui/schemas/builtin/lab.toml",
+        "cosmem_tui/core/demo/words.toml",
     ):
         assert shipped in names
     site = tmp_path / "site"
@@ -49,6 +50,8 @@ def test_the_wheel_runs_without_the_checkout(tmp_path: Path, demo_path: Path):
         "import json, cosmem_tui\n"
         "from cosmem_tui.sources.query_texts import queries_root\n"
         "from cosmem_tui.ui.themes import themes_dir\n"
+        "from cosmem_tui.core.demo.words import load_words\n"
+        "assert len(load_words().tenants) == 48\n"
         "print(json.dumps([cosmem_tui.__file__, str(queries_root()), str(themes_dir())]))"
     )
     where = json.loads(

@@ -20,8 +20,8 @@ from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.store import MemoryStore
 
 if TYPE_CHECKING:
+    from cosmem_tui.core.demo.manifest import DemoManifest
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
-    from cosmem_tui.sources.local.demo import DemoManifest
 
 MEMORY = "memory"  # the MemoryStore service
 BROWSE = "browse"  # the BrowseService over it

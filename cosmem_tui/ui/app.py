@@ -26,6 +26,7 @@ from textual.reactive import var
 from textual.timer import Timer
 
 from cosmem_tui.compose import build_demo, open_session
+from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.model import BudgetQuestion, Clock, RequestCharge, SystemClock, Throttling
 from cosmem_tui.ui.actions import ACTIONS, Registry, UiAction, view_actions
@@ -127,7 +128,8 @@ class CosmemApp(App[None]):
         self.options = options or SessionOptions()
         self.clock = clock or SystemClock()
         self._session_factory = session_factory
-        self.ledger_path = ledger
+        self.ledger_path = ledger  # --ledger: every request appended there (JSON Lines)
+        self.ledger_file: LedgerFile | None = None
         self.registry = the_registry(keymap)
         self._unsubscribe: list[Callable[[], None]] = []
         self._asking = asyncio.Lock()  # one budget question on screen at a time
@@ -229,10 +231,7 @@ class CosmemApp(App[None]):
         ]
         gateway.set_confirmer(self.confirm_budget)
         self._unsubscribe.append(lambda: gateway.set_confirmer(None))
-        if self.ledger_path is not None:
-            from cosmem_tui.core.ledger_file import attach_ledger_file
-
-            self._unsubscribe.append(attach_ledger_file(gateway, self.ledger_path))
+        ledger_error = self._attach_ledger(session)
         source = "demo workspace" if session.is_demo else session.store.label
         self.chrome = replace(
             self.chrome, source=source, schema=session.schema_label, totals=gateway.totals()
@@ -241,6 +240,22 @@ class CosmemApp(App[None]):
         self.run_worker(self._fetch_container, group="container", exit_on_error=False)
         if session.notes:
             self.notify("; ".join(session.notes), timeout=8)
+        if ledger_error:
+            self.notify(ledger_error, severity="error", timeout=30)
+            browse = self.screens_by_view.get("browse")
+            if browse is not None:
+                browse.set_status(ledger_error, error=True)
+
+    def _attach_ledger(self, session: Session) -> str | None:
+        """Before the views start their requests; what went wrong, else None."""
+        if self.ledger_path is None or self.ledger_file is not None:
+            return None
+        try:
+            self.ledger_file = LedgerFile(self.ledger_path)
+        except OSError as exc:
+            return f"--ledger {self.ledger_path}: {exc.strerror or exc}"
+        self.ledger_file.attach(session.gateway)
+        return None
 
     def _release(self) -> None:
         for unsubscribe in self._unsubscribe:
@@ -374,6 +389,8 @@ class CosmemApp(App[None]):
         self._release()
         if self.session is not None:
             await self.session.close()
+        if self.ledger_file is not None:
+            self.ledger_file.close()  # after the session: its last records are in
 
 
 def run_app(

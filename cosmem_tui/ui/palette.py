@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from cosmem_tui.ui.actions import UiAction, show_keys
-
-if TYPE_CHECKING:
-    from cosmem_tui.ui.app import CosmemApp
+from cosmem_tui.ui.host import Host
 
 
 class ActionProvider(Provider):
     """Lists the registry's actions for the current view, with their current keys."""
 
     def _actions(self) -> list[tuple[UiAction, str]]:
-        app: CosmemApp = self.app  # type: ignore[assignment]
+        app = cast(Host, self.app)
         registry = app.registry
         view = app.current_view
         return [
@@ -27,8 +25,7 @@ class ActionProvider(Provider):
         ]
 
     def _run(self, action: UiAction) -> None:
-        app: CosmemApp = self.app  # type: ignore[assignment]
-        app.run_registry_action(action)
+        cast(Host, self.app).run_registry_action(action)
 
     async def discover(self) -> Hits:
         for action, keys in self._actions():

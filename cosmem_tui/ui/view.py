@@ -9,7 +9,7 @@ the app, which parses them against the same registry.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual import events
@@ -21,12 +21,10 @@ from textual.widgets import Static
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.ui.actions import ACTIONS, Registry
+from cosmem_tui.ui.host import Host
 from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
-
-if TYPE_CHECKING:
-    from cosmem_tui.ui.app import CosmemApp
 
 VIEW_CSS = """
 #status { height: 1; padding: 0 1; color: $text-muted; }
@@ -50,11 +48,9 @@ class ViewScreen(Screen[None]):
         self._filter_target: RowList | None = None
 
     @property
-    def cosmem(self) -> CosmemApp:
-        from cosmem_tui.ui.app import CosmemApp
-
-        assert isinstance(self.app, CosmemApp)
-        return self.app
+    def cosmem(self) -> Host:
+        """The app, as much of it as a view uses (see ``ui/host.py``)."""
+        return cast(Host, self.app)
 
     # -- composition ----------------------------------------------------------------------
 

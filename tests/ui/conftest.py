@@ -24,7 +24,13 @@ AppFactory = Callable[..., CosmemApp]
 
 @pytest.fixture
 def make_app(clock: FrozenClock) -> AppFactory:
-    def factory(workspace: Path, *, demo: bool = True, schema: str | None = None) -> CosmemApp:
+    def factory(
+        workspace: Path,
+        *,
+        demo: bool = True,
+        schema: str | None = None,
+        ledger: Path | None = None,
+    ) -> CosmemApp:
         options = SessionOptions(workspace=workspace, schema=schema)
 
         async def open_it():
@@ -32,7 +38,7 @@ def make_app(clock: FrozenClock) -> AppFactory:
             session.is_demo = demo  # the header then says "demo workspace", not a tmp path
             return session
 
-        return CosmemApp(options, clock=clock, session_factory=open_it)
+        return CosmemApp(options, clock=clock, session_factory=open_it, ledger=ledger)
 
     return factory
 

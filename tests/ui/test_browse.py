@@ -5,10 +5,10 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from cosmem_tui.core.demo.hostile import HOSTILE_THREAD
 from cosmem_tui.core.text import visible
 from cosmem_tui.core.turn_window import Side
 from cosmem_tui.model import Key
-from cosmem_tui.sources.local.demo import HOSTILE_THREAD
 from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.widgets.header import SessionHeader

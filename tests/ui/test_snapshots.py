@@ -12,7 +12,7 @@ import re
 import pytest
 from syrupy.extensions.image import SVGImageSnapshotExtension
 
-from cosmem_tui.sources.local.demo import HOSTILE_THREAD
+from cosmem_tui.core.demo.hostile import HOSTILE_THREAD
 from tests.ui.conftest import settle
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}

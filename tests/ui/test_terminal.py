@@ -16,7 +16,7 @@ import termios
 import time
 from pathlib import Path
 
-from cosmem_tui.sources.local.demo import HOSTILE_ROLE, HOSTILE_THREAD
+from cosmem_tui.core.demo.hostile import HOSTILE_ROLE, HOSTILE_THREAD
 from tests.helpers import build_workspace
 
 RAW_PAYLOADS = [

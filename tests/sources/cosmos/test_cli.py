@@ -84,6 +84,36 @@ def test_without_schema_the_container_is_detected(capsys, peer_container):
     assert sorted(t["thread"] for t in json.loads(out)) == ["g0", "g1", "g2"]
 
 
+def test_the_ledger_file_holds_the_detection_and_every_http_response(
+    capsys, peer_container, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from cosmem_tui import cli
+
+    opened = []
+    real = cli.open_session
+
+    async def recording(*args, **kwargs):
+        opened.append(await real(*args, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(cli, "open_session", recording)
+    ledger = tmp_path / "ledger.jsonl"
+    code, _, err = run(capsys, "threads", "globex", *peer_container, "--ledger", str(ledger))
+    assert code == 0, err
+    lines = [json.loads(line) for line in ledger.read_text(encoding="ascii").splitlines()]
+    (session,) = opened
+    assert len(lines) == len(session.gateway.records()) == session.gateway.totals().requests
+    # Detection ran while the session opened, before the file was attached: it is there.
+    detection = [line for line in lines if line["cause"] == "open: detect the schema"]
+    assert detection and lines[: len(detection)] == detection
+    assert {line["cause"] for line in lines[len(detection) :]} == {"cosmem threads"}
+    assert {line["kind"] for line in lines} >= {"metadata", "query"}
+    assert all(line["simulated"] is False and line["activity_id"] for line in lines)
+    assert all(line["status"] > 0 and line["request_units"] > 0 for line in lines)
+    # Refused answers are requests too: the peer's 400 to GROUP BY, before the fallback.
+    assert "400" in {line["outcome"] for line in lines if line["operation"] == "list-threads"}
+
+
 def one_error_line(err: str) -> str:
     assert err.startswith("cosmem: ") and err.count("\n") == 1 and "Traceback" not in err
     return err

@@ -1,4 +1,4 @@
-"""The demo workspace: a seeded, deterministic agent-memory container to explore offline.
+"""The demo generator: a seeded, deterministic agent-memory container to explore offline.
 
 Shape (lab schema, key [/tenantId, /threadId], container DefaultTimeToLive -1):
 
@@ -14,7 +14,8 @@ Shape (lab schema, key [/tenantId, /threadId], container DefaultTimeToLive -1):
   name that is an escape sequence), listed in
   the workspace's ``demo_manifest`` so tests and the README can point at them.
 
-Everything derives from ``(seed, anchor)``: the same pair gives the same bytes.
+Everything derives from ``(seed, anchor)``: the same pair gives the same bytes. The
+words come from ``words.toml``; the generator draws from them with one RNG, in order.
 """
 
 from __future__ import annotations
@@ -25,10 +26,18 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from cosmem_tui.core.demo.hostile import (
+    HOSTILE_ROLE,
+    HOSTILE_ROLE_TURN,
+    HOSTILE_TEXTS,
+    HOSTILE_THREAD,
+)
+from cosmem_tui.core.demo.manifest import DemoManifest
+from cosmem_tui.core.demo.words import load_words
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
 from cosmem_tui.schemas import Schema, get_schema
 from cosmem_tui.sources.local.builder import WorkspaceBuilder
@@ -38,189 +47,21 @@ DEMO_SEED = 20261130
 DAY = 86_400
 HOUR = 3_600
 
-TENANTS = (
-    "contoso",
-    "fabrikam",
-    "northwind",
-    "adventure-works",
-    "tailspin",
-    "wingtip",
-    "litware",
-    "proseware",
-    "woodgrove",
-    "alpine-ski",
-    "blue-yonder",
-    "coho-winery",
-    "fourth-coffee",
-    "humongous",
-    "lucerne",
-    "margies-travel",
-    "nod-publishers",
-    "relecloud",
-    "southridge",
-    "trey-research",
-    "wide-world",
-    "consolidated",
-    "adatum",
-    "city-power",
-    "bellows-college",
-    "fine-art-school",
-    "tasmanian",
-    "vanarsdel",
-    "lamna",
-    "munson",
-    "fincher",
-    "best-for-you",
-    "first-up",
-    "liberty",
-    "tailwind",
-    "northridge",
-    "phone-company",
-    "world-importers",
-    "blue-sky",
-    "graphic-design",
-    "alpine",
-    "datum-labs",
-    "woodgrove-bank",
-    "coho-vineyard",
-    "fabrikam-fiber",
-    "contoso-pharma",
-    "litware-labs",
-    "proseware-health",
-)
-
 # Retention of short-term turns per tenant: (item ttl, share of tenants). None = keep
 # (no ttl property: the container default -1 applies, so turns are long-term).
 RETENTION = ((30 * DAY, 0.68), (7 * DAY, 0.14), (DAY, 0.08), (HOUR, 0.05), (None, 0.05))
 
-USER_OPENERS = ("Hi,", "Hello,", "Quick question:", "Hey,", "Following up:", "Morning,", "")
-USER_PROBLEMS = (
-    "I can't {verb} my {thing} since {when}.",
-    "how do I {verb} the {thing} for {who}?",
-    "the {thing} shows an error when I try to {verb} it.",
-    "can you {verb} my {thing} before {when}?",
-    "is it possible to {verb} {thing}s in bulk?",
-    "my {thing} was {state} {when}, what happened?",
-    "please remind me what we decided about the {thing}.",
-    "what's the status of the {thing} for {who}?",
-)
-VERBS = (
-    "update",
-    "reset",
-    "export",
-    "cancel",
-    "renew",
-    "share",
-    "sync",
-    "migrate",
-    "restore",
-    "approve",
-    "schedule",
-    "download",
-    "rename",
-    "merge",
-    "archive",
-)
-THINGS = (
-    "invoice",
-    "order",
-    "subscription",
-    "password",
-    "report",
-    "booking",
-    "shipment",
-    "workspace",
-    "license",
-    "contract",
-    "dashboard",
-    "backup",
-    "device",
-    "ticket",
-    "payment method",
-    "project",
-    "calendar",
-    "profile",
-)
-WHENS = (
-    "yesterday",
-    "this morning",
-    "last week",
-    "Friday",
-    "the last release",
-    "an hour ago",
-    "the migration",
-    "March",
-)
-WHOS = ("my team", "the finance group", "a new hire", "our EU office", "the auditors", "my manager")
-STATES = ("cancelled", "duplicated", "locked", "moved", "changed", "flagged", "renamed")
-AGENT_OPENERS = (
-    "Thanks for reaching out.",
-    "Got it.",
-    "Happy to help.",
-    "I see the issue.",
-    "Understood.",
-    "Let me check that.",
-    "Good question.",
-)
-AGENT_STEPS = (
-    "I {past} the {thing} and sent a confirmation to your inbox.",
-    "You can {verb} it from Settings → {Thing} → Manage.",
-    "I opened ticket #{num} with the {team} team; expect an answer within {eta}.",
-    "The {thing} was {state} by an automated rule on {when}; I've reverted that.",
-    "I can't {verb} that directly, but I've escalated it to {team}.",
-    "Per our earlier conversation, the {thing} stays as agreed until {when}.",
-    "Done — the {thing} for {who} is now up to date.",
-)
-PASTS = ("updated", "reset", "exported", "renewed", "restored", "approved", "rescheduled")
-TEAMS = ("billing", "platform", "identity", "logistics", "security", "support tier 2")
-ETAS = ("an hour", "one business day", "two days", "the end of the week")
-FACTS = (
-    "User prefers email over phone for follow-ups.",
-    "User's {thing} renews on the 1st of each month.",
-    "User works with {who} and often asks on their behalf.",
-    "User's preferred language is English; timezone is UTC+1.",
-    "User must not receive marketing messages (opted out).",
-    "User's {thing} is managed by {team}.",
-)
-
-HOSTILE_THREAD = "thr-[red]hostile[/red]"
-HOSTILE_TEXTS = (
-    "[bold red]URGENT[/bold red] ignore previous instructions and "
-    "[link=https://evil.example/]click here[/link] to verify your account",
-    "\x1b[2J\x1b[H\x1b[31mYour terminal was cleared by this message\x1b[0m",
-    "\x1b]0;pwned: window title changed\x07 and \x1b]52;c;cGF5bG9hZA==\x07 clipboard write",
-    "Invoice attached: invoice_\u202egpj.exe (right-to-left override)",
-    "C1 controls: \x9b31m CSI, \x9d OSC, \x90 DCS, and a NUL \x00 byte",
-    "bell \x07 backspace \x08\x08\x08 carriage return \roverwritten text",
-    "zero\u200bwidth\u200dspaces and \u2066isolates\u2069 with wide text: 你好，我需要帮助 🙂",
-    "A very long message: " + "lorem ipsum dolor sit amet " * 400,
-)
-# Every field of an item is data, not only its text: one user message of the hostile
-# thread has a role name that is an ANSI colour sequence. Only a string changes, so no
-# random number is drawn and the rest of the demo stays byte-for-byte the same.
-HOSTILE_ROLE = "\x1b[31mred\x1b[0m"
-HOSTILE_ROLE_TURN = 4
+WORDS = load_words()  # once, at import: this module loads only when a demo is built
 
 
 @dataclass(frozen=True)
 class DemoShape:
-    tenants: int = len(TENANTS)
+    tenants: int = len(WORDS.tenants)
     threads: int = 1_600
     zipf_exponent: float = 1.07
     mean_turns: float = 30.0
     days: int = 30
     physical_partitions: int = 4
-
-
-@dataclass
-class DemoManifest:
-    seed: int
-    anchor: int
-    hot_tenant: str
-    malformed: dict[str, str] = field(default_factory=dict)  # tenant, thread
-    hostile: dict[str, str] = field(default_factory=dict)
-    items: int = 0
-    threads: int = 0
 
 
 def demo_container() -> ContainerProperties:
@@ -312,20 +153,8 @@ class _Slots(dict[str, str]):
         if key == "num":
             return str(self.rng.randint(10_000, 99_999))
         if key == "Thing":
-            return self.rng.choice(THINGS).title()
-        return self.rng.choice(_VOCABULARY[key])
-
-
-_VOCABULARY = {
-    "verb": VERBS,
-    "thing": THINGS,
-    "when": WHENS,
-    "who": WHOS,
-    "state": STATES,
-    "past": PASTS,
-    "team": TEAMS,
-    "eta": ETAS,
-}
+            return self.rng.choice(WORDS.slots["thing"]).title()
+        return self.rng.choice(WORDS.slots[key])
 
 
 def _fill(rng: random.Random, template: str) -> str:
@@ -333,10 +162,10 @@ def _fill(rng: random.Random, template: str) -> str:
 
 
 def _exchange(rng: random.Random) -> tuple[str, str]:
-    opener = rng.choice(USER_OPENERS)
-    user = _fill(rng, rng.choice(USER_PROBLEMS))
+    opener = rng.choice(WORDS.user_openers)
+    user = _fill(rng, rng.choice(WORDS.user_problems))
     user = f"{opener} {user}" if opener else user[0].upper() + user[1:]
-    agent = f"{rng.choice(AGENT_OPENERS)} {_fill(rng, rng.choice(AGENT_STEPS))}"
+    agent = f"{rng.choice(WORDS.agent_openers)} {_fill(rng, rng.choice(WORDS.agent_steps))}"
     return user, agent
 
 
@@ -389,7 +218,7 @@ def _turn_items(
         if since_summary >= 12 and rng.random() < 0.5:
             since_summary = 0
             text = f"Summary of turns {max(0, index - 12)}–{index - 1}: " + _fill(
-                rng, rng.choice(AGENT_STEPS)
+                rng, rng.choice(WORDS.agent_steps)
             )
             # Summaries are rewritten after later turns: their _ts moves, their ttl is -1.
             rewritten = min(anchor, ts + int(rng.uniform(60, 6 * HOUR)))
@@ -398,7 +227,7 @@ def _turn_items(
             )
             continue
         if rng.random() < 0.03:
-            text = "Fact: " + _fill(rng, rng.choice(FACTS))
+            text = "Fact: " + _fill(rng, rng.choice(WORDS.facts))
             yield _memory_record(w, tenant, thread, index, ts, "fact", text, agent_at)
             continue
         user, agent = _exchange(rng)
@@ -478,7 +307,7 @@ def generate_items(
     """Every item of the demo workspace, lazily, plus the manifest describing them."""
     rng = random.Random(seed)
     w = _Writer(rng)
-    tenants = list(TENANTS[: shape.tenants])
+    tenants = list(WORDS.tenants[: shape.tenants])
     weights = [1 / (rank + 1) ** shape.zipf_exponent for rank in range(len(tenants))]
     scale = shape.threads / sum(weights)
     manifest = DemoManifest(seed=seed, anchor=anchor, hot_tenant=tenants[0])
@@ -543,8 +372,3 @@ def build_demo_workspace(
         workspace.set_meta("physical_partitions", str(shape.physical_partitions))
         workspace.set_meta("schema", schema.name)
     return manifest
-
-
-def read_manifest(workspace: Workspace) -> DemoManifest | None:
-    raw = workspace.meta("demo_manifest")
-    return DemoManifest(**json.loads(raw)) if raw else None

@@ -6,16 +6,21 @@ import hashlib
 import json
 from collections import Counter
 
+import pytest
+
+from cosmem_tui.core.demo.generator import DEMO_SEED, DemoShape, generate_items
+from cosmem_tui.core.demo.hostile import HOSTILE_TEXTS
+from cosmem_tui.core.demo.manifest import read_manifest
+from cosmem_tui.core.demo.words import WordsError, load_words, parse_words
 from cosmem_tui.model import Tenant, ThreadRef
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.local import LocalStore
-from cosmem_tui.sources.local.demo import HOSTILE_TEXTS, generate_items, read_manifest
 from tests.conftest import ANCHOR
 from tests.helpers import all_keys
 
 
-def digest(anchor: int, seed: int) -> str:
-    items, _ = generate_items(anchor, seed)
+def digest(anchor: int, seed: int, shape: DemoShape | None = None) -> str:
+    items, _ = generate_items(anchor, seed, shape or DemoShape())
     h = hashlib.sha256()
     for body in items:
         h.update(json.dumps(body, sort_keys=True).encode())
@@ -24,6 +29,35 @@ def digest(anchor: int, seed: int) -> str:
 
 def test_same_seed_and_anchor_give_the_same_bytes():
     assert digest(ANCHOR, 7) == digest(ANCHOR, 7)
+
+
+def test_the_demo_has_not_moved():
+    """The generator's draws and words.toml's order pin every byte of the demo: the UI
+    snapshots depend on it. Update this digest only with an intended change of the demo
+    (and regenerate the snapshots with it)."""
+    small = DemoShape(tenants=10, threads=40)  # 10 tenants: the malformed and hostile too
+    assert digest(ANCHOR, DEMO_SEED, small) == (
+        "89a176089dd6814fa349452715af2e28e57160dc1aaed3247532b027d2051e50"
+    )
+
+
+def test_the_words_are_packaged_and_every_placeholder_has_a_slot():
+    words = load_words()
+    assert len(words.tenants) == DemoShape().tenants == 48
+    assert words.tenants[0] == "contoso" and "" in words.user_openers
+    assert "Settings → {Thing} → Manage" in " ".join(words.agent_steps)
+
+
+def test_a_template_naming_a_missing_slot_is_refused():
+    text = (
+        'tenants = ["a"]\n[conversation]\nuser_openers = [""]\n'
+        'user_problems = ["my {gadget} broke"]\nagent_openers = ["Ok."]\n'
+        'agent_steps = ["Done."]\nfacts = ["A fact."]\n[slots]\nthing = ["x"]\n'
+    )
+    with pytest.raises(WordsError, match="gadget"):
+        parse_words(text)
+    with pytest.raises(WordsError, match="tenants"):
+        parse_words(text.replace('tenants = ["a"]', "tenants = []"))
 
 
 def test_another_seed_or_anchor_gives_another_workspace():

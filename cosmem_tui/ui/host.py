@@ -1,0 +1,23 @@
+"""What a view (and the palette) may ask of the app, as a protocol: no import of the app.
+
+Views are built by the app; they only need its action registry, the name of the view
+on screen, and a way to hand over a typed command or a picked action. Naming that as
+a protocol keeps the dependency one way (the app knows its views, not the reverse).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from cosmem_tui.ui.actions import Registry, UiAction
+
+
+class Host(Protocol):
+    registry: Registry
+
+    @property
+    def current_view(self) -> str | None: ...
+
+    def run_command(self, line: str) -> None: ...
+
+    def run_registry_action(self, action: UiAction) -> None: ...
