@@ -181,8 +181,10 @@ class KeyColumn(RowList):
                 f"{len(listing.keys):,} {self.label} listed{where}, then the listing stopped: "
                 f"{listing.stopped} · r goes on"
             )
-            if not listing.keys:
+            if not listing.keys:  # nothing at all: a failure, said in the pane itself
+                self.border_subtitle = plain("failed")
                 self.show_message(failed_text(f"listing {self.label}", listing.stopped))
+                message = f"listing {self.label} failed: {listing.stopped} · {RETRY}"
             self.post_message(Status(message, error=True))
         else:
             self.post_message(
