@@ -21,12 +21,15 @@ from cosmem_tui.ui.app import CosmemApp
 
 ANCHOR = 1_795_996_800  # 2026-12-01T00:00:00Z
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
+HOT = ["slash", *"contoso", "enter", "enter"]  # the hot tenant's threads
 SHOTS = {
     "tenants-120x40": ((120, 40), []),
-    "turns-120x40": ((120, 40), ["enter", "enter"]),
-    "detail-120x40": ((120, 40), ["enter", "enter", "enter"]),
-    "turns-80x24": ((80, 24), ["enter", "enter"]),
+    "turns-120x40": ((120, 40), [*HOT, "enter"]),
+    "detail-120x40": ((120, 40), [*HOT, "enter", "enter"]),
+    "turns-80x24": ((80, 24), [*HOT, "enter"]),
     "help-80x24": ((80, 24), ["question_mark"]),
+    "requests-120x40": ((120, 40), [*HOT, "enter", "enter", "R"]),
+    "requests-80x24": ((80, 24), [*HOT, "enter", "enter", "R"]),
 }
 
 
