@@ -32,6 +32,8 @@ class SessionTotals:
     throttled: int  # every 429 the service answered, retried or not
     budget_ru: float | None = None  # the session's RU budget (None: no budget, local)
     cancelled: int = 0  # requests given up before their answer was used
+    monitor_calls: int = 0  # Azure Monitor calls (metrics, logs): billed per call, no RU
+    monitor_throttled: int = 0  # of those, answered 429 / 529
 
 
 def _wait(retry_after_ms: float | None) -> str:

@@ -30,6 +30,8 @@ class Scope(StrEnum):
     PREFIX = "prefix"  # a query scoped by a hierarchical key prefix
     RANGE = "range"  # a query of one physical partition (a feed range), asked on purpose
     CROSS_PARTITION = "cross-partition"  # a fan-out over every partition
+    METRICS = "metrics"  # an Azure Monitor metrics call (no RU: billed per call)
+    LOGS = "logs"  # a Log Analytics query (no RU: counted against the workspace's limits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +209,7 @@ class Kind(StrEnum):
     POINT = "point"  # one item by id
     METADATA = "metadata"  # account, database or container properties
     LOCAL = "local"  # the local workspace: no HTTP, a modelled request
+    MONITOR = "monitor"  # Azure Monitor (metrics, logs, the account's resource) or its simulator
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,7 @@ ThrottleListener = Callable[[Throttling], None]
 Confirmer = Callable[[BudgetQuestion], Awaitable[bool]]
 _L = TypeVar("_L")
 
+RU = "RU"  # the unit of Cosmos charges; monitoring calls record their own unit ("call")
 DEFAULT_RU_BUDGET = 400.0  # per session: the first screens of a large account fit in it
 DEFAULT_ESTIMATE_RU = 3.0  # a page's cost before the ledger has seen one of its kind
 BACKGROUND_CONCURRENCY = 2  # background calls in flight at once (counts, samples)
@@ -111,6 +112,8 @@ class Gateway:
         self._simulated = False
         self._throttled = 0
         self._cancelled = 0
+        self._monitor_calls = 0
+        self._monitor_throttled = 0
         self._by_scope: dict[Scope, int] = {}
         self._cost_by_operation: dict[str, tuple[int, float]] = {}
         self._background: weakref.WeakKeyDictionary[
@@ -197,11 +200,16 @@ class Gateway:
             self._requests += 1
             record = dataclasses.replace(record, seq=self._requests)
             self._records.append(record)
-            self._request_units += record.request_units
-            self._simulated = self._simulated or record.simulated
             self._by_scope[record.scope] = self._by_scope.get(record.scope, 0) + 1
-            if record.status == 429:
-                self._throttled += 1
+            if record.unit == RU:
+                self._request_units += record.request_units
+                self._simulated = self._simulated or record.simulated
+                if record.status == 429:
+                    self._throttled += 1
+            else:  # monitoring calls: counted, never in the RU total or the account's 429s
+                self._monitor_calls += 1
+                if record.status in (429, 529):
+                    self._monitor_throttled += 1
             if record.cancelled:
                 self._cancelled += 1
             if record.kind in (Kind.QUERY, Kind.POINT, Kind.LOCAL) and record.status == 200:
@@ -238,6 +246,8 @@ class Gateway:
                 throttled=self._throttled,
                 budget_ru=self._foreground_budget(),
                 cancelled=self._cancelled,
+                monitor_calls=self._monitor_calls,
+                monitor_throttled=self._monitor_throttled,
             )
 
     def records(self) -> list[RequestCharge]:

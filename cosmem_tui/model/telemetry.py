@@ -1,0 +1,349 @@
+"""Telemetry as plain data: what is asked of a monitoring source and what it answers.
+
+Two sources answer these questions — Azure Monitor (metrics through getBatch, logs
+through Log Analytics KQL) and the simulator of the embedded default — and they answer
+them in the same shapes, so nothing above the sources can tell them apart:
+
+* a ``MetricQuery`` is one metrics call: every metric in it shares one grain, one
+  aggregation and one dimension filter (the getBatch rule); its answer is one
+  ``Series`` per combination of the split dimensions, with ``None`` for empty buckets
+  (never 0) and dimension names lower-cased as Azure returns them;
+* a ``LogQuery`` names one of a fixed set of aggregations (``LogName``) that the source
+  runs where the logs are (KQL in Log Analytics; the simulator's own tallies) and that
+  returns a bounded table with the columns ``LOG_COLUMNS`` fixes — never raw log rows;
+* anything that goes wrong comes back as a ``TelemetryProblem`` that says what happened
+  and what fixes it, beside whatever data did arrive (a partial result keeps its rows).
+
+The reports built from these answers (``ThroughputReport``, ``HotKeysReport``) are what
+the views and the CLI show; they are made by the core services.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum, StrEnum
+from typing import Any
+
+from cosmem_tui.model.keys import Key
+
+# -- windows ------------------------------------------------------------------------------
+
+
+class Window(Enum):
+    """How far back a dashboard looks. Metrics are per minute (PT1M) in every window."""
+
+    M15 = ("15m", 15 * 60)
+    H1 = ("1h", 60 * 60)
+    H24 = ("24h", 24 * 60 * 60)
+
+    def __init__(self, label: str, seconds: int) -> None:
+        self.label = label
+        self.seconds = seconds
+
+    @property
+    def grain_s(self) -> int:
+        return 60
+
+    @classmethod
+    def parse(cls, text: str) -> Window:
+        for window in cls:
+            if window.label == text.strip().lower():
+                return window
+        choices = ", ".join(w.label for w in cls)
+        raise ValueError(f"unknown window {text!r}: choose one of {choices}")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A closed-open time range in epoch seconds (UTC)."""
+
+    start: float
+    end: float
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+
+# -- metrics ------------------------------------------------------------------------------
+
+# The Cosmos DB platform metrics the console reads (Microsoft.DocumentDB/databaseAccounts).
+TOTAL_REQUEST_UNITS = "TotalRequestUnits"
+TOTAL_REQUESTS = "TotalRequests"
+NORMALIZED_RU = "NormalizedRUConsumption"
+PROVISIONED_THROUGHPUT = "ProvisionedThroughput"
+AUTOSCALE_MAX_THROUGHPUT = "AutoscaleMaxThroughput"
+SERVER_LATENCY = "ServerSideLatencyDirect"
+
+# Dimension names as the console asks for them; answers carry them lower-cased.
+DATABASE = "DatabaseName"
+COLLECTION = "CollectionName"
+STATUS_CODE = "StatusCode"
+OPERATION_TYPE = "OperationType"
+PARTITION_KEY_RANGE = "PartitionKeyRangeId"
+
+
+@dataclass(frozen=True, slots=True)
+class MetricQuery:
+    """One metrics call. ``name`` is the console's own id for it (for the ledger and
+    for matching answers); the rest is what the call asks Azure Monitor for.
+
+    ``where`` pins dimensions to values (``StatusCode == "429"``); ``split`` asks for one
+    series per value of each named dimension (``'*'`` in the filter grammar). The
+    database and container always filter the call when set.
+    """
+
+    name: str
+    metrics: tuple[str, ...]
+    aggregation: str  # "Total" | "Count" | "Maximum" | "Average"
+    grain_s: int
+    span: Span
+    database: str | None = None
+    container: str | None = None
+    where: tuple[tuple[str, str], ...] = ()
+    split: tuple[str, ...] = ()
+    max_results: int | None = None  # series per metric; Azure's default is 10 when filtered
+
+
+@dataclass(frozen=True, slots=True)
+class MetricPoint:
+    at: float  # start of the bucket, epoch seconds
+    value: float | None  # None: no data in this bucket (not zero)
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """One time series of one metric for one combination of split dimension values."""
+
+    metric: str
+    aggregation: str
+    unit: str
+    dimensions: tuple[tuple[str, str], ...]  # (lower-cased name, value), sorted by name
+    points: tuple[MetricPoint, ...]
+
+    def dimension(self, name: str) -> str | None:
+        wanted = name.lower()
+        for key, value in self.dimensions:
+            if key == wanted:
+                return value
+        return None
+
+    def total(self) -> float | None:
+        """Sum of the non-empty buckets; None when every bucket is empty."""
+        values = [p.value for p in self.points if p.value is not None]
+        return sum(values) if values else None
+
+    def peak(self) -> float | None:
+        values = [p.value for p in self.points if p.value is not None]
+        return max(values) if values else None
+
+    def latest(self) -> MetricPoint | None:
+        """The newest bucket that has data."""
+        for point in reversed(self.points):
+            if point.value is not None:
+                return point
+        return None
+
+
+# -- logs ---------------------------------------------------------------------------------
+
+
+class KeyLevel(StrEnum):
+    """How partition keys are grouped: by tenant (the first level of a hierarchical key)
+    or by the whole key (a thread)."""
+
+    TENANT = "tenant"
+    KEY = "key"
+
+
+class LogName(StrEnum):
+    """The aggregations a source runs where its logs live (one KQL text each)."""
+
+    KEY_USAGE = "key_usage"  # RU per key in the window, its peak second, its partition
+    PARTITION_USAGE = "partition_usage"  # RU per physical partition, its peak second
+    THROTTLES = "throttles"  # 429s per minute by operation and physical partition
+    KEY_THROTTLES = "key_throttles"  # 429s per key (requests joined by activity id)
+    KEY_STORAGE = "key_storage"  # estimated storage of the largest keys
+    TABLES = "tables"  # which diagnostic tables hold rows for this account
+
+
+# The columns each aggregation returns, in order. ``Key`` is always the key as a JSON
+# array text (``["contoso"]``, ``["contoso","t-1"]``, ``[42]``) so numbers stay numbers;
+# at tenant level it holds the first element only. ``Partition`` is the physical
+# partition (PartitionKeyRangeId in the RU log, PartitionId in the request log).
+LOG_COLUMNS: dict[LogName, tuple[str, ...]] = {
+    # Keys: distinct keys in the window (the same on every row; more than the rows when
+    # the top-N cut the list). Partition: the one where the key spent most; Partitions:
+    # how many it touched. PeakRUps: the largest RU the key spent in one second.
+    LogName.KEY_USAGE: ("Key", "Partition", "Partitions", "RU", "PeakRUps", "Keys"),
+    LogName.PARTITION_USAGE: ("Partition", "RU", "PeakRUps", "Keys"),
+    LogName.THROTTLES: ("TimeGenerated", "OperationName", "Partition", "Throttled"),
+    LogName.KEY_THROTTLES: ("Key", "Requests", "Throttled"),
+    LogName.KEY_STORAGE: ("Key", "SizeKb"),
+    LogName.TABLES: ("Table", "Rows"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LogQuery:
+    name: LogName
+    span: Span
+    database: str | None = None
+    container: str | None = None
+    level: KeyLevel = KeyLevel.TENANT
+    tenant: Key | None = None  # only keys under this tenant (drilling into one tenant)
+    top: int = 5000  # at most this many rows (the source aggregates, then cuts)
+
+
+@dataclass(frozen=True, slots=True)
+class LogTable:
+    """An aggregated table: cells are plain Python values (datetimes as epoch seconds,
+    ``dynamic`` cells already decoded from their JSON text)."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+
+
+# -- what went wrong ----------------------------------------------------------------------
+
+
+class ProblemKind(StrEnum):
+    NO_WORKSPACE = "no-workspace"  # no Log Analytics workspace configured: logs unavailable
+    NO_CATEGORY = "no-category"  # the diagnostic setting does not send a needed category
+    NO_DATA = "no-data"  # the call worked and returned nothing for this window
+    UNAUTHORIZED = "unauthorized"  # 401: signed in, but no role that allows it
+    FORBIDDEN = "forbidden"  # 403: e.g. the Microsoft.Insights provider not registered
+    PARTIAL = "partial"  # a partial result: the rows that came are kept and marked
+    QUERY_ERROR = "query-error"  # the service rejected the query (400, KQL error)
+    THROTTLED = "throttled"  # 429 / 529 after the bounded retries
+    NOT_COSMOS = "not-cosmos"  # the resource id is not a Cosmos DB account
+    UNREACHABLE = "unreachable"  # network, TLS, DNS, timeout
+    NOT_CONFIGURED = "not-configured"  # no resource id: no telemetry at all
+
+
+@dataclass(frozen=True, slots=True)
+class TelemetryProblem:
+    kind: ProblemKind
+    message: str  # what happened, in one line
+    fix: str = ""  # what to do about it, in one line
+    about: str = ""  # which query or tile it concerns ("metrics: ru", "logs: key_usage")
+    retry_after_s: float | None = None  # when the service said to come back
+
+    def describe(self) -> str:
+        text = self.message if not self.fix else f"{self.message} — {self.fix}"
+        return f"{self.about}: {text}" if self.about else text
+
+
+@dataclass(frozen=True, slots=True)
+class MetricAnswer:
+    query: MetricQuery
+    series: tuple[Series, ...] = ()
+    problem: TelemetryProblem | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogAnswer:
+    query: LogQuery
+    table: LogTable | None = None  # kept on a partial result, with ``problem`` set
+    problem: TelemetryProblem | None = None
+    as_of: float | None = None  # the newest log time in the answer (ingestion lags)
+
+
+@dataclass(frozen=True, slots=True)
+class TelemetryAbout:
+    """What a telemetry source is, for the header and for the notes beside its numbers."""
+
+    label: str  # "Azure Monitor · agentmem" or "simulated workload"
+    simulated: bool
+    resource_id: str | None = None
+    workspace_id: str | None = None
+    has_logs: bool = True
+    log_mode: str = ""  # "resource-specific", "AzureDiagnostics", "simulated", "" (unknown)
+    # Answers younger than this are reused rather than asked again: Azure Monitor's
+    # metrics move once a minute and every call is billed; the simulator moves each second.
+    min_refresh_s: float = 60.0
+
+
+# -- reports ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RangeLoad:
+    """Normalized RU consumption of one physical partition (percent of its budget)."""
+
+    range_id: str
+    points: tuple[MetricPoint, ...]
+    peak: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class OperationThrottles:
+    operation: str
+    points: tuple[MetricPoint, ...]  # 429s per minute
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class ThroughputReport:
+    window: Window
+    span: Span
+    source: TelemetryAbout
+    ru_per_s: tuple[MetricPoint, ...]  # RU/s averaged over each minute (Total / 60)
+    provisioned_ru_s: float | None  # the latest provisioned (or autoscale max) RU/s
+    autoscale: bool
+    capacity: tuple[MetricPoint, ...]  # provisioned RU/s over time (PT5M)
+    ranges: tuple[RangeLoad, ...]  # by partition key range id
+    throttles: tuple[OperationThrottles, ...]  # by operation, most first
+    status_totals: tuple[tuple[str, int], ...]  # requests in the window by status code
+    latency_ms: tuple[MetricPoint, ...]  # server-side latency, average per minute
+    requests: int
+    throttled: int
+    data_as_of: float | None  # the newest minute with data
+    headline: str
+    problems: tuple[TelemetryProblem, ...] = ()
+    series: tuple[Series, ...] = field(default=(), repr=False)  # everything, for export
+
+
+@dataclass(frozen=True, slots=True)
+class KeyUsage:
+    """One partition key (a tenant, or a whole key) in the hot-keys table."""
+
+    key: Key  # the tenant (first level) or the whole key
+    ru: float  # RU in the window
+    peak_ru_s: float  # the most RU it spent in one second
+    share: float  # of the container's RU in the window, 0..1
+    partition: str  # the physical partition where it spent most
+    partitions: int  # how many physical partitions it touched
+    partition_share: float | None  # its peak second against its partition's RU/s budget
+    throttled: int | None  # 429s on its requests (None: not known)
+    storage_kb: int | None  # estimated storage (None: not among the largest keys)
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionUsage:
+    partition: str
+    ru: float
+    peak_ru_s: float
+    budget_ru_s: float | None  # provisioned RU/s split evenly over the partitions
+    keys: int
+
+
+@dataclass(frozen=True, slots=True)
+class HotKeysReport:
+    window: Window
+    span: Span
+    source: TelemetryAbout
+    level: KeyLevel
+    tenant: Key | None  # the tenant drilled into (level KEY), else None
+    rows: tuple[KeyUsage, ...]  # by RU, most first
+    total_ru: float
+    keys_total: int | None  # distinct keys in the window; more than len(rows) when cut
+    provisioned_ru_s: float | None
+    partitions: tuple[PartitionUsage, ...]
+    headline: str  # "contoso = 63 % of RU on partition 2"
+    data_as_of: float | None
+    caveats: tuple[str, ...] = ()  # e.g. storage only for the largest keys; logs lag
+    problems: tuple[TelemetryProblem, ...] = ()

@@ -1,0 +1,51 @@
+"""The Telemetry contract: what a monitoring source (Azure Monitor, the simulator) answers.
+
+Both sources take the same questions (``MetricQuery``, ``LogQuery``) and answer in the
+same shapes (``MetricAnswer``, ``LogAnswer``; see ``cosmem_tui.model.telemetry``), so the
+core services and the views never know which one they talk to — only ``about`` says so
+(and the screen labels simulated data as such).
+
+Rules every source keeps (the contract tests check them on both):
+
+* one answer per question, in the order asked; a failure is an answer with a
+  ``problem``, never an exception (one failed tile must not take the others down);
+* metric series carry one point per grain bucket over the span, ``None`` where the
+  bucket is empty, dimension names lower-cased;
+* log answers are aggregated where the logs are, cut to ``top`` rows, with exactly the
+  columns ``LOG_COLUMNS`` fixes for their ``LogName``;
+* every call is recorded in the session's ledger (its own unit: calls, not RU) and
+  retries are bounded and honour Retry-After: a throttled workspace is never made worse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from cosmem_tui.model.telemetry import (
+    LogAnswer,
+    LogQuery,
+    MetricAnswer,
+    MetricQuery,
+    TelemetryAbout,
+)
+from cosmem_tui.sources.gateway import Gateway
+
+
+@runtime_checkable
+class Telemetry(Protocol):
+    @property
+    def about(self) -> TelemetryAbout: ...
+
+    @property
+    def gateway(self) -> Gateway: ...
+
+    async def metrics(self, queries: Sequence[MetricQuery]) -> list[MetricAnswer]:
+        """Answer each metrics call (one getBatch request each), in order."""
+        ...
+
+    async def logs(self, queries: Sequence[LogQuery]) -> list[LogAnswer]:
+        """Answer each aggregation (batched where the service allows), in order."""
+        ...
+
+    async def close(self) -> None: ...
