@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 import platformdirs
 
 from cosmem_tui.core.browse import BrowseService
+from cosmem_tui.core.hot_keys import HotKeysService
+from cosmem_tui.core.telemetry_reader import TelemetryReader
+from cosmem_tui.core.throughput import ThroughputService
 from cosmem_tui.model import Clock
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.gateway import Gateway
@@ -25,6 +28,9 @@ if TYPE_CHECKING:
 
 MEMORY = "memory"  # the MemoryStore service
 BROWSE = "browse"  # the BrowseService over it
+TELEMETRY = "telemetry"  # the TelemetryReader over Azure Monitor or the simulator
+THROUGHPUT = "throughput"  # the ThroughputService over it
+HOT_KEYS = "hot_keys"  # the HotKeysService over it
 
 APP_NAME = "cosmem"
 DEMO_FILE = "demo.sqlite"
@@ -69,7 +75,8 @@ class SessionOptions:
 
 @dataclass
 class Session:
-    """Named services (the memory store now; telemetry joins later) over one ledger.
+    """Named services (the memory store and browsing; telemetry when configured) over one
+    ledger.
 
     ``ledger`` is the Gateway every service records its requests in and spends the one
     budget through; ``credential`` is the one sign-in the services share (None for a
@@ -99,6 +106,27 @@ class Session:
     @property
     def gateway(self) -> Gateway:
         return self.ledger
+
+    @property
+    def has_store(self) -> bool:
+        """False for a telemetry-only session (``cosmem hot`` without a Cosmos endpoint)."""
+        return MEMORY in self.services
+
+    @property
+    def telemetry(self) -> TelemetryReader | None:
+        """The monitoring source, or None when none is configured (no resource id)."""
+        reader: TelemetryReader | None = self.services.get(TELEMETRY)
+        return reader
+
+    @property
+    def throughput(self) -> ThroughputService | None:
+        service: ThroughputService | None = self.services.get(THROUGHPUT)
+        return service
+
+    @property
+    def hot_keys(self) -> HotKeysService | None:
+        service: HotKeysService | None = self.services.get(HOT_KEYS)
+        return service
 
     @property
     def schema(self) -> Schema:

@@ -1,0 +1,324 @@
+"""Which tenant is hot: RU per partition key from the diagnostic logs, with its shares.
+
+Per-key RU exists only in the logs (``PartitionKeyRUConsumption``), aggregated where the
+logs live (Log Analytics KQL, or the simulator's tallies) and cut to a top-N; the
+console never downloads raw log rows. This module joins the aggregations — usage per
+key, usage per physical partition, 429s per key, storage of the largest keys — with the
+provisioned throughput from metrics, into the rows of the hot-keys table:
+
+* ``share``: the key's RU against the container's RU in the window;
+* ``partition_share``: its busiest second against its physical partition's budget
+  (provisioned RU/s split evenly over the partitions, as Cosmos splits it);
+* the headline names the key that takes most of its partition ("contoso = 63 % of RU
+  on partition 2"): the hot partition is where throttling starts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from cosmem_tui.core.telemetry_reader import TelemetryReader, span_ending
+from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, Container, latest_value
+from cosmem_tui.core.throughput import metric_plan as throughput_plan
+from cosmem_tui.model import Clock, InvalidKey, Key
+from cosmem_tui.model.telemetry import (
+    AUTOSCALE_MAX_THROUGHPUT,
+    PARTITION_KEY_RANGE,
+    PROVISIONED_THROUGHPUT,
+    HotKeysReport,
+    KeyLevel,
+    KeyUsage,
+    LogAnswer,
+    LogName,
+    LogQuery,
+    MetricAnswer,
+    PartitionUsage,
+    ProblemKind,
+    Span,
+    TelemetryAbout,
+    TelemetryProblem,
+    Window,
+)
+
+DEFAULT_TOP = 10_000  # keys per table: aggregated and cut where the logs live
+
+STORAGE_CAVEAT = (
+    "storage: only the largest keys of each partition are logged (PartitionKeyStatistics, "
+    "sampled estimates); a blank is not zero"
+)
+LAG_CAVEAT = "logs lag 20 s – 3 min behind the requests"
+THROTTLE_CAVEAT = "429s per key: requests joined to the RU log by activity id"
+
+
+def parse_key(text: object) -> Key:
+    """A key from the logs' JSON-array text; anything else stays one string value (the
+    logs are data, not trusted: a malformed key is shown as it came)."""
+    if isinstance(text, str):
+        try:
+            values = json.loads(text)
+        except ValueError:
+            values = None
+        if isinstance(values, list) and values:
+            try:
+                return Key(values)
+            except InvalidKey:
+                pass
+        return Key.of(text)
+    try:
+        return Key.of(text)
+    except InvalidKey:
+        return Key.of(str(text))
+
+
+@dataclass(frozen=True, slots=True)
+class _Logs:
+    usage: LogAnswer
+    partitions: LogAnswer
+    throttles: LogAnswer
+    storage: LogAnswer
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _count(value: Any) -> int | None:
+    return round(value) if isinstance(value, int | float) else None
+
+
+def _clock_text(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%H:%M:%S UTC")
+
+
+class HotKeysService:
+    def __init__(
+        self,
+        reader: TelemetryReader,
+        clock: Clock,
+        where: Container,
+        *,
+        top: int = DEFAULT_TOP,
+    ) -> None:
+        self.reader = reader
+        self.clock = clock
+        self.where = where
+        self.top = top
+
+    @property
+    def about(self) -> TelemetryAbout:
+        return self.reader.about
+
+    async def report(
+        self,
+        window: Window,
+        *,
+        level: KeyLevel = KeyLevel.TENANT,
+        tenant: Key | None = None,
+    ) -> HotKeysReport:
+        if tenant is not None:
+            level = KeyLevel.KEY
+        now = self.clock.now()
+        span = span_ending(now, window, whole_minutes=False)
+        logs = await self._logs(window, span, level, tenant)
+        capacity = await self._capacity(window, now)
+        return build_report(window, span, self.about, level, tenant, logs, capacity)
+
+    async def _logs(self, window: Window, span: Span, level: KeyLevel, tenant: Key | None) -> _Logs:
+        def query(name: LogName, key_level: KeyLevel = level) -> LogQuery:
+            return LogQuery(
+                name=name,
+                span=span,
+                database=self.where.database,
+                container=self.where.container,
+                level=key_level,
+                tenant=tenant,
+                top=self.top,
+            )
+
+        answers = await self.reader.logs(
+            window,
+            [
+                query(LogName.KEY_USAGE),
+                # Partition totals are the container's, whatever tenant is drilled into.
+                LogQuery(
+                    name=LogName.PARTITION_USAGE,
+                    span=span,
+                    database=self.where.database,
+                    container=self.where.container,
+                    top=self.top,
+                ),
+                query(LogName.KEY_THROTTLES),
+                query(LogName.KEY_STORAGE),
+            ],
+        )
+        return _Logs(*answers)
+
+    async def _capacity(self, window: Window, now: float) -> list[MetricAnswer]:
+        metrics_span = span_ending(now, window, whole_minutes=True)
+        wanted = {CAPACITY, NORMALIZED_BY_RANGE}
+        plan = [q for q in throughput_plan(metrics_span, self.where) if q.name in wanted]
+        return await self.reader.metrics(window, plan)
+
+
+def build_report(
+    window: Window,
+    span: Span,
+    about: TelemetryAbout,
+    level: KeyLevel,
+    tenant: Key | None,
+    logs: _Logs,
+    capacity: list[MetricAnswer],
+) -> HotKeysReport:
+    problems: list[TelemetryProblem] = []
+    for answer in (logs.usage, logs.partitions, logs.throttles, logs.storage):
+        if answer.problem is not None and answer.problem not in problems:
+            problems.append(answer.problem)
+    for metric in capacity:
+        if metric.problem is not None:
+            problems.append(metric.problem)
+
+    provisioned_ru_s = _provisioned(capacity)
+    ranges_seen = {
+        s.dimension(PARTITION_KEY_RANGE) or "?"
+        for answer in capacity
+        if answer.query.name == NORMALIZED_BY_RANGE
+        for s in answer.series
+    }
+
+    partition_rows = logs.partitions.table.records() if logs.partitions.table else []
+    partition_ids = {str(r["Partition"]) for r in partition_rows} | ranges_seen
+    count = len(partition_ids)
+    budget = provisioned_ru_s / count if provisioned_ru_s and count else None
+    partitions = tuple(
+        sorted(
+            (
+                PartitionUsage(
+                    partition=str(r["Partition"]),
+                    ru=_number(r["RU"]),
+                    peak_ru_s=_number(r["PeakRUps"]),
+                    budget_ru_s=budget,
+                    keys=_count(r["Keys"]) or 0,
+                )
+                for r in partition_rows
+            ),
+            key=lambda p: (-p.ru, p.partition),
+        )
+    )
+    partition_ru = {p.partition: p.ru for p in partitions}
+    total_ru = sum(partition_ru.values())
+
+    throttled = _by_key(logs.throttles, "Throttled")
+    storage = _by_key(logs.storage, "SizeKb")
+    usage_rows = logs.usage.table.records() if logs.usage.table else []
+    rows: list[KeyUsage] = []
+    keys_total: int | None = None
+    for r in usage_rows:
+        key = parse_key(r["Key"])
+        ru = _number(r["RU"])
+        peak = _number(r["PeakRUps"])
+        keys_total = _count(r["Keys"]) if keys_total is None else keys_total
+        rows.append(
+            KeyUsage(
+                key=key,
+                ru=ru,
+                peak_ru_s=peak,
+                share=ru / total_ru if total_ru else 0.0,
+                partition=str(r["Partition"]),
+                partitions=_count(r["Partitions"]) or 1,
+                partition_share=peak / budget if budget else None,
+                throttled=_throttles_of(key, logs.throttles, throttled),
+                storage_kb=storage.get(key),
+            )
+        )
+    rows.sort(key=lambda u: (-u.ru, u.key.sort_key()))
+    if keys_total is None and logs.usage.table is not None:
+        keys_total = 0
+
+    caveats = [LAG_CAVEAT, STORAGE_CAVEAT, THROTTLE_CAVEAT]
+    if keys_total is not None and keys_total > len(rows):
+        caveats.insert(0, f"top {len(rows):,} of {keys_total:,} keys by RU")
+    as_of = [a.as_of for a in (logs.usage, logs.partitions) if a.as_of is not None]
+    data_as_of = max(as_of) if as_of else None
+    if data_as_of is not None:
+        caveats[caveats.index(LAG_CAVEAT)] = f"{LAG_CAVEAT}: data as of {_clock_text(data_as_of)}"
+
+    return HotKeysReport(
+        window=window,
+        span=span,
+        source=about,
+        level=level,
+        tenant=tenant,
+        rows=tuple(rows),
+        total_ru=total_ru,
+        keys_total=keys_total,
+        provisioned_ru_s=provisioned_ru_s,
+        partitions=partitions,
+        headline=skew_headline(rows, partitions, window, problems),
+        data_as_of=data_as_of,
+        caveats=tuple(caveats),
+        problems=tuple(problems),
+    )
+
+
+def _provisioned(capacity: list[MetricAnswer]) -> float | None:
+    for answer in capacity:
+        if answer.query.name != CAPACITY:
+            continue
+        autoscale = [s for s in answer.series if s.metric == AUTOSCALE_MAX_THROUGHPUT]
+        fixed = [s for s in answer.series if s.metric == PROVISIONED_THROUGHPUT]
+        for group in (autoscale, fixed):
+            values = [latest_value(s.points) for s in group]
+            known = [v for v in values if v]
+            if known:
+                return sum(known)
+    return None
+
+
+def _throttles_of(key: Key, answer: LogAnswer, counts: dict[Key, int]) -> int | None:
+    """A key absent from a complete answer had no 429s; from a partial or failed one,
+    it is not known."""
+    if answer.table is not None and answer.problem is None:
+        return counts.get(key, 0)
+    return counts.get(key)
+
+
+def _by_key(answer: LogAnswer, column: str) -> dict[Key, int]:
+    if answer.table is None:
+        return {}
+    found: dict[Key, int] = {}
+    for record in answer.table.records():
+        value = _count(record.get(column))
+        if value is not None:
+            key = parse_key(record.get("Key"))
+            found[key] = found.get(key, 0) + value
+    return found
+
+
+def skew_headline(
+    rows: list[KeyUsage],
+    partitions: tuple[PartitionUsage, ...],
+    window: Window,
+    problems: list[TelemetryProblem],
+) -> str:
+    """The key that takes most of the hottest partition (the one whose busiest second
+    came closest to its budget): that partition is where throttling starts."""
+    if not rows:
+        if any(p.kind is not ProblemKind.NO_DATA for p in problems):
+            return "no per-key usage: see below"
+        return f"no keyed requests logged in the last {window.label}"
+    hottest = max(partitions, key=lambda p: (p.peak_ru_s, p.ru), default=None)
+    row = rows[0]
+    if hottest is not None:
+        row = next((r for r in rows if r.partition == hottest.partition), rows[0])
+    on_partition = hottest.ru if hottest is not None and row.partition == hottest.partition else 0
+    label = row.key.text
+    if len(label) > 40:
+        label = label[:39] + "…"
+    container = f"{row.share * 100:.0f} % of the container's RU in {window.label}"
+    if not on_partition:
+        return f"{label} = {container}"
+    mine = row.ru / on_partition * 100
+    return f"{label} = {mine:.0f} % of RU on partition {row.partition}, {container}"

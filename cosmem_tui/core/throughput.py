@@ -1,0 +1,332 @@
+"""Is the account throttling, where, since when: the throughput report from platform metrics.
+
+One metrics call per (grain, aggregation, filter) group — getBatch applies one interval,
+one aggregation list and one filter to every metric in a call:
+
+* RU consumed (``TotalRequestUnits``, Total per minute → RU/s as Total / 60);
+* requests by status code, and 429s by operation (``TotalRequests``, Count);
+* normalised RU per partition key range (``NormalizedRUConsumption``, Maximum: the
+  busiest second of that physical partition in the minute, percent of its budget);
+* provisioned and autoscale-max throughput (Maximum, PT5M);
+* server-side latency (``ServerSideLatencyDirect``, Average).
+
+Metrics are per minute and the window ends at the last complete minute: a bucket
+still filling would read as a sudden drop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from cosmem_tui.core.telemetry_reader import TelemetryReader, span_ending
+from cosmem_tui.model import Clock
+from cosmem_tui.model.telemetry import (
+    AUTOSCALE_MAX_THROUGHPUT,
+    NORMALIZED_RU,
+    OPERATION_TYPE,
+    PARTITION_KEY_RANGE,
+    PROVISIONED_THROUGHPUT,
+    SERVER_LATENCY,
+    STATUS_CODE,
+    TOTAL_REQUEST_UNITS,
+    TOTAL_REQUESTS,
+    MetricAnswer,
+    MetricPoint,
+    MetricQuery,
+    OperationThrottles,
+    RangeLoad,
+    Series,
+    Span,
+    TelemetryAbout,
+    TelemetryProblem,
+    ThroughputReport,
+    Window,
+)
+
+RU = "ru"
+REQUESTS_BY_STATUS = "requests_by_status"
+THROTTLES_BY_OPERATION = "throttles_by_operation"
+NORMALIZED_BY_RANGE = "normalized_by_range"
+CAPACITY = "capacity"
+LATENCY = "latency"
+
+MAX_STATUS_SERIES = 50
+MAX_OPERATION_SERIES = 50
+MAX_RANGE_SERIES = 1000  # Azure's default is 10 series: a large container has hundreds
+
+
+@dataclass(frozen=True, slots=True)
+class Container:
+    """Which container the metrics are filtered to (None: the whole account)."""
+
+    database: str | None = None
+    container: str | None = None
+
+
+def metric_plan(span: Span, where: Container) -> list[MetricQuery]:
+    def query(
+        name: str,
+        metrics: tuple[str, ...],
+        aggregation: str,
+        *,
+        grain_s: int = 60,
+        pinned: tuple[tuple[str, str], ...] = (),
+        split: tuple[str, ...] = (),
+        max_results: int | None = None,
+    ) -> MetricQuery:
+        return MetricQuery(
+            name=name,
+            metrics=metrics,
+            aggregation=aggregation,
+            grain_s=grain_s,
+            span=span,
+            database=where.database,
+            container=where.container,
+            where=pinned,
+            split=split,
+            max_results=max_results,
+        )
+
+    return [
+        query(RU, (TOTAL_REQUEST_UNITS,), "Total"),
+        query(
+            REQUESTS_BY_STATUS,
+            (TOTAL_REQUESTS,),
+            "Count",
+            split=(STATUS_CODE,),
+            max_results=MAX_STATUS_SERIES,
+        ),
+        query(
+            THROTTLES_BY_OPERATION,
+            (TOTAL_REQUESTS,),
+            "Count",
+            pinned=((STATUS_CODE, "429"),),
+            split=(OPERATION_TYPE,),
+            max_results=MAX_OPERATION_SERIES,
+        ),
+        query(
+            NORMALIZED_BY_RANGE,
+            (NORMALIZED_RU,),
+            "Maximum",
+            split=(PARTITION_KEY_RANGE,),
+            max_results=MAX_RANGE_SERIES,
+        ),
+        query(CAPACITY, (PROVISIONED_THROUGHPUT, AUTOSCALE_MAX_THROUGHPUT), "Maximum", grain_s=300),
+        query(LATENCY, (SERVER_LATENCY,), "Average"),
+    ]
+
+
+def sum_points(series: Iterable[Series], *, scale: float = 1.0) -> tuple[MetricPoint, ...]:
+    """Bucket-wise sum of several series; a bucket empty in every series stays None."""
+    totals: dict[float, float | None] = {}
+    for one in series:
+        for point in one.points:
+            if point.value is None:
+                totals.setdefault(point.at, None)
+            else:
+                totals[point.at] = (totals.get(point.at) or 0.0) + point.value * scale
+    return tuple(MetricPoint(at, value) for at, value in sorted(totals.items()))
+
+
+def mean_points(series: Iterable[Series]) -> tuple[MetricPoint, ...]:
+    sums: dict[float, list[float]] = {}
+    for one in series:
+        for point in one.points:
+            bucket = sums.setdefault(point.at, [])
+            if point.value is not None:
+                bucket.append(point.value)
+    return tuple(
+        MetricPoint(at, sum(values) / len(values) if values else None)
+        for at, values in sorted(sums.items())
+    )
+
+
+def latest_value(points: Iterable[MetricPoint]) -> float | None:
+    value = None
+    for point in points:
+        if point.value is not None:
+            value = point.value
+    return value
+
+
+def _range_order(range_id: str) -> tuple[int, int | str]:
+    return (0, int(range_id)) if range_id.isdigit() else (1, range_id)
+
+
+def _count(value: float | None) -> int:
+    return round(value or 0.0)
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100.0 * part / whole:.1f} %" if whole else "—"
+
+
+def _clock_text(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%H:%M UTC")
+
+
+class ThroughputService:
+    def __init__(self, reader: TelemetryReader, clock: Clock, where: Container) -> None:
+        self.reader = reader
+        self.clock = clock
+        self.where = where
+
+    @property
+    def about(self) -> TelemetryAbout:
+        return self.reader.about
+
+    async def report(self, window: Window) -> ThroughputReport:
+        span = span_ending(self.clock.now(), window, whole_minutes=True)
+        answers = await self.reader.metrics(window, metric_plan(span, self.where))
+        return build_report(window, span, self.about, answers)
+
+
+def build_report(
+    window: Window, span: Span, about: TelemetryAbout, answers: list[MetricAnswer]
+) -> ThroughputReport:
+    by_name = {answer.query.name: answer for answer in answers}
+    problems = tuple(a.problem for a in answers if a.problem is not None)
+
+    def series(name: str, metric: str | None = None) -> list[Series]:
+        answer = by_name.get(name)
+        if answer is None:
+            return []
+        return [s for s in answer.series if metric is None or s.metric == metric]
+
+    ru_per_s = sum_points(series(RU), scale=1 / 60)
+
+    provisioned = sum_points(series(CAPACITY, PROVISIONED_THROUGHPUT))
+    autoscale_max = sum_points(series(CAPACITY, AUTOSCALE_MAX_THROUGHPUT))
+    autoscale_latest = latest_value(autoscale_max)
+    autoscale = bool(autoscale_latest)
+    capacity = autoscale_max if autoscale else provisioned
+    provisioned_ru_s = autoscale_latest if autoscale else latest_value(provisioned)
+
+    ranges = tuple(
+        sorted(
+            (
+                RangeLoad(s.dimension(PARTITION_KEY_RANGE) or "?", s.points, s.peak())
+                for s in series(NORMALIZED_BY_RANGE)
+            ),
+            key=lambda r: _range_order(r.range_id),
+        )
+    )
+
+    throttles = tuple(
+        sorted(
+            (
+                OperationThrottles(s.dimension(OPERATION_TYPE) or "?", s.points, _count(s.total()))
+                for s in series(THROTTLES_BY_OPERATION)
+            ),
+            key=lambda t: (-t.total, t.operation),
+        )
+    )
+
+    status: dict[str, int] = {}
+    for s in series(REQUESTS_BY_STATUS):
+        code = s.dimension(STATUS_CODE) or "?"
+        status[code] = status.get(code, 0) + _count(s.total())
+    status_totals = tuple(sorted(status.items()))
+    requests = sum(status.values())
+    if REQUESTS_BY_STATUS in by_name and by_name[REQUESTS_BY_STATUS].problem is None:
+        throttled = status.get("429", 0)
+    else:  # requests by status failed: the 429s by operation still count them
+        throttled = sum(t.total for t in throttles)
+
+    latency_ms = mean_points(series(LATENCY))
+
+    newest = [p.at for p in ru_per_s if p.value is not None]
+    data_as_of = max(newest) + 60 if newest else None
+
+    return ThroughputReport(
+        window=window,
+        span=span,
+        source=about,
+        ru_per_s=ru_per_s,
+        provisioned_ru_s=provisioned_ru_s,
+        autoscale=autoscale,
+        capacity=capacity,
+        ranges=ranges,
+        throttles=throttles,
+        status_totals=status_totals,
+        latency_ms=latency_ms,
+        requests=requests,
+        throttled=throttled,
+        data_as_of=data_as_of,
+        headline=headline(
+            window, ru_per_s, provisioned_ru_s, ranges, requests, throttled, problems
+        ),
+        problems=problems,
+        series=tuple(s for answer in answers for s in answer.series),
+    )
+
+
+def headline(
+    window: Window,
+    ru_per_s: tuple[MetricPoint, ...],
+    provisioned_ru_s: float | None,
+    ranges: tuple[RangeLoad, ...],
+    requests: int,
+    throttled: int,
+    problems: tuple[TelemetryProblem, ...],
+) -> str:
+    """One line an on-call engineer reads first: 429s, which partition is full since
+    when, and how close the busiest minute came to what is provisioned."""
+    peak = max((p.value for p in ru_per_s if p.value is not None), default=None)
+    if peak is None and not requests:
+        return f"no metrics in the last {window.label}" + (": see below" if problems else "")
+    parts: list[str] = []
+    if throttled:
+        parts.append(
+            f"{throttled:,} × 429 of {requests:,} requests ({_pct(throttled, requests)})"
+            f" in {window.label}"
+        )
+    else:
+        parts.append(f"no 429s in {window.label}")
+    full = [r for r in ranges if (r.peak or 0.0) >= 100.0]
+    for load in full[:3]:
+        since = _full_since(load)
+        when = f" since {_clock_text(since)}" if since is not None else " at its peak"
+        parts.append(f"partition {load.range_id} at 100 %{when}")
+    if len(full) > 3:
+        parts.append(f"{len(full) - 3} more partitions at 100 %")
+    if peak is not None:
+        capacity = f" of {provisioned_ru_s:,.0f}" if provisioned_ru_s else ""
+        share = f" ({_pct(peak, provisioned_ru_s)})" if provisioned_ru_s else ""
+        parts.append(f"busiest minute {peak:,.0f}{capacity} RU/s{share}")
+    return "; ".join(parts)
+
+
+def _full_since(load: RangeLoad) -> float | None:
+    """The first minute of a run at 100 % that lasts to the newest minute with data."""
+    since: float | None = None
+    for point in load.points:
+        if point.value is None:
+            continue
+        full = point.value >= 100.0
+        since = None if not full else (point.at if since is None else since)
+    return since
+
+
+def iso_time(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).isoformat().replace("+00:00", "Z")
+
+
+def series_rows(report: ThroughputReport) -> list[dict[str, object]]:
+    """Every series as ``time, metric, dimension, value`` rows (the CLI's output)."""
+    rows: list[dict[str, object]] = []
+    for s in report.series:
+        dimension = ",".join(f"{k}={v}" for k, v in s.dimensions)
+        name = f"{s.metric}.{s.aggregation}"
+        for point in s.points:
+            rows.append(
+                {
+                    "time": iso_time(point.at),
+                    "metric": name,
+                    "dimension": dimension,
+                    "value": point.value,
+                }
+            )
+    return rows

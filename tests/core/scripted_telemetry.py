@@ -1,0 +1,52 @@
+"""A telemetry source that answers from a script: for the core services' arithmetic.
+
+The sources themselves (Azure Monitor through its real clients, the simulator) have
+their own tests and a shared contract suite; here only the joins and shares are tested.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from cosmem_tui.model.telemetry import (
+    LogAnswer,
+    LogQuery,
+    MetricAnswer,
+    MetricQuery,
+    TelemetryAbout,
+)
+from cosmem_tui.sources.gateway import Gateway
+
+
+class ScriptedTelemetry:
+    def __init__(
+        self,
+        *,
+        metrics: Callable[[MetricQuery], MetricAnswer] | None = None,
+        logs: Callable[[LogQuery], LogAnswer] | None = None,
+        min_refresh_s: float = 60.0,
+    ) -> None:
+        self._metrics = metrics or (lambda q: MetricAnswer(q))
+        self._logs = logs or (lambda q: LogAnswer(q))
+        self._about = TelemetryAbout(label="scripted", simulated=True, min_refresh_s=min_refresh_s)
+        self._gateway = Gateway()
+        self.asked: list[MetricQuery | LogQuery] = []
+
+    @property
+    def about(self) -> TelemetryAbout:
+        return self._about
+
+    @property
+    def gateway(self) -> Gateway:
+        return self._gateway
+
+    async def metrics(self, queries: Sequence[MetricQuery]) -> list[MetricAnswer]:
+        self.asked.extend(queries)
+        return [self._metrics(q) for q in queries]
+
+    async def logs(self, queries: Sequence[LogQuery]) -> list[LogAnswer]:
+        self.asked.extend(queries)
+        return [self._logs(q) for q in queries]
+
+    async def close(self) -> None:
+        return None

@@ -1,0 +1,176 @@
+"""The hot-keys report: the joins of the log aggregations and the shares made of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cosmem_tui.core.hot_keys import HotKeysService, parse_key
+from cosmem_tui.core.telemetry_reader import TelemetryReader
+from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, Container
+from cosmem_tui.model import FrozenClock, Key
+from cosmem_tui.model.telemetry import (
+    LOG_COLUMNS,
+    KeyLevel,
+    LogAnswer,
+    LogName,
+    LogQuery,
+    LogTable,
+    MetricAnswer,
+    MetricPoint,
+    MetricQuery,
+    ProblemKind,
+    Series,
+    TelemetryProblem,
+    Window,
+)
+from tests.core.scripted_telemetry import ScriptedTelemetry
+
+NOW = 1_800_000_030.0
+
+
+def table(name: LogName, *rows: tuple[Any, ...]) -> LogTable:
+    return LogTable(LOG_COLUMNS[name], tuple(rows))
+
+
+USAGE = table(
+    LogName.KEY_USAGE,
+    # Key, Partition, Partitions, RU, PeakRUps, Keys
+    ('["contoso"]', "2", 2, 6300.0, 950.0, 5),
+    ('["fabrikam"]', "1", 1, 2000.0, 120.0, 5),
+    ("[42]", "2", 1, 1000.0, 80.0, 5),  # a numeric tenant stays a number
+)
+PARTITIONS = table(
+    LogName.PARTITION_USAGE,
+    # Partition, RU, PeakRUps, Keys
+    ("2", 8000.0, 1000.0, 3),
+    ("1", 2000.0, 200.0, 2),
+)
+THROTTLES = table(LogName.KEY_THROTTLES, ('["contoso"]', 900, 42))
+STORAGE = table(LogName.KEY_STORAGE, ('["contoso"]', 2_500_000))
+
+
+def logs(query: LogQuery) -> LogAnswer:
+    tables = {
+        LogName.KEY_USAGE: USAGE,
+        LogName.PARTITION_USAGE: PARTITIONS,
+        LogName.KEY_THROTTLES: THROTTLES,
+        LogName.KEY_STORAGE: STORAGE,
+    }
+    return LogAnswer(query, tables[query.name], as_of=NOW - 40)
+
+
+def metrics(query: MetricQuery) -> MetricAnswer:
+    def one(metric: str, value: float, **dims: str) -> Series:
+        return Series(
+            metric,
+            query.aggregation,
+            "Count",
+            tuple((k.lower(), v) for k, v in dims.items()),
+            (MetricPoint(query.span.end - 300, value),),
+        )
+
+    if query.name == CAPACITY:
+        return MetricAnswer(query, (one("ProvisionedThroughput", 4000.0),))
+    if query.name == NORMALIZED_BY_RANGE:  # four ranges exist; two had keyed requests
+        return MetricAnswer(
+            query,
+            tuple(
+                one("NormalizedRUConsumption", 10.0, PartitionKeyRangeId=str(i)) for i in range(4)
+            ),
+        )
+    raise AssertionError(query.name)
+
+
+def service(telemetry: ScriptedTelemetry, **kwargs: Any) -> HotKeysService:
+    clock = FrozenClock(NOW)
+    return HotKeysService(
+        TelemetryReader(telemetry, clock), clock, Container("memory", "turns"), **kwargs
+    )
+
+
+async def test_rows_and_shares():
+    report = await service(ScriptedTelemetry(metrics=metrics, logs=logs)).report(Window.M15)
+
+    assert [row.key for row in report.rows] == [Key.of("contoso"), Key.of("fabrikam"), Key.of(42)]
+    contoso = report.rows[0]
+    assert report.total_ru == 10_000.0  # the container's RU: the partitions' sum
+    assert contoso.share == 0.63
+    # 4,000 RU/s over the four ranges the metrics know (not the two in the logs)
+    assert contoso.partition_share == 950.0 / 1000.0
+    assert (contoso.partition, contoso.partitions) == ("2", 2)
+    assert contoso.throttled == 42 and contoso.storage_kb == 2_500_000
+    fabrikam = report.rows[1]
+    assert fabrikam.throttled == 0  # absent from a complete answer: none
+    assert fabrikam.storage_kb is None  # not among the largest keys: not known
+    assert report.provisioned_ru_s == 4000.0
+    assert [(p.partition, p.budget_ru_s) for p in report.partitions] == [
+        ("2", 1000.0),
+        ("1", 1000.0),
+    ]
+    assert report.keys_total == 5
+    assert report.caveats[0] == "top 3 of 5 keys by RU"
+    assert (
+        report.headline == "contoso = 79 % of RU on partition 2, 63 % of the container's RU in 15m"
+    )
+    assert report.data_as_of == NOW - 40
+    assert "logs lag 20 s – 3 min behind the requests: data as of 07:59:50 UTC" in report.caveats
+
+
+async def test_the_questions_asked():
+    telemetry = ScriptedTelemetry(metrics=metrics, logs=logs)
+    await service(telemetry, top=500).report(Window.H1, tenant=Key.of("contoso"))
+
+    asked = {q.name: q for q in telemetry.asked if isinstance(q, LogQuery)}
+    assert set(asked) == {
+        LogName.KEY_USAGE,
+        LogName.PARTITION_USAGE,
+        LogName.KEY_THROTTLES,
+        LogName.KEY_STORAGE,
+    }
+    usage = asked[LogName.KEY_USAGE]
+    assert usage.level is KeyLevel.KEY and usage.tenant == Key.of("contoso") and usage.top == 500
+    assert usage.span.end == NOW and usage.span.seconds == 3600  # logs: up to now
+    # The partitions' totals are the container's, whatever tenant is drilled into.
+    assert asked[LogName.PARTITION_USAGE].tenant is None
+    assert {q.name for q in telemetry.asked if isinstance(q, MetricQuery)} == {
+        CAPACITY,
+        NORMALIZED_BY_RANGE,
+    }
+
+
+async def test_429s_not_known_when_the_join_failed():
+    failed = TelemetryProblem(
+        ProblemKind.NO_CATEGORY, "no DataPlaneRequests", about="logs: key_throttles"
+    )
+
+    def no_requests_log(query: LogQuery) -> LogAnswer:
+        if query.name == LogName.KEY_THROTTLES:
+            return LogAnswer(query, problem=failed)
+        return logs(query)
+
+    report = await service(ScriptedTelemetry(metrics=metrics, logs=no_requests_log)).report(
+        Window.M15
+    )
+    assert [row.throttled for row in report.rows] == [None, None, None]
+    assert report.problems == (failed,)
+    assert report.rows  # the rest of the table stands
+
+
+async def test_no_workspace_leaves_an_empty_table_that_says_why():
+    missing = TelemetryProblem(ProblemKind.NO_WORKSPACE, "no workspace", fix="--workspace-id")
+    report = await service(
+        ScriptedTelemetry(metrics=metrics, logs=lambda q: LogAnswer(q, problem=missing))
+    ).report(Window.M15)
+    assert report.rows == () and report.keys_total is None
+    assert report.problems == (missing,)
+    assert report.headline == "no per-key usage: see below"
+
+
+def test_keys_from_the_logs():
+    assert parse_key('["contoso","t-1"]') == Key.of("contoso", "t-1")
+    assert parse_key("[42]") == Key.of(42)
+    assert parse_key('["42"]') == Key.of("42")
+    # Not a JSON array of scalars: shown as the text it came as, never dropped.
+    assert parse_key('[{"a":1}]') == Key.of('[{"a":1}]')
+    assert parse_key("[not json") == Key.of("[not json")
+    assert parse_key(None) == Key.of(None)
