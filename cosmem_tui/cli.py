@@ -21,11 +21,14 @@ from cosmem_tui.compose import build_demo, open_session
 from cosmem_tui.core import records
 from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import LookupFailed
+from cosmem_tui.core.hot_keys import DEFAULT_TOP
 from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.output import Output
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.core.text import visible
+from cosmem_tui.core.throughput import series_rows
 from cosmem_tui.model import MISSING, BudgetQuestion, ItemTtl, Key, SystemClock, ThreadRef
+from cosmem_tui.model.telemetry import KeyLevel, TelemetryAbout, TelemetryProblem, Window
 from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
 
@@ -120,6 +123,68 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+    return value
+
+
+def _window_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--window",
+        type=Window.parse,
+        default=Window.M15,
+        metavar="|".join(w.label for w in Window),
+        help="how far back to look (default 15m)",
+    )
+
+
+MONITOR_FLAGS = (
+    (
+        "--resource-id",
+        "ID",
+        "the Cosmos DB account's Azure resource id, /subscriptions/…/databaseAccounts/NAME "
+        "(or COSMEM_RESOURCE_ID): turns on the throughput and hot-tenant views",
+    ),
+    (
+        "--workspace-id",
+        "GUID",
+        "the Log Analytics workspace its diagnostic logs go to (or COSMEM_WORKSPACE_ID); "
+        "without it, metrics only (no per-tenant RU)",
+    ),
+    (
+        "--region",
+        "NAME",
+        "the account's region for the regional metrics endpoint, e.g. eastus "
+        "(default: the account's location; or COSMEM_REGION)",
+    ),
+    (
+        "--metrics-endpoint",
+        "URL",
+        "metrics endpoint for sovereign clouds or private links (or COSMEM_METRICS_ENDPOINT)",
+    ),
+    (
+        "--logs-endpoint",
+        "URL",
+        "Log Analytics endpoint for sovereign clouds or private links (or COSMEM_LOGS_ENDPOINT)",
+    ),
+)
+
+
+def _monitor_options(parser: argparse.ArgumentParser, *, suppress: bool = True) -> None:
+    monitor = parser.add_argument_group(
+        "Azure Monitor (hot and throttle need only these, not a Cosmos endpoint)"
+    )
+    for flag, meta, text in MONITOR_FLAGS:
+        monitor.add_argument(
+            flag, default=argparse.SUPPRESS if suppress else None, metavar=meta, help=text
+        )
+
+
 def _verbose_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument(
         "-v",
@@ -168,6 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cosmem {__version__}")
     _source_options(parser, suppress=False)
+    _monitor_options(parser, suppress=False)
     _verbose_option(parser, suppress=False)
     parser.add_argument(
         "--theme",
@@ -201,6 +267,45 @@ def build_parser() -> argparse.ArgumentParser:
     _source_options(turns, suppress=True)
     _verbose_option(turns, suppress=True)
     _output_options(turns)
+
+    throttle = commands.add_parser(
+        "throttle",
+        help="RU/s, 429s, normalised RU per partition and latency from Azure Monitor "
+        "metrics (simulated on the demo)",
+    )
+    _window_option(throttle)
+    _monitor_options(throttle)
+    _source_options(throttle, suppress=True)
+    _output_options(throttle)
+
+    hot = commands.add_parser(
+        "hot",
+        help="partition keys by RU in the window from the diagnostic logs (simulated on "
+        "the demo): the hot tenant, its share and its 429s",
+    )
+    hot.add_argument(
+        "tenant",
+        nargs="?",
+        help="only this tenant's keys (its threads); omit for tenants",
+    )
+    hot.add_argument(
+        "--level",
+        choices=[level.value for level in KeyLevel],
+        default=KeyLevel.TENANT.value,
+        help="group by tenant (the first level of the key) or by the whole key "
+        "(default tenant; naming a tenant implies key)",
+    )
+    hot.add_argument(
+        "--top",
+        type=_positive_int,
+        default=DEFAULT_TOP,
+        metavar="N",
+        help=f"at most N keys, cut where the logs are (default {DEFAULT_TOP:,})",
+    )
+    _window_option(hot)
+    _monitor_options(hot)
+    _source_options(hot, suppress=True)
+    _output_options(hot)
 
     demo = commands.add_parser("demo", help="create (or with --reset rebuild) the demo workspace")
     demo.add_argument("--reset", action="store_true", help="rebuild it from the seed")
@@ -603,11 +708,69 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+async def _cmd_throttle(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    service = session.throughput
+    if service is None:
+        raise CliError(NO_TELEMETRY)
+    report = await service.report(args.window)
+    with Output(args.format, records.THROUGHPUT_FIELDS, records.THROUGHPUT_FIELDS, out) as output:
+        for row in series_rows(report):
+            output.write(row)
+    return _report_telemetry(report.source, report.headline, report.problems, bool(report.series))
+
+
+async def _cmd_hot(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    service = session.hot_keys
+    if service is None:
+        raise CliError(NO_TELEMETRY)
+    service.top = args.top
+    # The key's one text form, as everywhere: 42 is the number, '"42"' the string.
+    tenant = Key.parse(args.tenant) if args.tenant is not None else None
+    report = await service.report(args.window, level=KeyLevel(args.level), tenant=tenant)
+    with Output(args.format, records.HOT_FIELDS, records.HOT_FIELDS, out) as output:
+        for usage in report.rows:
+            output.write(records.hot_record(usage, report.level, typed=output.fmt == "json"))
+    notes = [c for c in report.caveats if c.startswith("top ")]
+    for note in notes:  # a cut list must never pass for the whole one
+        print(f"cosmem: {note} (raise --top to see more)", file=sys.stderr)
+    status = _report_telemetry(report.source, report.headline, report.problems, bool(report.rows))
+    return status or (EXIT_PARTIAL if notes else EXIT_OK)
+
+
+def _report_telemetry(
+    source: TelemetryAbout,
+    headline: str,
+    problems: tuple[TelemetryProblem, ...],
+    has_data: bool,
+) -> int:
+    """Headline and problems on stderr (stdout stays machine-readable); exit 3 when a
+    part failed and the output is short, 1 when nothing came."""
+    label = (
+        f"{source.label} (simulated)"
+        if source.simulated and "simul" not in source.label
+        else source.label
+    )
+    print(f"cosmem: {visible(label)}: {visible(headline)}", file=sys.stderr)
+    for problem in problems:
+        print(f"cosmem: {visible(problem.describe())}", file=sys.stderr)
+    if problems and not has_data:
+        return EXIT_ERROR
+    return EXIT_PARTIAL if problems else EXIT_OK
+
+
+NO_TELEMETRY = (
+    "no telemetry for this session: name the account with --resource-id (or "
+    "COSMEM_RESOURCE_ID) and its Log Analytics workspace with --workspace-id "
+    "(or COSMEM_WORKSPACE_ID); the demo workspace has a simulated workload"
+)
+
 Command = Callable[[Session, argparse.Namespace, TextIO], Any]
 _HEADLESS: dict[str, Command] = {
     "tenants": _cmd_tenants,
     "threads": _cmd_threads,
     "turns": _cmd_turns,
+    "throttle": _cmd_throttle,
+    "hot": _cmd_hot,
 }
 
 
@@ -617,7 +780,7 @@ async def _run_headless(command: Command, args: argparse.Namespace) -> int:
         session = await _session(args)
         if ledger is not None:
             ledger.attach(session.gateway)  # with what opening the session requested
-        if args.verbose:
+        if args.verbose and session.has_store:
             print(f"cosmem: schema {visible(session.schema_label)}", file=sys.stderr)
         try:
             # The ledger's default cause; steps that say more (list, count) say it inside.

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cosmem_tui.model import MISSING, JsonValue, Key, KeyCounts, Thread, Turn
+from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
 
 TENANT_FIELDS = ("tenant", "threads", "items", "last_activity")
 THREAD_FIELDS = ("thread", "tenant", "turns", "last_activity", "short_term", "long_term")
@@ -96,4 +97,48 @@ def turn_record(turn: Turn, now: float) -> dict[str, Any]:
         "problems": list(turn.problems),
         "part": turn.part,  # session documents: the message's index inside item "id"
         "messages": [{"role": m.role, "text": m.text} for m in turn.messages],
+    }
+
+
+# -- telemetry ------------------------------------------------------------------------
+
+THROUGHPUT_FIELDS = ("time", "metric", "dimension", "value")
+HOT_FIELDS = (
+    "tenant",
+    "key",
+    "ru",
+    "peak_ru_s",
+    "share",
+    "partition_share",
+    "throttled",
+    "storage_kb",
+    "partition",
+    "partitions",
+)
+
+
+def hot_record(usage: KeyUsage, level: KeyLevel, *, typed: bool) -> dict[str, Any]:
+    """One row of the hot-keys table. ``tenant`` is the first level of the key; ``key``
+    the whole key at key level (None at tenant level). ``share`` is of the container's
+    RU in the window, ``partition_share`` the key's busiest second against its physical
+    partition's RU/s budget (above 1 means it alone wanted more than the partition has)."""
+    key = usage.key
+    tenant = Key.of(key.values[0])
+
+    def shown(value: Key) -> Any:
+        return value.json_value() if typed else value.text
+
+    return {
+        "tenant": shown(tenant),
+        "key": shown(key) if level is KeyLevel.KEY else None,
+        "ru": round(usage.ru, 2),
+        "peak_ru_s": round(usage.peak_ru_s, 2),
+        "share": round(usage.share, 4),
+        "partition_share": (
+            round(usage.partition_share, 4) if usage.partition_share is not None else None
+        ),
+        "throttled": usage.throttled,
+        "storage_kb": usage.storage_kb,
+        "partition": usage.partition,
+        "partitions": usage.partitions,
     }
