@@ -162,16 +162,19 @@ def test_a_hostile_tenant_stays_one_literal_in_every_query(name: LogName, mode: 
         assert "let p_top = 50;" in text
 
 
+def rendered(query: LogQuery) -> str:
+    return render(
+        query, LogMode.RESOURCE_SPECIFIC, resource_id=RESOURCE_ID, database=None, container=None
+    )
+
+
 def test_numbers_and_strings_stay_apart_in_the_tenant_filter():
-    as_number = render(LogQuery(LogName.KEY_USAGE, SPAN, tenant=Key.of(42)), LogMode.RESOURCE_SPECIFIC,
-                       resource_id=RESOURCE_ID, database=None, container=None)  # fmt: skip
-    as_string = render(LogQuery(LogName.KEY_USAGE, SPAN, tenant=Key.of("42")), LogMode.RESOURCE_SPECIFIC,
-                       resource_id=RESOURCE_ID, database=None, container=None)  # fmt: skip
+    as_number = rendered(LogQuery(LogName.KEY_USAGE, SPAN, tenant=Key.of(42)))
+    as_string = rendered(LogQuery(LogName.KEY_USAGE, SPAN, tenant=Key.of("42")))
     assert p_tenant(as_number) == [42]
     assert p_tenant(as_string) == ["42"]
     assert "let p_has_tenant = true;" in as_number
-    unfiltered = render(LogQuery(LogName.KEY_USAGE, SPAN), LogMode.RESOURCE_SPECIFIC,
-                        resource_id=RESOURCE_ID, database=None, container=None)  # fmt: skip
+    unfiltered = rendered(LogQuery(LogName.KEY_USAGE, SPAN))
     assert "let p_has_tenant = false;" in unfiltered
     assert 'let p_database = "";' in unfiltered  # no filter: every database of the account
 
@@ -179,8 +182,7 @@ def test_numbers_and_strings_stay_apart_in_the_tenant_filter():
 def test_top_is_bounded():
     for top in (0, -5, 10_000_000):
         with pytest.raises(KqlError):
-            render(LogQuery(LogName.KEY_USAGE, SPAN, top=top), LogMode.RESOURCE_SPECIFIC,
-                   resource_id=RESOURCE_ID, database=None, container=None)  # fmt: skip
+            rendered(LogQuery(LogName.KEY_USAGE, SPAN, top=top))
 
 
 # -- the texts themselves ------------------------------------------------------------------

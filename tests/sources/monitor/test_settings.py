@@ -92,8 +92,11 @@ def test_a_bad_resource_id_is_one_line_naming_what_was_expected(given: str, expe
         ("logs_endpoint", "api.loganalytics.io", "must be an https:// URL"),
         ("logs_endpoint", "https://api.loganalytics.io/?x=1", "no query"),
         ("metrics_audience", "ftp://metrics.monitor.azure.com", "must be an https:// URL"),
-        ("workspace_id", "/subscriptions/x/resourceGroups/y/providers/"
-         "Microsoft.OperationalInsights/workspaces/z", "give its Workspace ID"),  # fmt: skip
+        (
+            "workspace_id",
+            "/subscriptions/x/providers/Microsoft.OperationalInsights",
+            "Workspace ID",
+        ),
         ("region", "east us 2!", "is not an Azure region name"),
     ],
 )
