@@ -239,8 +239,11 @@ def table(columns: list[tuple[str, str]], rows: list[list[Any]]) -> dict[str, An
 def error_body(code: str, message: str, inner: str | None = None) -> dict[str, Any]:
     error: dict[str, Any] = {"code": code, "message": message}
     if inner is not None:
-        error["innererror"] = {"code": "SemanticError", "message": "A semantic error occurred.",
-                               "innererror": {"code": "SEM0100", "message": inner}}  # fmt: skip
+        error["innererror"] = {
+            "code": "SemanticError",
+            "message": "A semantic error occurred.",
+            "innererror": {"code": "SEM0100", "message": inner},
+        }
     return {"error": error}
 
 

@@ -225,9 +225,14 @@ def test_every_text_aggregates_and_ends_in_a_bound(name: LogName, mode: LogMode)
     assert not re.search(r"\b(take|limit)\b", text)
     used = set(re.findall(r"\bp_\w+", text))
     assert used <= {
-        "p_resource_id", "p_database", "p_container", "p_by_tenant", "p_has_tenant",
-        "p_tenant", "p_top",
-    }  # fmt: skip
+        "p_resource_id",
+        "p_database",
+        "p_container",
+        "p_by_tenant",
+        "p_has_tenant",
+        "p_tenant",
+        "p_top",
+    }
     assert "p_resource_id" in used  # never another account's rows in a shared workspace
 
 
