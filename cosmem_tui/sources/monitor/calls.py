@@ -16,9 +16,11 @@ read):
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from cosmem_tui.model import Clock
 from cosmem_tui.model.telemetry import ProblemKind
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.holdoff import HoldOff
@@ -31,12 +33,14 @@ DEFAULT_HOLD_OFF_S = 30.0  # a throttle that did not say how long to wait
 
 
 class MonitorCalls:
-    def __init__(self, gateway: Gateway, settings: MonitorSettings) -> None:
+    def __init__(self, gateway: Gateway, settings: MonitorSettings, clock: Clock) -> None:
         self.gateway = gateway
         self.settings = settings
-        # Measured on the session's timer (frozen in tests); no jitter: callers are not
+        self.clock = clock
+        # Measured on the session's clock (frozen in tests); no jitter: callers are not
         # parked here, they get an answer at once.
-        self._holds = {service: HoldOff(jitter=0.0, monotonic=gateway.timer) for service in Service}
+        timer: Callable[[], float] = getattr(clock, "perf", time.monotonic)
+        self._holds = {service: HoldOff(jitter=0.0, monotonic=timer) for service in Service}
 
     def held_for(self, service: Service) -> float:
         """Seconds the service is still held off (0: calls may go out)."""
@@ -95,7 +99,7 @@ class MonitorCalls:
         return result
 
     def _failure(self, exc: BaseException, service: Service) -> BaseException:
-        failure = translate(exc, service, self.settings, now=self.gateway.clock.now())
+        failure = translate(exc, service, self.settings, now=self.clock.now())
         if failure is None:
             return exc  # a bug: keep its traceback
         if failure.kind is ProblemKind.THROTTLED:

@@ -65,9 +65,8 @@ class MonitorTelemetry:
     ) -> None:
         self._settings = settings
         self._gateway = gateway
-        self._clock = clock
         self._clients = MonitorClients(settings, credential, transport=transport, retry=retry)
-        self._calls = MonitorCalls(gateway, settings)
+        self._calls = MonitorCalls(gateway, settings, clock)
         self._logs = LogsSource(self._calls, self._clients, settings)
         self._region = settings.region
         if self._region is None and region_hint:
