@@ -73,11 +73,13 @@ class MonitorFailure(Exception):
 
 
 def one_line(text: object) -> str:
-    """The first line of ``text`` without a "(Code) " prefix, kept short."""
+    """The first line of ``text`` without a "(Code) " prefix, kept short, with control
+    characters shown as escapes (a service may echo a hostile tenant name back)."""
     lines = [line.strip() for line in str(text).splitlines() if line.strip()]
     line = lines[0] if lines else ""
     if line.startswith("(") and ") " in line:
         line = line.split(") ", 1)[1]
+    line = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in line)
     return line if len(line) <= _LIMIT else line[: _LIMIT - 1] + "…"
 
 

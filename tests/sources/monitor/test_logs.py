@@ -304,6 +304,23 @@ async def test_one_failed_item_leaves_the_others_and_says_what_the_service_said(
     assert problem.about == "logs: partition_usage"
 
 
+async def test_a_service_message_echoing_a_hostile_name_stays_inert(
+    open_source: Opener, fake: AzureFake
+):
+    workspace = Workspace()
+    echoed = "Failed to resolve 'acme\x1b[2J\x07'\nsecond line"
+    workspace.special[LogName.KEY_USAGE] = lambda: Reply(
+        400, error_body("BadArgumentError", "invalid", echoed)
+    )
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    (usage,) = await source.logs(ask(LogName.KEY_USAGE))
+    assert usage.problem is not None
+    assert "\x1b" not in usage.problem.message and "\x07" not in usage.problem.message
+    assert "acme\\x1b[2J\\x07" in usage.problem.message
+    assert "second line" not in usage.problem.message
+
+
 async def test_a_throttled_item_holds_logs_off(
     open_source: Opener, fake: AzureFake, clock: FrozenClock
 ):
