@@ -189,7 +189,12 @@ class LogsSource:
             failure = self._calls.held(Service.LOGS)
             return [LogAnswer(q, problem=failure.problem(about(q.name))) for q in queries]
         asked = list(queries)
-        probe_at = next((i for i, q in enumerate(asked) if q.name is LogName.TABLES), None)
+        # The caller's own TABLES question is the probe, unless its top could cut the list
+        # of tables short (a missing row would read as a missing category).
+        probe_at = next(
+            (i for i, q in enumerate(asked) if q.name is LogName.TABLES and q.top >= PROBE_TOP),
+            None,
+        )
         if probe_at is None:  # the console's own probe rides along, answered to no one
             asked.append(
                 LogQuery(LogName.TABLES, covering([q.span for q in queries]), top=PROBE_TOP)

@@ -458,6 +458,22 @@ async def test_the_callers_tables_question_is_the_probe(open_source: Opener, fak
     assert usage.problem is None
 
 
+async def test_a_tables_question_cut_short_is_not_the_probe(open_source: Opener, fake: AzureFake):
+    workspace = Workspace()
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    tables, usage = await source.logs(
+        [LogQuery(LogName.TABLES, SPAN, top=1), *ask(LogName.KEY_USAGE)]
+    )
+    (sent,) = fake.requests_to("logs")
+    assert [which(i["body"]["query"])[0] for i in sent.json()["requests"]] == [
+        LogName.TABLES,
+        LogName.KEY_USAGE,
+        LogName.TABLES,
+    ]
+    assert tables.problem is None and usage.problem is None
+
+
 async def test_a_hostile_tenant_reaches_the_service_as_one_literal(
     open_source: Opener, fake: AzureFake
 ):
