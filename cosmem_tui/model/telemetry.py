@@ -267,6 +267,32 @@ class TelemetryAbout:
     min_refresh_s: float = 60.0
 
 
+# -- storage without Log Analytics --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RangeStorage:
+    """What one physical partition holds, as the container read reports it
+    (``populatePartitionKeyRangeStatistics``). ``top_keys`` are the service's own sample
+    of its largest logical keys (full keys, estimated KB): only outliers appear there."""
+
+    range_id: str
+    size_kb: int
+    documents: int
+    top_keys: tuple[tuple[Key, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerStorage:
+    """Storage of one container from Cosmos alone: per physical partition, plus the
+    container's totals from ``x-ms-resource-usage`` (None when the service sent none)."""
+
+    ranges: tuple[RangeStorage, ...]
+    size_kb: int | None = None  # collectionSize: documents and indexes
+    documents_size_kb: int | None = None  # documentsSize
+    documents: int | None = None  # documentsCount
+
+
 # -- reports ------------------------------------------------------------------------------
 
 

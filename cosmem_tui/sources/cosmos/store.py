@@ -39,13 +39,16 @@ from cosmem_tui.model import (
     TtlState,
     resolve_ttl,
 )
+from cosmem_tui.model.telemetry import ContainerStorage
 from cosmem_tui.schemas import FieldPath, Granularity, Schema, SchemaError
 from cosmem_tui.sources.cosmos.account import CosmosAccount
 from cosmem_tui.sources.cosmos.calls import CosmosCalls, Parameters, Route
 from cosmem_tui.sources.cosmos.container import check_schema_fits, container_properties
 from cosmem_tui.sources.cosmos.listing import KeyLister, Strategy
+from cosmem_tui.sources.cosmos.region import write_region
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.cosmos.sql import object_of, prop, render
+from cosmem_tui.sources.cosmos.storage import container_storage
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
@@ -267,6 +270,41 @@ class CosmosStore:
             self._props = container_properties(settings.database, raw)
             self._slots["expiring"] = expiring_condition(self._props.default_ttl)
         return self._props
+
+    async def account_region(self) -> str | None:
+        """The account's first write region, as region hosts spell it ("eastus"): where
+        Azure Monitor's regional metrics host for it lives (one account read)."""
+
+        async def read() -> Any:
+            await self._account.enter()
+            # azure.cosmos.aio exposes the account read only under this name
+            return await self._account.client._get_database_account()
+
+        account = await self._calls.call(
+            "read-account", Scope.METADATA, self._settings.account, read, budgeted=False
+        )
+        return write_region(getattr(account, "WritableLocations", None) or [])
+
+    async def range_storage(self, *, background: bool = False) -> ContainerStorage:
+        """Storage per physical partition and the container's totals, from one container
+        read with statistics and quota info (no Log Analytics needed)."""
+        settings = self._settings
+
+        async def read() -> tuple[dict[str, Any], dict[str, Any]]:
+            await self._account.enter()
+            body = await self._container.read(
+                populate_partition_key_range_statistics=True, populate_quota_info=True
+            )
+            return dict(body), dict(body.get_response_headers())
+
+        body, headers = await self._calls.call(
+            "read-storage",
+            Scope.METADATA,
+            f"{settings.database}/{settings.container}",
+            read,
+            background=background,
+        )
+        return container_storage(body, headers)
 
     async def _explain_missing_container(self) -> None:
         """A 404 on the container: say whether the database itself is missing."""
