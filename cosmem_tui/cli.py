@@ -31,6 +31,8 @@ from cosmem_tui.model import MISSING, BudgetQuestion, ItemTtl, Key, SystemClock,
 from cosmem_tui.model.telemetry import KeyLevel, TelemetryAbout, TelemetryProblem, Window
 from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
+from cosmem_tui.sources.monitor.settings import FLAGS as MONITOR_FLAGS  # plain data, no SDK
+from cosmem_tui.sources.monitor.settings import MonitorSettings
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_PARTIAL = 3  # a listing stopped before the end (RU budget, a failure): output is short
@@ -143,45 +145,17 @@ def _window_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-MONITOR_FLAGS = (
-    (
-        "--resource-id",
-        "ID",
-        "the Cosmos DB account's Azure resource id, /subscriptions/…/databaseAccounts/NAME "
-        "(or COSMEM_RESOURCE_ID): turns on the throughput and hot-tenant views",
-    ),
-    (
-        "--workspace-id",
-        "GUID",
-        "the Log Analytics workspace its diagnostic logs go to (or COSMEM_WORKSPACE_ID); "
-        "without it, metrics only (no per-tenant RU)",
-    ),
-    (
-        "--region",
-        "NAME",
-        "the account's region for the regional metrics endpoint, e.g. eastus "
-        "(default: the account's location; or COSMEM_REGION)",
-    ),
-    (
-        "--metrics-endpoint",
-        "URL",
-        "metrics endpoint for sovereign clouds or private links (or COSMEM_METRICS_ENDPOINT)",
-    ),
-    (
-        "--logs-endpoint",
-        "URL",
-        "Log Analytics endpoint for sovereign clouds or private links (or COSMEM_LOGS_ENDPOINT)",
-    ),
-)
-
-
 def _monitor_options(parser: argparse.ArgumentParser, *, suppress: bool = True) -> None:
     monitor = parser.add_argument_group(
         "Azure Monitor (hot and throttle need only these, not a Cosmos endpoint)"
     )
-    for flag, meta, text in MONITOR_FLAGS:
+    for flag in MONITOR_FLAGS:
         monitor.add_argument(
-            flag, default=argparse.SUPPRESS if suppress else None, metavar=meta, help=text
+            flag.option,
+            dest=flag.key,
+            default=argparse.SUPPRESS if suppress else None,
+            metavar=flag.metavar,
+            help=f"{flag.help} (or {flag.env})",
         )
 
 
@@ -436,7 +410,46 @@ def _session_options(args: argparse.Namespace) -> SessionOptions:
             auth=getattr(args, "auth", None),
             **tuning,
         )
-    return SessionOptions(workspace=args.workspace, schema=args.schema, cosmos=cosmos)
+    monitor = _monitor_settings(args, cosmos)
+    if monitor is not None and cosmos is None:
+        raise CliError(
+            "Azure Monitor settings (--resource-id, --workspace-id, COSMEM_*) go with a "
+            "Cosmos container (--endpoint); 'cosmem hot' and 'cosmem throttle' need only them"
+        )
+    return SessionOptions(
+        workspace=args.workspace, schema=args.schema, cosmos=cosmos, monitor=monitor
+    )
+
+
+def _monitor_settings(args: argparse.Namespace, cosmos: Any = None) -> MonitorSettings | None:
+    """Azure Monitor settings from the flags over the COSMEM_* environment (None: none)."""
+    from cosmem_tui.sources.monitor.settings import resolve
+
+    flags: dict[str, str | None] = {f.key: getattr(args, f.key, None) for f in MONITOR_FLAGS}
+    # The metrics and logs are filtered to the container being read.
+    flags["database"] = getattr(args, "database", None) or (cosmos.database if cosmos else None)
+    flags["container"] = getattr(args, "container", None) or (cosmos.container if cosmos else None)
+    timeout = getattr(args, "timeout", None)
+    flags["timeout"] = str(timeout) if timeout is not None else None
+    return resolve(flags)
+
+
+async def _telemetry_session(args: argparse.Namespace) -> Session:
+    """``hot`` and ``throttle``: Azure Monitor alone when it is configured (no Cosmos
+    endpoint needed), else the session the other commands open (the demo's simulator)."""
+    monitor = _monitor_settings(args)
+    if monitor is None or getattr(args, "workspace", None) is not None:
+        return await _session(args)
+    from cosmem_tui.compose import open_telemetry_session
+
+    session = await open_telemetry_session(
+        monitor,
+        auth=getattr(args, "auth", None),
+        notice=lambda line: print(f"cosmem: {visible(line)}", file=sys.stderr),
+    )
+    for note in session.notes:  # what opening found: not a Cosmos account, no region
+        print(f"cosmem: {visible(note)}", file=sys.stderr)
+    return session
 
 
 async def _session(args: argparse.Namespace) -> Session:
@@ -777,7 +790,8 @@ _HEADLESS: dict[str, Command] = {
 async def _run_headless(command: Command, args: argparse.Namespace) -> int:
     ledger = _ledger_file(args)  # before the session: a bad path costs no request
     try:
-        session = await _session(args)
+        telemetry = args.command in ("hot", "throttle")
+        session = await (_telemetry_session if telemetry else _session)(args)
         if ledger is not None:
             ledger.attach(session.gateway)  # with what opening the session requested
         if args.verbose and session.has_store:

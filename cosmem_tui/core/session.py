@@ -25,6 +25,7 @@ from cosmem_tui.sources.store import MemoryStore
 if TYPE_CHECKING:
     from cosmem_tui.core.demo.manifest import DemoManifest
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
+    from cosmem_tui.sources.monitor.settings import MonitorSettings
 
 MEMORY = "memory"  # the MemoryStore service
 BROWSE = "browse"  # the BrowseService over it
@@ -60,6 +61,7 @@ class SessionOptions:
     workspace: Path | None = None  # None: the demo workspace in the user data dir
     schema: str | None = None  # None: the schema the workspace records, else "auto"
     cosmos: CosmosSettings | None = None  # a real container (--endpoint): no workspace then
+    monitor: MonitorSettings | None = None  # Azure Monitor for that account (--resource-id)
 
     @property
     def workspace_path(self) -> Path:
