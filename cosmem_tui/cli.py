@@ -220,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     tenants = commands.add_parser("tenants", help="list tenants with thread and item counts")
     _counts_option(tenants, "items")
     _source_options(tenants, suppress=True)
+    _monitor_options(tenants)
     _verbose_option(tenants, suppress=True)
     _output_options(tenants)
 
@@ -227,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     threads.add_argument("tenant", nargs="?", help="the tenant (omit for schemas without one)")
     _counts_option(threads, "active")
     _source_options(threads, suppress=True)
+    _monitor_options(threads)
     _verbose_option(threads, suppress=True)
     _output_options(threads)
 
@@ -239,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     turns.add_argument("--last", type=int, metavar="N", help="only the newest N turns")
     _source_options(turns, suppress=True)
+    _monitor_options(turns)
     _verbose_option(turns, suppress=True)
     _output_options(turns)
 
