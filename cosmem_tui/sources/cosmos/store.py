@@ -28,6 +28,7 @@ from cosmem_tui.model import (
     MISSING,
     ContainerProperties,
     Item,
+    ItemShape,
     JsonValue,
     Key,
     KeyCounts,
@@ -45,9 +46,11 @@ from cosmem_tui.sources.cosmos.calls import CosmosCalls, Parameters, Route
 from cosmem_tui.sources.cosmos.container import check_schema_fits, container_properties
 from cosmem_tui.sources.cosmos.listing import KeyLister, Strategy
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
+from cosmem_tui.sources.cosmos.shapes import shape_from_row, shape_projection
 from cosmem_tui.sources.cosmos.sql import object_of, prop, render
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.shapes import shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
 
 _TOKEN_PREFIX = "C1."
@@ -594,6 +597,33 @@ class CosmosStore:
                     background=True,
                 )
                 kept.extend(self._item(row) for row in page.rows if isinstance(row, Mapping))
+        return kept[:limit]
+
+    async def sample_shapes(self, limit: int, *, max_request_units: float) -> list[ItemShape]:
+        """Shapes of recent items (projected), the limit shared out over the ranges."""
+        if limit < 1:
+            raise ValueError(f"sample size must be at least 1, got {limit}")
+        props = await self.container_properties()
+        spec = shape_spec(self._schema_or_none, props)
+        query = render("sample_shapes", {"shape": shape_projection(spec)})
+        kept: list[ItemShape] = []
+        with self.gateway.meter() as meter:
+            ranges = await self._calls.feed_ranges(background=True)
+            for done, feed_range in enumerate(ranges):
+                if len(kept) >= limit or (kept and meter.request_units >= max_request_units):
+                    break
+                # An even share of what is left per range, so one range cannot fill it.
+                quota = -(-(limit - len(kept)) // (len(ranges) - done))
+                page = await self._calls.page(
+                    query,
+                    Route(Scope.RANGE, feed_range=feed_range),
+                    operation="sample-shapes",
+                    target=f"shapes of {limit} recent items",
+                    parameters=({"name": "@limit", "value": quota},),
+                    page_size=quota,
+                    background=True,
+                )
+                kept.extend(shape_from_row(r, spec) for r in page.rows if isinstance(r, Mapping))
         return kept[:limit]
 
     async def close(self) -> None:
