@@ -111,6 +111,19 @@ def _unkeyed_thread_paths(schema: Schema) -> list[FieldPath]:
     return [p for p in schema.thread_paths if p.text not in schema.partition_key]
 
 
+def thread_parameters(schema: Schema, ref: ThreadRef) -> tuple[dict[str, Any], ...]:
+    """The @parameters of ``{{partition_filter}}`` for one thread."""
+    values = schema.partition_key_for(ref)
+    parameters = tuple({"name": f"@pk{i}", "value": v} for i, v in enumerate(values))
+    by_path = dict(
+        zip((p.text for p in schema.thread_paths), schema.thread_values(ref), strict=True)
+    )
+    return parameters + tuple(
+        {"name": f"@th{i}", "value": by_path[p.text]}
+        for i, p in enumerate(_unkeyed_thread_paths(schema))
+    )
+
+
 def _encode_token(direction: str, token: str) -> str:
     raw = json.dumps([direction, token], separators=(",", ":")).encode("utf-8")
     return _TOKEN_PREFIX + base64.urlsafe_b64encode(raw).decode("ascii")
@@ -498,19 +511,7 @@ class CosmosStore:
     # -- turns ----------------------------------------------------------------------------
 
     def _turn_parameters(self, ref: ThreadRef) -> tuple[dict[str, Any], ...]:
-        values = self._schema.partition_key_for(ref)
-        parameters = tuple({"name": f"@pk{i}", "value": v} for i, v in enumerate(values))
-        by_path = dict(
-            zip(
-                (p.text for p in self._schema.thread_paths),
-                self._schema.thread_values(ref),
-                strict=True,
-            )
-        )
-        return parameters + tuple(
-            {"name": f"@th{i}", "value": by_path[p.text]}
-            for i, p in enumerate(_unkeyed_thread_paths(self._schema))
-        )
+        return thread_parameters(self._schema, ref)
 
     async def page_turns(
         self,
