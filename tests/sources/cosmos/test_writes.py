@@ -145,7 +145,6 @@ async def test_a_read_only_session_cannot_write_at_all(containers, tmp_path):
         # The Gateway refuses a writer, and any write-declared call, before a request.
         with pytest.raises(WritesNotAllowed, match="read-only"):
             CosmosWriter(store._account, store.schema, store.container_properties)
-        mark = spy.mark()
 
         async def never() -> None:
             raise AssertionError("a refused write must not run")
