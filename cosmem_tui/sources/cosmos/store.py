@@ -50,7 +50,7 @@ from cosmem_tui.sources.cosmos.shapes import shape_from_row, shape_projection
 from cosmem_tui.sources.cosmos.sql import object_of, prop, render
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
-from cosmem_tui.sources.shapes import shape_spec
+from cosmem_tui.sources.shapes import ShapeSpec, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
 
 _TOKEN_PREFIX = "C1."
@@ -607,25 +607,44 @@ class CosmosStore:
         props = await self.container_properties()
         spec = shape_spec(self._schema_or_none, props)
         query = render("sample_shapes", {"shape": shape_projection(spec)})
-        kept: list[ItemShape] = []
+        kept: dict[tuple[str, str], ItemShape] = {}
         with self.gateway.meter() as meter:
             ranges = await self._calls.feed_ranges(background=True)
+            full: dict[int, int] = {}  # ranges that gave all they were asked: maybe more
             for done, feed_range in enumerate(ranges):
                 if len(kept) >= limit or (kept and meter.request_units >= max_request_units):
                     break
                 # An even share of what is left per range, so one range cannot fill it.
                 quota = -(-(limit - len(kept)) // (len(ranges) - done))
-                page = await self._calls.page(
-                    query,
-                    Route(Scope.RANGE, feed_range=feed_range),
-                    operation="sample-shapes",
-                    target=f"shapes of {limit} recent items",
-                    parameters=({"name": "@limit", "value": quota},),
-                    page_size=quota,
-                    background=True,
-                )
-                kept.extend(shape_from_row(r, spec) for r in page.rows if isinstance(r, Mapping))
-        return kept[:limit]
+                rows = await self._shape_rows(query, spec, feed_range, quota, limit)
+                if len(rows) >= quota:
+                    full[done] = quota
+                for row in rows:
+                    kept.setdefault((row.id, json.dumps(row.partition_key)), row)
+            # Ranges with fewer items left room: ask the full ones for more (newest first
+            # again, so their first rows repeat and are skipped).
+            for index, asked in full.items():
+                if len(kept) >= limit or meter.request_units >= max_request_units:
+                    break
+                more = asked + limit - len(kept)
+                rows = await self._shape_rows(query, spec, ranges[index], more, limit)
+                for row in rows:
+                    kept.setdefault((row.id, json.dumps(row.partition_key)), row)
+        return list(kept.values())[:limit]
+
+    async def _shape_rows(
+        self, query: str, spec: ShapeSpec, feed_range: Mapping[str, Any], count: int, limit: int
+    ) -> list[ItemShape]:
+        page = await self._calls.page(
+            query,
+            Route(Scope.RANGE, feed_range=feed_range),
+            operation="sample-shapes",
+            target=f"shapes of {limit} recent items",
+            parameters=({"name": "@limit", "value": count},),
+            page_size=count,
+            background=True,
+        )
+        return [shape_from_row(r, spec) for r in page.rows if isinstance(r, Mapping)]
 
     async def close(self) -> None:
         await self._account.close()
