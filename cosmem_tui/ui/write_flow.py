@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from functools import partial
 
+from cosmem_tui.core.text import one_line
 from cosmem_tui.core.writes import WriteService, describe_plan
 from cosmem_tui.model.writes import WriteOutcome, WritePlan, WriteStatus
 from cosmem_tui.ui.confirm_write import ConfirmWrite
@@ -70,7 +71,15 @@ def run_write(
         screen.call_later(finish, outcome)
 
     def finish(outcome: WriteOutcome) -> None:
-        done(outcome)  # reloads what changed (a reload clears the status line): say it after
-        screen.set_status(outcome.message, error=outcome.status is not WriteStatus.DONE)
+        done(outcome)  # reloads what changed; the reloaded list clears the status line,
+        failed = outcome.status is not WriteStatus.DONE  # so the outcome is a notice too
+        screen.set_status(outcome.message, error=failed)
+        screen.app.notify(
+            one_line(outcome.message),
+            title="write" if not failed else f"write: {outcome.status.value}",
+            severity="error" if failed else "information",
+            timeout=30 if failed else 10,
+            markup=False,  # ids and keys are data
+        )
 
     screen.run_worker(plan_it, group="write", exclusive=True, exit_on_error=False)
