@@ -34,6 +34,7 @@ from cosmem_tui.model import (
     KeyCounts,
     KeyPage,
     Page,
+    PartitionKeyDefinition,
     Scope,
     Thread,
     ThreadRef,
@@ -93,7 +94,26 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
     }
     if schema.tenant is not None:
         slots["tenant"] = prop(schema.tenant)
+    # The advisor's sample and an erase's listing; the store refines {{shape}} with the
+    # vector paths the container's policy declares once it has read the container.
+    key_paths = [FieldPath.parse(p) for p in schema.partition_key]
+    slots["shape"] = shape_projection(shape_spec(schema, _keyed_by(schema)))
+    slots["item_ref"] = item_reference(key_paths)
     return slots
+
+
+def _keyed_by(schema: Schema) -> ContainerProperties:
+    """A container as the schema expects it (its key; no policies known yet)."""
+    paths = tuple(schema.partition_key)
+    kind = "MultiHash" if len(paths) > 1 else "Hash"
+    return ContainerProperties("", "", PartitionKeyDefinition(paths, kind), None)
+
+
+def item_reference(key_paths: Sequence[FieldPath]) -> str:
+    """The ``{{item_ref}}`` slot: what an erase needs of each item (never its content)."""
+    entries = ['"id": c["id"]', '"etag": c["_etag"]', '"ttl": c["ttl"]']
+    entries += [f'"pk{i}": {prop(p)}' for i, p in enumerate(key_paths)]
+    return "{" + ", ".join(entries) + "}"
 
 
 def expiring_condition(default_ttl: int | None) -> str:

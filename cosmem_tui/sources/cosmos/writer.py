@@ -21,8 +21,8 @@ from cosmem_tui.schemas import FieldPath, Schema
 from cosmem_tui.sources.cosmos.account import CosmosAccount
 from cosmem_tui.sources.cosmos.calls import CosmosCalls, Route
 from cosmem_tui.sources.cosmos.identity import identity
-from cosmem_tui.sources.cosmos.sql import prop, render
-from cosmem_tui.sources.cosmos.store import query_slots, thread_parameters
+from cosmem_tui.sources.cosmos.sql import render
+from cosmem_tui.sources.cosmos.store import item_reference, query_slots, thread_parameters
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.writer import ERASE_PAGE, ThreadItem, WriteAck
 
@@ -70,14 +70,7 @@ class CosmosWriter:
         if self._props is None:
             self._props = await self._container_properties()
             paths = [FieldPath.parse(p) for p in self._props.partition_key.paths]
-            self._slots["item_ref"] = (
-                "{"
-                + ", ".join(
-                    ['"id": c["id"]', '"etag": c["_etag"]', '"ttl": c["ttl"]']
-                    + [f'"pk{i}": {prop(p)}' for i, p in enumerate(paths)]
-                )
-                + "}"
-            )
+            self._slots["item_ref"] = item_reference(paths)
         values = list(partition_key)
         return values if self._props.partition_key.hierarchical else values[0]
 
