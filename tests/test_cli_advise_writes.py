@@ -174,3 +174,17 @@ def test_the_demo_copy_can_be_written(capsys, demo_path, tmp_path, manifest, iso
     code, out, _ = run(capsys, *args, "--workspace", str(copy), "--allow-writes", "--yes")
     assert code == 0 and "items deleted" in out
     assert "\x1b" not in out  # the hostile thread's name is escaped on the way out
+
+
+def test_findings_quoting_hostile_keys_are_escaped(capsys, tmp_path):
+    hostile = "evil\x1b]52;c;aGk=\x07[bold]\u202e"
+    items = [exchange(hostile, f"t{i}", 0, ttl=3600) for i in range(30)]
+    items += [exchange(f"t{i}", "x", 0, ttl=3600) for i in range(8)]
+    path = build_workspace(tmp_path / "h.sqlite", items, now=ANCHOR - 60)
+    code, out, err = run(capsys, "advise", "--workspace", str(path))
+    assert code == 0 and "partition-avoid-hotspots" in out
+    assert "\x1b" not in out + err and "\u202e" not in out + err and "\\x1b" in out
+    code, out, _ = run(capsys, "advise", "--workspace", str(path), "--json")
+    hot = next(f for f in json.loads(out) if f["rule"] == "partition-avoid-hotspots")
+    assert hot["examples"][0] == hostile  # JSON decodes to the exact key
+    assert "\x1b" not in out  # … and carries it escaped

@@ -53,7 +53,8 @@ async def identity(settings: CosmosSettings, credential: Any) -> str:
         return "account key"
     if settings.auth is AuthMode.CONNECTION_STRING:
         return "account key (connection string)"
-    scope = f"https://{urlparse(settings.endpoint).netloc}/.default"
+    url = urlparse(settings.endpoint)  # the SDK's own scope: scheme and host, no port
+    scope = f"{url.scheme or 'https'}://{url.hostname}/.default"
     try:
         result = credential.get_token(scope)
         if inspect.isawaitable(result):
