@@ -851,7 +851,9 @@ async def _cmd_advise(session: Session, args: argparse.Namespace, out: TextIO) -
     )
     for note in report.notes:
         print(f"cosmem: note: {visible(note)}", file=sys.stderr)
-    return EXIT_PARTIAL if report.sampled == 0 else EXIT_OK
+    # No sample where there were items to sample (the budget, a failure): the rules that
+    # read items could not run, so the list is short.
+    return EXIT_PARTIAL if report.sample_failed else EXIT_OK
 
 
 async def _cmd_write(session: Session, args: argparse.Namespace, out: TextIO) -> int:

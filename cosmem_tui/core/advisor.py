@@ -42,7 +42,7 @@ from cosmem_tui.model import ContainerProperties, Key
 from cosmem_tui.model.advice import AdviceReport, Finding, ItemShape
 from cosmem_tui.model.telemetry import HotKeysReport
 from cosmem_tui.schemas import Schema
-from cosmem_tui.sources.errors import BudgetSpent, StoreError
+from cosmem_tui.sources.errors import StoreError
 from cosmem_tui.sources.store import MemoryStore
 
 SAMPLE_SIZE = 200  # item shapes (about 160 bytes each on the wire)
@@ -104,14 +104,14 @@ class AdvisorService:
         container = await self.store.container_properties()
         notes: list[str] = []
         shapes: list[ItemShape] = []
+        failed: str | None = None
         with self.store.gateway.meter() as meter:
             try:
                 shapes = await self.store.sample_shapes(
                     self.sample_size, max_request_units=self.sample_ru
                 )
-            except BudgetSpent as exc:
-                notes.append(f"no item sample: {exc.message}")
-            except StoreError as exc:
+            except StoreError as exc:  # the budget (BudgetSpent) or a failure
+                failed = exc.message
                 notes.append(f"no item sample: {exc.message}")
         if shapes and len(shapes) < self.sample_size:
             notes.append(
@@ -136,6 +136,7 @@ class AdvisorService:
             keys_listed=listed,
             keys_counted=len(counts),
             notes=tuple(notes),
+            sample_failed=failed,
         )
         return report
 

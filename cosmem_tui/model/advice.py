@@ -67,6 +67,7 @@ class AdviceReport:
     keys_listed: int | None  # top-level keys the directory knew (None: not listed)
     keys_counted: int  # of those, how many had counts
     notes: tuple[str, ...] = field(default_factory=tuple)  # what the advisor could not check
+    sample_failed: str | None = None  # why no items were sampled (budget, a failure)
 
     def by_severity(self, severity: Severity) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.severity is severity)
