@@ -27,8 +27,18 @@ from cosmem_tui.core.output import Output
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.core.text import visible
 from cosmem_tui.core.throughput import series_rows
-from cosmem_tui.model import MISSING, BudgetQuestion, ItemTtl, Key, SystemClock, ThreadRef
+from cosmem_tui.core.writes import describe_plan
+from cosmem_tui.model import (
+    MISSING,
+    BudgetQuestion,
+    ItemTtl,
+    Key,
+    Severity,
+    SystemClock,
+    ThreadRef,
+)
 from cosmem_tui.model.telemetry import KeyLevel, TelemetryAbout, TelemetryProblem, Window
+from cosmem_tui.model.writes import WriteStatus
 from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
 from cosmem_tui.sources.monitor.settings import FLAGS as MONITOR_FLAGS  # plain data, no SDK
@@ -36,6 +46,7 @@ from cosmem_tui.sources.monitor.settings import MonitorSettings
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_PARTIAL = 3  # a listing stopped before the end (RU budget, a failure): output is short
+EXIT_CONFLICT = 4  # a write met a concurrent change (412): nothing was overwritten
 
 
 def _positive_ru(text: str) -> float:
@@ -215,6 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="UI theme: cosmem-dark, cosmem-light, high-contrast, production",
     )
+    _writes_option(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     tenants = commands.add_parser("tenants", help="list tenants with thread and item counts")
@@ -284,11 +296,59 @@ def build_parser() -> argparse.ArgumentParser:
     _source_options(hot, suppress=True)
     _output_options(hot)
 
+    advise = commands.add_parser(
+        "advise",
+        help="the container advisor: findings (rule, severity, evidence, fix) from the "
+        "container's properties and a bounded sample of item shapes",
+    )
+    advise.add_argument(
+        "--no-counts",
+        action="store_true",
+        help="do not count top-level keys for the skew rules (counting costs requests)",
+    )
+    _source_options(advise, suppress=True)
+    _output_options(advise)
+    _write_parsers(commands)
+
     demo = commands.add_parser("demo", help="create (or with --reset rebuild) the demo workspace")
     demo.add_argument("--reset", action="store_true", help="rebuild it from the seed")
     _source_options(demo, suppress=True)
     _import_parser(commands)
     return parser
+
+
+def _writes_option(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
+    parser.add_argument(
+        "--allow-writes",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="allow the few guarded writes (pin, set a ttl, erase a thread), each confirmed "
+        "and recorded in the audit log; without it nothing can be written",
+    )
+
+
+def _write_parsers(commands: Any) -> None:
+    what = {
+        "pin": ("pin an item as long-term memory (ttl -1)", "[TENANT] THREAD ID"),
+        "set-ttl": ("give an item a new ttl in seconds", "[TENANT] THREAD ID SECONDS"),
+        "erase-thread": ("delete every item of one thread (a deletion request)", "[TENANT] THREAD"),
+    }
+    for name, (text, usage) in what.items():
+        parser = commands.add_parser(
+            name,
+            help=f"{text}; needs --allow-writes",
+            description=f"{text[0].upper()}{text[1:]}. Shows what will change and asks on the "
+            "terminal (--yes for scripts; without a terminal and without --yes it refuses). "
+            "Written If-Match the ETag just read: a concurrent change is reported (exit 4), "
+            "never overwritten. Every write is recorded in the audit log "
+            "($XDG_DATA_HOME/cosmem/audit.jsonl).",
+        )
+        parser.add_argument("names", nargs="+", metavar=usage)
+        _writes_option(parser)
+        parser.add_argument(
+            "--yes", action="store_true", help="do not ask: the write is confirmed (scripts)"
+        )
+        _source_options(parser, suppress=True)
 
 
 def _import_parser(commands: Any) -> None:
@@ -420,7 +480,11 @@ def _session_options(args: argparse.Namespace) -> SessionOptions:
             "Cosmos container (--endpoint); 'cosmem hot' and 'cosmem throttle' need only them"
         )
     return SessionOptions(
-        workspace=args.workspace, schema=args.schema, cosmos=cosmos, monitor=monitor
+        workspace=args.workspace,
+        schema=args.schema,
+        cosmos=cosmos,
+        monitor=monitor,
+        allow_writes=bool(getattr(args, "allow_writes", False)),
     )
 
 
@@ -646,14 +710,16 @@ async def _top_level_threads(session: Session, args: argparse.Namespace, out: Te
     return _report_listing(session, listing, counts, "threads")
 
 
-async def _thread_ref(session: Session, names: list[str]) -> ThreadRef:
+async def _thread_ref(session: Session, names: list[str], command: str = "turns") -> ThreadRef:
     schema = session.schema
     if schema.has_tenant_level:
         if len(names) != 2:
-            raise CliError(f"usage: cosmem turns {schema.tenant_label.upper()} THREAD")
+            raise CliError(f"usage: cosmem {command} {schema.tenant_label.upper()} THREAD …")
         return await session.service.resolve(names[0], names[1])
     if len(names) != 1:
-        raise CliError(f"schema {schema.name} has no tenant level: usage: cosmem turns THREAD")
+        raise CliError(
+            f"schema {schema.name} has no tenant level: usage: cosmem {command} THREAD …"
+        )
     return await session.service.resolve(None, names[0])
 
 
@@ -774,6 +840,134 @@ def _report_telemetry(
     return EXIT_PARTIAL if problems else EXIT_OK
 
 
+async def _cmd_advise(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    advisor = session.advisor
+    if advisor is None:
+        raise CliError("the advisor needs a memory store (a workspace or a Cosmos container)")
+    load = None
+    if session.hot_keys is not None:  # with telemetry: RU per tenant feeds the hotspot rule
+        try:
+            load = await session.hot_keys.report(Window.M15)
+        except StoreError as exc:
+            print(f"cosmem: telemetry not used: {visible(exc.message)}", file=sys.stderr)
+    report = await advisor.advise(load=load, count=not args.no_counts)
+    fields = records.ADVICE_FIELDS
+    table = ("severity", "rule", "title", "evidence", "fix")
+    with Output(args.format, fields, table, out) as output:
+        for finding in report.findings:
+            output.write(records.advice_record(finding))
+    counts = {s: len(report.by_severity(s)) for s in Severity}
+    unit = "RU sim" if session.gateway.totals().simulated else "RU"
+    print(
+        f"cosmem: advisor: {len(report.findings)} findings "
+        f"({', '.join(f'{n} {s.value}' for s, n in counts.items())}) from "
+        f"{report.sampled:,} sampled items ({report.sample_request_units:,.1f} {unit})",
+        file=sys.stderr,
+    )
+    for note in report.notes:
+        print(f"cosmem: note: {visible(note)}", file=sys.stderr)
+    # No sample where there were items to sample (the budget, a failure): the rules that
+    # read items could not run, so the list is short.
+    return EXIT_PARTIAL if report.sample_failed else EXIT_OK
+
+
+async def _cmd_write(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    """pin / set-ttl / erase-thread: plan from a fresh read, confirm, apply, report."""
+    writes = session.writes
+    if writes is None:  # _run_write refuses before opening a session; this is a backstop
+        raise CliError(f"cosmem {args.command} needs --allow-writes")
+    names = list(args.names)
+    seconds: int | None = None
+    if args.command == "set-ttl":
+        if len(names) < 2:
+            raise CliError("usage: cosmem set-ttl [TENANT] THREAD ID SECONDS")
+        seconds = _ttl_argument(names.pop())
+    if args.command == "erase-thread":
+        ref = await _thread_ref(session, names, "erase-thread")
+        plan = await writes.plan_erase(ref)
+    else:
+        if len(names) < 2:
+            raise CliError(f"usage: cosmem {args.command} [TENANT] THREAD ID")
+        item_id = names.pop()
+        ref = await _thread_ref(session, names, args.command)
+        plan = (
+            await writes.plan_pin(ref, item_id)
+            if seconds is None
+            else await writes.plan_ttl(ref, item_id, seconds)
+        )
+    for line in describe_plan(plan, session.clock.now(), str(writes.audit.path)):
+        print(f"cosmem: {visible(line)}", file=sys.stderr)
+    if not await _confirmed(args):
+        print("cosmem: nothing was written", file=sys.stderr)
+        return EXIT_ERROR
+    progress = _EraseProgress() if args.command == "erase-thread" else None
+    outcome = await writes.apply(plan, progress)
+    if progress is not None:
+        progress.done()
+    print(visible(outcome.message), file=out)
+    unit = "RU sim" if outcome.simulated else "RU"
+    print(
+        f"cosmem: {outcome.status.value}: {len(outcome.done_ids):,} item(s) written, "
+        f"{outcome.request_units:,.1f} {unit}; audit log {writes.audit.path}",
+        file=sys.stderr,
+    )
+    return {
+        WriteStatus.DONE: EXIT_OK,
+        WriteStatus.CONFLICT: EXIT_CONFLICT,
+        WriteStatus.STOPPED: EXIT_PARTIAL,
+    }.get(outcome.status, EXIT_ERROR)
+
+
+def _ttl_argument(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise CliError(
+            f"SECONDS must be a whole number (-1 for never, or 1..2147483647), not {text!r}"
+        ) from None
+
+
+def _check_write_flags(args: argparse.Namespace) -> None:
+    if not args.allow_writes:
+        raise CliError(
+            f"cosmem {args.command} changes data: add --allow-writes (the console is "
+            "read-only without it)"
+        )
+    if not args.yes and not (sys.stdin.isatty() and sys.stderr.isatty()):
+        raise CliError(
+            f"cosmem {args.command}: no terminal to confirm on; add --yes to write from a script"
+        )
+
+
+async def _confirmed(args: argparse.Namespace) -> bool:
+    """--yes, else a y on the terminal (``_check_write_flags`` made sure there is one)."""
+    if args.yes:
+        return True
+
+    def ask() -> bool:
+        print("cosmem: write this? [y/N] ", end="", file=sys.stderr, flush=True)
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+    return await asyncio.to_thread(ask)
+
+
+class _EraseProgress:
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.shown = False
+
+    def __call__(self, deleted: int, total: int) -> None:
+        if self.enabled:
+            print(
+                f"\rcosmem: deleted {deleted:,} of {total:,} ", end="", file=sys.stderr, flush=True
+            )
+            self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            print(file=sys.stderr)
+
+
 NO_TELEMETRY = (
     "no telemetry for this session: name the account with --resource-id (or "
     "COSMEM_RESOURCE_ID) and its Log Analytics workspace with --workspace-id "
@@ -787,7 +981,12 @@ _HEADLESS: dict[str, Command] = {
     "turns": _cmd_turns,
     "throttle": _cmd_throttle,
     "hot": _cmd_hot,
+    "advise": _cmd_advise,
+    "pin": _cmd_write,
+    "set-ttl": _cmd_write,
+    "erase-thread": _cmd_write,
 }
+WRITE_COMMANDS = ("pin", "set-ttl", "erase-thread")
 
 
 async def _run_headless(command: Command, args: argparse.Namespace) -> int:
@@ -842,11 +1041,13 @@ def main(argv: Iterable[str] | None = None) -> int:
             return _cmd_demo(args)
         if args.command == "import":
             return _cmd_import(args)
+        if args.command in WRITE_COMMANDS:
+            _check_write_flags(args)  # before any request: refused writes cost nothing
         quiet_sdk_logging()
         status = asyncio.run(_run_headless(_HEADLESS[args.command], args))
         sys.stdout.flush()
         return status
-    except (CliError, LookupFailed, StoreError, SchemaError) as exc:
+    except (CliError, LookupFailed, StoreError, SchemaError) as exc:  # WriteRefused too
         hint = ""
         if isinstance(exc, BudgetSpent):
             hint = f" (rerun with --ru-budget {exc.spent_ru + exc.needed_ru:,.0f} or more)"

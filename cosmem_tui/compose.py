@@ -18,22 +18,28 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cosmem_tui.core.advisor import AdvisorService
+from cosmem_tui.core.audit import AUDIT_FILE, AuditLog
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.hot_keys import HotKeysService
 from cosmem_tui.core.session import (
+    ADVISOR,
     BROWSE,
     HOT_KEYS,
     MEMORY,
     TELEMETRY,
     THROUGHPUT,
+    WRITES,
     Session,
     SessionOptions,
     cache_dir,
     config_dir,
+    data_dir,
 )
 from cosmem_tui.core.telemetry_reader import TelemetryReader
 from cosmem_tui.core.throughput import Container, ThroughputService
+from cosmem_tui.core.writes import WriteService
 from cosmem_tui.model import Clock, SystemClock
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
@@ -70,6 +76,7 @@ async def open_session(
         cache_root=cache_dir() / "listings",
         notice=notice,
         monitor=options.monitor,
+        allow_writes=options.allow_writes,
     )
 
 
@@ -156,6 +163,11 @@ async def open_telemetry_session(
     )
 
 
+def audit_log() -> AuditLog:
+    """Where guarded writes are recorded: ``$XDG_DATA_HOME/cosmem/audit.jsonl``."""
+    return AuditLog(data_dir() / AUDIT_FILE)
+
+
 # -- the local workspace ---------------------------------------------------------------------
 
 
@@ -189,7 +201,7 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         build_demo(path, clock)
         notes.append(f"created the demo workspace at {path}")
     workspace = Workspace.open(path)
-    ledger = Gateway(clock=clock)
+    ledger = Gateway(clock=clock, writes_allowed=options.allow_writes)
     try:
         choice = _local_schema(options, workspace, ledger, clock)
         workspace.derive_for(choice.schema)  # for this session: the file is never written
@@ -198,15 +210,32 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         raise
     label = f"demo workspace {path}" if options.is_demo else f"workspace {path}"
     store = LocalStore(workspace, choice.schema, gateway=ledger, clock=clock, label=label)
+    directory = KeyDirectory(store, clock)
+    services: dict[str, Any] = {
+        MEMORY: store,
+        BROWSE: BrowseService(store, clock, directory),
+        ADVISOR: AdvisorService(store, directory),
+    }
+    closers: list[Callable[[], Awaitable[None]]] = [store.close]
+    if options.allow_writes:  # the only place a workspace is opened for writing
+        from cosmem_tui.sources.local.writer import LocalWriter
+
+        try:
+            writer = LocalWriter(workspace, choice.schema, gateway=ledger, clock=clock)
+        except BaseException:
+            workspace.close()
+            raise
+        services[WRITES] = WriteService(writer, store, clock, audit_log())
+        closers.append(writer.close)
     return Session(
-        services={MEMORY: store, BROWSE: BrowseService(store, clock, KeyDirectory(store, clock))},
+        services=services,
         ledger=ledger,
         clock=clock,
         is_demo=options.is_demo,
         manifest=_manifest(workspace),
         notes=notes,
         schema_reason=choice.reason,
-        closers=[store.close],
+        closers=closers,
     )
 
 
@@ -257,6 +286,7 @@ async def open_cosmos_session(
     notice: Notice | None = None,
     monitor: MonitorSettings | None = None,
     monitor_transport: Any = None,
+    allow_writes: bool = False,
 ) -> Session:
     """Connect, choose the schema (detecting it unless named) and return the session.
 
@@ -272,7 +302,7 @@ async def open_cosmos_session(
     from cosmem_tui.sources.cosmos.auth import build_credential
     from cosmem_tui.sources.cosmos.store import CosmosStore
 
-    ledger = Gateway(budget_ru=settings.ru_budget, clock=clock)
+    ledger = Gateway(budget_ru=settings.ru_budget, clock=clock, writes_allowed=allow_writes)
     if notice is not None:  # before any request: detection may need to sign in
         ledger.subscribe_notice(notice)
     owned = credential is None
@@ -297,7 +327,16 @@ async def open_cosmos_session(
     if owned:
         closers.insert(0, lambda: close_credential(credential))  # closed last
     directory = KeyDirectory(store, clock, cache_root)
-    services: dict[str, Any] = {MEMORY: store, BROWSE: BrowseService(store, clock, directory)}
+    services: dict[str, Any] = {
+        MEMORY: store,
+        BROWSE: BrowseService(store, clock, directory),
+        ADVISOR: AdvisorService(store, directory),
+    }
+    if allow_writes:  # the only place a Cosmos writer is built
+        from cosmem_tui.sources.cosmos.writer import CosmosWriter
+
+        writer = CosmosWriter(account, choice.schema, store.container_properties, credential)
+        services[WRITES] = WriteService(writer, store, clock, audit_log())
     notes: list[str] = []
     if monitor is not None:
         try:

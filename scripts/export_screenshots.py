@@ -30,6 +30,7 @@ SHOTS = {
     "help-80x24": ((80, 24), ["question_mark"]),
     "requests-120x40": ((120, 40), [*HOT, "enter", "enter", "R"]),
     "requests-80x24": ((80, 24), [*HOT, "enter", "enter", "R"]),
+    "advise-120x40": ((120, 40), ["A"]),
 }
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from cosmem_tui.model import MISSING, JsonValue, Key, KeyCounts, Thread, Turn
+from cosmem_tui.model import MISSING, Finding, JsonValue, Key, KeyCounts, Thread, Turn
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
 
 TENANT_FIELDS = ("tenant", "threads", "items", "last_activity")
@@ -141,4 +141,22 @@ def hot_record(usage: KeyUsage, level: KeyLevel, *, typed: bool) -> dict[str, An
         "storage_kb": usage.storage_kb,
         "partition": usage.partition,
         "partitions": usage.partitions,
+    }
+
+
+# -- the advisor ----------------------------------------------------------------------
+
+ADVICE_FIELDS = ("rule", "severity", "title", "evidence", "fix", "count", "examples")
+
+
+def advice_record(finding: Finding) -> dict[str, Any]:
+    """One finding: the rule it comes from, how bad, what was seen, what to change."""
+    return {
+        "rule": finding.rule,
+        "severity": finding.severity.value,
+        "title": finding.title,
+        "evidence": finding.evidence,
+        "fix": finding.fix,
+        "count": finding.count,
+        "examples": list(finding.examples),  # item ids or key texts: data, escaped on output
     }

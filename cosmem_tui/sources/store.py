@@ -15,6 +15,9 @@ Behaviour the contract suite pins down for every backend:
 * ``sample_items`` returns the most recently written visible items, whole, from any
   partition (a cross-partition request), stopping at ``limit`` items or once the
   request charge reaches ``max_request_units`` (always at least one item if any);
+* ``sample_shapes`` measures recent items where they are (size, vector lengths, messages)
+  and returns their shapes, never the items: the advisor's sample, bounded like
+  ``sample_items``;
 * for session-granularity schemas a thread's ``items`` counts the messages in its
   session documents (what the turn list will show), not the documents;
 * every request passes the store's Gateway.
@@ -27,6 +30,7 @@ from typing import Protocol, runtime_checkable
 from cosmem_tui.model import (
     ContainerProperties,
     Item,
+    ItemShape,
     Key,
     KeyCounts,
     KeyPage,
@@ -103,6 +107,10 @@ class MemoryStore(Protocol):
 
     async def sample_items(self, limit: int, *, max_request_units: float) -> list[Item]:
         """A few recent items for schema detection, bounded by count and by charge."""
+        ...
+
+    async def sample_shapes(self, limit: int, *, max_request_units: float) -> list[ItemShape]:
+        """The shapes of recent items for the advisor (projected: no embedding is read)."""
         ...
 
     async def close(self) -> None: ...

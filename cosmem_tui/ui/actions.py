@@ -87,6 +87,7 @@ class UiAction:
     commands: tuple[Command, ...] = ()
     palette: bool = True
     priority: bool = False  # runs in the app's key loop (browse keys: typed-ahead order)
+    writes: bool = False  # a guarded write: offered only in a session that allows writes
 
     def applies_to(self, view: str | None) -> bool:
         return self.views is None or (view is not None and view in self.views)
@@ -104,7 +105,8 @@ class UiAction:
 
 BROWSE = frozenset({"browse"})
 REQUESTS = frozenset({"requests"})
-LISTS = frozenset({"browse", "requests"})
+ADVISE = frozenset({"advise"})
+LISTS = frozenset({"browse", "requests", "advise"})
 LIVE = frozenset({"requests"})  # views with a refresh loop (more come with the dashboards)
 
 ACTIONS: tuple[UiAction, ...] = (
@@ -213,6 +215,55 @@ ACTIONS: tuple[UiAction, ...] = (
         BROWSE,
         commands=(Command(("tenants", "users"), (), "back to the tenant list"),),
     ),
+    # -- guarded writes (offered only with --allow-writes) -----------------------------------
+    UiAction(
+        "write.pin",
+        "P",
+        "pin",
+        "pin the turn as long-term memory (ttl -1), after a confirmation",
+        "Write",
+        BROWSE,
+        hint="pin",
+        hint_rank=10,
+        commands=(Command(("pin",), (), "pin the current turn as long-term memory"),),
+        priority=True,
+        writes=True,
+    ),
+    UiAction(
+        "write.set_ttl",
+        "E",
+        "set_ttl",
+        "give the turn a new ttl in seconds, after a confirmation",
+        "Write",
+        BROWSE,
+        commands=(Command(("set-ttl",), ("SECONDS",), "give the current turn a new ttl"),),
+        priority=True,
+        writes=True,
+    ),
+    UiAction(
+        "write.erase",
+        "X",
+        "erase_thread",
+        "erase the thread: delete every item of it, after a confirmation",
+        "Write",
+        BROWSE,
+        hint="erase",
+        hint_rank=11,
+        commands=(Command(("erase-thread",), (), "delete every item of the current thread"),),
+        priority=True,
+        writes=True,
+    ),
+    # -- the advisor -----------------------------------------------------------------------
+    UiAction(
+        "advise.run",
+        "r",
+        "run_advisor",
+        "check the container again (a new sample)",
+        "Advisor",
+        ADVISE,
+        hint="check again",
+        hint_rank=1,
+    ),
     # -- live views ------------------------------------------------------------------------
     UiAction(
         "live.pause",
@@ -306,6 +357,7 @@ class Registry:
 
     actions: tuple[UiAction, ...]
     keymap: dict[str, str] = field(default_factory=dict)
+    writes_allowed: bool = False  # the session's: write actions are offered only then
 
     def get(self, action_id: str) -> UiAction:
         for action in self.actions:
@@ -316,8 +368,11 @@ class Registry:
     def keys(self, action_id: str) -> str:
         return self.keymap.get(action_id) or self.get(action_id).keys
 
+    def offered(self, action: UiAction) -> bool:
+        return self.writes_allowed or not action.writes
+
     def for_view(self, view: str | None) -> list[UiAction]:
-        return [a for a in self.actions if a.applies_to(view)]
+        return [a for a in self.actions if a.applies_to(view) and self.offered(a)]
 
     def bindings(self, view: str | None, *, app_level: bool) -> list[Binding]:
         """Bindings for a view's screen (its own actions) or the app (everywhere ones)."""

@@ -233,9 +233,18 @@ class CosmemApp(App[None]):
         self._unsubscribe.append(lambda: gateway.set_confirmer(None))
         ledger_error = self._attach_ledger(session)
         source = "demo workspace" if session.is_demo else session.store.label
+        writes = session.writes is not None  # --allow-writes: offered, and shown in red
+        self.registry.writes_allowed = writes
         self.chrome = replace(
-            self.chrome, source=source, schema=session.schema_label, totals=gateway.totals()
+            self.chrome,
+            source=source,
+            schema=session.schema_label,
+            totals=gateway.totals(),
+            writes=writes,
         )
+        for screen in self.screens_by_view.values():
+            if screen.is_mounted:
+                screen.show_hints()
         self.session = session
         self.run_worker(self._fetch_container, group="container", exit_on_error=False)
         if session.notes:

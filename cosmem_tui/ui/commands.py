@@ -48,11 +48,37 @@ class OpenThread:
 
 
 @dataclass(frozen=True)
+class Pin:
+    pass
+
+
+@dataclass(frozen=True)
+class SetTtl:
+    seconds: int
+
+
+@dataclass(frozen=True)
+class EraseThread:
+    pass
+
+
+@dataclass(frozen=True)
 class Mistake:
     message: str
 
 
-Command = Quit | ShowHelp | SwitchView | ShowTenants | OpenTenant | OpenThread | Mistake
+Command = (
+    Quit
+    | ShowHelp
+    | SwitchView
+    | ShowTenants
+    | OpenTenant
+    | OpenThread
+    | Pin
+    | SetTtl
+    | EraseThread
+    | Mistake
+)
 
 
 def parse_command(
@@ -84,8 +110,24 @@ def parse_command(
         return SwitchView(action.removeprefix("view."))
     if action in ("browse.tenant", "browse.tenants", "browse.thread"):
         return _browse_command(action, args, label, schema, current_tenant)
+    if action.startswith("write."):
+        return _write_command(action, args)
     usage = " or ".join(c.usage for c, _ in matches)
     return Mistake(f"usage: {usage}")
+
+
+def _write_command(action: str, args: list[str]) -> Command:
+    """``:pin``, ``:set-ttl SECONDS``, ``:erase-thread`` (offered only when writes are on)."""
+    if action == "write.set_ttl":
+        if len(args) != 1:
+            return Mistake("usage: :set-ttl SECONDS (-1 for never)")
+        try:
+            return SetTtl(int(args[0]))
+        except ValueError:
+            return Mistake(f"usage: :set-ttl SECONDS, a whole number, not {one_line(args[0], 20)}")
+    if args:
+        return Mistake(f"usage: :{'pin' if action == 'write.pin' else 'erase-thread'}")
+    return Pin() if action == "write.pin" else EraseThread()
 
 
 def _browse_command(

@@ -42,6 +42,12 @@ def _requests() -> Screen[None]:
     return RequestsScreen()
 
 
+def _advise() -> Screen[None]:
+    from cosmem_tui.ui.advise import AdviseScreen
+
+    return AdviseScreen()
+
+
 VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         "browse",
@@ -58,6 +64,14 @@ VIEWS: tuple[ViewSpec, ...] = (
         _requests,
         frozenset(),
         "every request this session made: the ledger, live",
+    ),
+    ViewSpec(
+        "advise",
+        "Advisor",
+        "A",
+        _advise,
+        frozenset({"memory", "advisor"}),
+        "the container advisor: findings with rule, severity, evidence and fix",
     ),
 )
 

@@ -28,11 +28,13 @@ from cosmem_tui.model import (
     MISSING,
     ContainerProperties,
     Item,
+    ItemShape,
     JsonValue,
     Key,
     KeyCounts,
     KeyPage,
     Page,
+    PartitionKeyDefinition,
     Scope,
     Thread,
     ThreadRef,
@@ -47,10 +49,12 @@ from cosmem_tui.sources.cosmos.container import check_schema_fits, container_pro
 from cosmem_tui.sources.cosmos.listing import KeyLister, Strategy
 from cosmem_tui.sources.cosmos.region import write_region
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
+from cosmem_tui.sources.cosmos.shapes import shape_from_row, shape_projection
 from cosmem_tui.sources.cosmos.sql import object_of, prop, render
 from cosmem_tui.sources.cosmos.storage import container_storage
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.shapes import ShapeSpec, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
 
 _TOKEN_PREFIX = "C1."
@@ -93,7 +97,26 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
     }
     if schema.tenant is not None:
         slots["tenant"] = prop(schema.tenant)
+    # The advisor's sample and an erase's listing; the store refines {{shape}} with the
+    # vector paths the container's policy declares once it has read the container.
+    key_paths = [FieldPath.parse(p) for p in schema.partition_key]
+    slots["shape"] = shape_projection(shape_spec(schema, _keyed_by(schema)))
+    slots["item_ref"] = item_reference(key_paths)
     return slots
+
+
+def _keyed_by(schema: Schema) -> ContainerProperties:
+    """A container as the schema expects it (its key; no policies known yet)."""
+    paths = tuple(schema.partition_key)
+    kind = "MultiHash" if len(paths) > 1 else "Hash"
+    return ContainerProperties("", "", PartitionKeyDefinition(paths, kind), None)
+
+
+def item_reference(key_paths: Sequence[FieldPath]) -> str:
+    """The ``{{item_ref}}`` slot: what an erase needs of each item (never its content)."""
+    entries = ['"id": c["id"]', '"etag": c["_etag"]', '"ttl": c["ttl"]']
+    entries += [f'"pk{i}": {prop(p)}' for i, p in enumerate(key_paths)]
+    return "{" + ", ".join(entries) + "}"
 
 
 def expiring_condition(default_ttl: int | None) -> str:
@@ -109,6 +132,19 @@ def expiring_condition(default_ttl: int | None) -> str:
 
 def _unkeyed_thread_paths(schema: Schema) -> list[FieldPath]:
     return [p for p in schema.thread_paths if p.text not in schema.partition_key]
+
+
+def thread_parameters(schema: Schema, ref: ThreadRef) -> tuple[dict[str, Any], ...]:
+    """The @parameters of ``{{partition_filter}}`` for one thread."""
+    values = schema.partition_key_for(ref)
+    parameters = tuple({"name": f"@pk{i}", "value": v} for i, v in enumerate(values))
+    by_path = dict(
+        zip((p.text for p in schema.thread_paths), schema.thread_values(ref), strict=True)
+    )
+    return parameters + tuple(
+        {"name": f"@th{i}", "value": by_path[p.text]}
+        for i, p in enumerate(_unkeyed_thread_paths(schema))
+    )
 
 
 def _encode_token(direction: str, token: str) -> str:
@@ -533,19 +569,7 @@ class CosmosStore:
     # -- turns ----------------------------------------------------------------------------
 
     def _turn_parameters(self, ref: ThreadRef) -> tuple[dict[str, Any], ...]:
-        values = self._schema.partition_key_for(ref)
-        parameters = tuple({"name": f"@pk{i}", "value": v} for i, v in enumerate(values))
-        by_path = dict(
-            zip(
-                (p.text for p in self._schema.thread_paths),
-                self._schema.thread_values(ref),
-                strict=True,
-            )
-        )
-        return parameters + tuple(
-            {"name": f"@th{i}", "value": by_path[p.text]}
-            for i, p in enumerate(_unkeyed_thread_paths(self._schema))
-        )
+        return thread_parameters(self._schema, ref)
 
     async def page_turns(
         self,
@@ -633,6 +657,52 @@ class CosmosStore:
                 )
                 kept.extend(self._item(row) for row in page.rows if isinstance(row, Mapping))
         return kept[:limit]
+
+    async def sample_shapes(self, limit: int, *, max_request_units: float) -> list[ItemShape]:
+        """Shapes of recent items (projected), the limit shared out over the ranges."""
+        if limit < 1:
+            raise ValueError(f"sample size must be at least 1, got {limit}")
+        props = await self.container_properties()
+        spec = shape_spec(self._schema_or_none, props)
+        query = render("sample_shapes", {"shape": shape_projection(spec)})
+        kept: dict[tuple[str, str], ItemShape] = {}
+        with self.gateway.meter() as meter:
+            ranges = await self._calls.feed_ranges(background=True)
+            full: dict[int, int] = {}  # ranges that gave all they were asked: maybe more
+            for done, feed_range in enumerate(ranges):
+                if len(kept) >= limit or (kept and meter.request_units >= max_request_units):
+                    break
+                # An even share of what is left per range, so one range cannot fill it.
+                quota = -(-(limit - len(kept)) // (len(ranges) - done))
+                rows = await self._shape_rows(query, spec, feed_range, quota, limit)
+                if len(rows) >= quota:
+                    full[done] = quota
+                for row in rows:
+                    kept.setdefault((row.id, json.dumps(row.partition_key)), row)
+            # Ranges with fewer items left room: ask the full ones for more (newest first
+            # again, so their first rows repeat and are skipped).
+            for index, asked in full.items():
+                if len(kept) >= limit or meter.request_units >= max_request_units:
+                    break
+                more = asked + limit - len(kept)
+                rows = await self._shape_rows(query, spec, ranges[index], more, limit)
+                for row in rows:
+                    kept.setdefault((row.id, json.dumps(row.partition_key)), row)
+        return list(kept.values())[:limit]
+
+    async def _shape_rows(
+        self, query: str, spec: ShapeSpec, feed_range: Mapping[str, Any], count: int, limit: int
+    ) -> list[ItemShape]:
+        page = await self._calls.page(
+            query,
+            Route(Scope.RANGE, feed_range=feed_range),
+            operation="sample-shapes",
+            target=f"shapes of {limit} recent items",
+            parameters=({"name": "@limit", "value": count},),
+            page_size=count,
+            background=True,
+        )
+        return [shape_from_row(r, spec) for r in page.rows if isinstance(r, Mapping)]
 
     async def close(self) -> None:
         await self._account.close()

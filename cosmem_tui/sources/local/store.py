@@ -18,6 +18,7 @@ from cosmem_tui.model import (
     Clock,
     ContainerProperties,
     Item,
+    ItemShape,
     Key,
     KeyCounts,
     KeyPage,
@@ -37,9 +38,11 @@ from cosmem_tui.sources.local.charge import (
 )
 from cosmem_tui.sources.local.keys import pk_text
 from cosmem_tui.sources.local.workspace import Workspace
+from cosmem_tui.sources.shapes import shape_of, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
 
 _SYSTEM_PROPERTIES = ("_ts", "_etag")
+_SHAPE_BYTES = 160  # what one projected item shape weighs on the wire (modelled charge)
 
 
 def _encode_position(rank: int, value: Any, item_id: str) -> str:
@@ -356,6 +359,43 @@ class LocalStore:
                     Scope.CROSS_PARTITION,
                     returned=len(kept),
                     returned_bytes=size,
+                    physical_partitions=self._physical_partitions,
+                ),
+                simulated=True,
+            )
+        return kept
+
+    async def sample_shapes(self, limit: int, *, max_request_units: float) -> list[ItemShape]:
+        """The shapes of recent items (the advisor's sample), charged as a projection."""
+        if limit < 1:
+            raise ValueError(f"sample size must be at least 1, got {limit}")
+        spec = shape_spec(self._schema_or_none, self._workspace.container)
+        async with self._gateway.request(
+            "sample-shapes", Scope.CROSS_PARTITION, target=f"shapes of {limit} recent items"
+        ) as ticket:
+            rows = await asyncio.to_thread(
+                self._workspace.query, "sample_items", {"now": self._now(), "limit": limit}
+            )
+            kept: list[ItemShape] = []
+            for item_id, pk_json, ts, etag, body in rows:
+                charge = query_charge(
+                    Scope.CROSS_PARTITION,
+                    returned=len(kept) + 1,
+                    returned_bytes=_SHAPE_BYTES * (len(kept) + 1),
+                    scanned=len(kept) + 1,
+                    physical_partitions=self._physical_partitions,
+                )
+                if kept and charge > max_request_units:
+                    break
+                item = Item(item_id, tuple(json.loads(pk_json)), ts, etag, json.loads(body))
+                kept.append(shape_of(item, spec, len(body.encode("utf-8"))))
+            ticket.items = len(kept)
+            ticket.charge(
+                query_charge(
+                    Scope.CROSS_PARTITION,
+                    returned=len(kept),
+                    returned_bytes=_SHAPE_BYTES * len(kept),
+                    scanned=len(kept),
                     physical_partitions=self._physical_partitions,
                 ),
                 simulated=True,

@@ -34,17 +34,23 @@ from cosmem_tui.ui.browse.columns import (
     TurnsFailed,
 )
 from cosmem_tui.ui.commands import (
+    EraseThread,
     Mistake,
     OpenTenant,
     OpenThread,
+    Pin,
+    SetTtl,
     ShowTenants,
     parse_command,
 )
 from cosmem_tui.ui.messages import describe_error, plain
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.row_list import RowList
+from cosmem_tui.ui.write_flow import run_write
 
 WIDE = 110  # columns from which a third Miller column fits
+WRITE_ACTIONS = frozenset({"pin", "set_ttl", "erase_thread"})  # only with --allow-writes
 COUNTDOWN_REFRESH_S = 30.0  # "expires in" columns move on without a request
 
 
@@ -366,6 +372,86 @@ class BrowseScreen(ViewScreen):
         self.level = Level.TENANTS
         self.layout_columns()
 
+    # -- guarded writes (only with --allow-writes) -----------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in WRITE_ACTIONS:  # not offered, not run: the session cannot write
+            return self.session is not None and self.session.writes is not None
+        return True
+
+    def target_item(self) -> tuple[ThreadRef, str] | None:
+        """The turn a pin or a new ttl applies to: the current row, or the open turn."""
+        if self.level is Level.DETAIL and (key := self.detail_pane.key) is not None:
+            ref = self.turn_column.ref
+            return (ref, key[0]) if ref is not None else None
+        if self.level is Level.TURNS and (turn := self.turn_column.current_turn) is not None:
+            ref = self.turn_column.ref
+            return (ref, turn.item_id) if ref is not None else None
+        return None
+
+    def target_thread(self) -> ThreadRef | None:
+        """The thread an erase applies to: the open one, or the current thread row."""
+        if self.level >= Level.TURNS:
+            return self.turn_column.ref
+        if self.level is Level.THREADS and (thread := self.thread_column.current_thread):
+            return thread.ref
+        if self.level is Level.TENANTS and self.session is not None:
+            key = self.top.current_key
+            if key is not None and not self.session.schema.has_tenant_level:
+                return ThreadRef(None, key)  # the top list holds the threads
+        return None
+
+    def action_pin(self) -> None:
+        self.keys_to_the_bar()
+        self._write_ttl(-1)
+
+    def action_set_ttl(self) -> None:
+        self.keys_to_the_bar()
+        if self.target_item() is None:
+            self.set_status("open a thread and pick a turn to give it a new ttl", error=True)
+            return
+        self.mount_bar()
+        self.query_one(CommandBar).open("command", "set-ttl ")
+
+    def _write_ttl(self, ttl: int) -> None:
+        target = self.target_item()
+        if target is None:
+            self.set_status("open a thread and pick a turn first", error=True)
+            return
+        ref, item_id = target
+        verb = "pin" if ttl == -1 else "set ttl"
+        run_write(
+            self,
+            f"browse: {verb}",
+            lambda writes: writes.plan_ttl(ref, item_id, ttl),
+            lambda outcome: self.action_reload(),
+        )
+
+    def action_erase_thread(self) -> None:
+        self.keys_to_the_bar()
+        ref = self.target_thread()
+        if ref is None:
+            self.set_status("pick a thread to erase", error=True)
+            return
+        run_write(
+            self,
+            "browse: erase thread",
+            lambda writes: writes.plan_erase(ref),
+            lambda outcome: self._erased(ref),
+        )
+
+    def _erased(self, ref: ThreadRef) -> None:
+        """Back to the list the thread was in, reloaded."""
+        if self.session is None:
+            return
+        if ref.tenant is not None and self.session.schema.has_tenant_level:
+            self.open_threads(ref.tenant)
+        else:
+            self.level = Level.TENANTS
+            self.layout_columns()
+            self.session.service.directory.forget(ref.thread)
+            self.top.load()
+
     def filter_note(self, target: RowList) -> str:
         return self.turn_column.partial_note() if target.id == "turns" else ""
 
@@ -387,6 +473,12 @@ class BrowseScreen(ViewScreen):
                 self.open_threads(tenant)
             case OpenThread(tenant, thread, tenant_given):
                 self._open_named_thread(tenant, thread, tenant_given=tenant_given)
+            case Pin():
+                self._write_ttl(-1)
+            case SetTtl(seconds):
+                self._write_ttl(seconds)
+            case EraseThread():
+                self.action_erase_thread()
             case Mistake(message):
                 self.set_status(message, error=True)
             case _:
