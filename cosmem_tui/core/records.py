@@ -23,6 +23,7 @@ TURN_FIELDS = (
     "text",
     "ttl",
     "ttl_state",
+    "ttl_class",
     "ttl_effective",
     "expires_at",
     "expires_in",
@@ -89,6 +90,7 @@ def turn_record(turn: Turn, now: float) -> dict[str, Any]:
         "text": turn_text(turn),
         "ttl": _stored(turn.ttl.raw),
         "ttl_state": turn.ttl.state.value,
+        "ttl_class": turn.ttl.ttl_class.value,  # short-term, long-term, default, ignored, invalid
         "ttl_effective": turn.ttl.effective
         if turn.ttl.effective is not None
         else (-1 if turn.ttl.state.value == "never" else None),

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnWindow
-from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlState, Turn
-from cosmem_tui.model.ttl import format_duration
+from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlClass, TtlState, Turn
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 SOON = 3600  # "expires within the hour" is what support gets asked about
@@ -197,18 +196,19 @@ def preview(turn: Turn) -> str:
 
 
 def expires_cell(turn: Turn, now: float) -> Cell:
+    """When the item goes (``ItemTtl.when``), toned; ``⚠`` when its own ttl is invalid."""
     ttl = turn.ttl
+    text = ttl.when(now)
     if ttl.state is TtlState.OFF:
-        return "ttl off", "dim"  # any item ttl is ignored anyway: nothing to flag here
+        return text, "dim"  # any item ttl is ignored anyway: nothing to flag here
     tone: Tone
+    if text == "expired":
+        return text, "bad"
     if ttl.state is TtlState.NEVER:
-        text, tone = "never", "good"
+        tone = "good"
     else:
-        remaining = ttl.remaining(now) or 0
-        if remaining <= 0:
-            return "expired", "bad"
-        text, tone = format_duration(remaining), "warn" if remaining <= SOON else ""
-    if ttl.invalid_reason is not None:
+        tone = "warn" if (ttl.remaining(now) or 0) <= SOON else ""
+    if ttl.ttl_class is TtlClass.INVALID:
         # The item asks for a lifetime (ttl "3600") that is ignored: this is the default's.
         return f"⚠ {text}", "warn"
     return text, tone
