@@ -87,7 +87,7 @@ def test_keys_keep_their_type(capsys, workspace):
     code, out, _ = ttl(capsys, workspace, "42", "--json")
     assert code == 0 and json.loads(out)[0]["tenant"] == 42
     code, out, _ = ttl(capsys, workspace, "42", "--csv")
-    assert list(csv.DictReader(io.StringIO(out)))[0]["tenant"] == "42"
+    assert next(csv.DictReader(io.StringIO(out)))["tenant"] == "42"
 
 
 def test_a_name_that_finds_nothing_is_an_error(capsys, workspace):
