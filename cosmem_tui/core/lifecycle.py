@@ -59,6 +59,7 @@ class LifecycleReport:
     drift: TtlItems | None = None
     idle: tuple[IdleThread, ...] = ()
     threads: int | None = None  # a tenant's threads (the idle ones are among them)
+    soonest_within: int | None = None  # the horizon the soonest were read from (seconds)
 
 
 def soonest_horizon(summary: TtlSummary, wanted: int) -> int | None:
@@ -123,6 +124,7 @@ class LifecycleService:
             drift,
             idle,
             threads,
+            horizon,
         )
 
     async def _idle(

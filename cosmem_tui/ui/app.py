@@ -355,8 +355,12 @@ class CosmemApp(App[None]):
                 self.exit()
             case ShowHelp():
                 self.action_help()
-            case SwitchView(name):
+            case SwitchView(name, args):
                 self.action_switch_view(name)
+                if args or name == "ttl":
+                    screen = self.screens_by_view.get(name)
+                    if screen is not None:
+                        screen.open_with(args)
             case _:
                 screen = self.screen
                 if isinstance(screen, ViewScreen):

@@ -28,6 +28,7 @@ class ShowHelp:
 @dataclass(frozen=True)
 class SwitchView:
     view: str
+    args: tuple[str, ...] = ()  # what the view is asked to show (":ttl acme t1")
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,12 @@ def parse_command(
         return ShowHelp()
     if action.startswith("view.") and not args:
         return SwitchView(action.removeprefix("view."))
+    if action == "ttl.scope":
+        return (
+            SwitchView("ttl", tuple(args))
+            if len(args) <= 2
+            else Mistake(f"usage: :ttl [{label.upper()} [THREAD]]")
+        )
     if action in ("browse.tenant", "browse.tenants", "browse.thread"):
         return _browse_command(action, args, label, schema, current_tenant)
     usage = " or ".join(c.usage for c, _ in matches)

@@ -42,6 +42,12 @@ def _requests() -> Screen[None]:
     return RequestsScreen()
 
 
+def _lifecycle() -> Screen[None]:
+    from cosmem_tui.ui.lifecycle import LifecycleScreen
+
+    return LifecycleScreen()
+
+
 VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         "browse",
@@ -58,6 +64,14 @@ VIEWS: tuple[ViewSpec, ...] = (
         _requests,
         frozenset(),
         "every request this session made: the ledger, live",
+    ),
+    ViewSpec(
+        "ttl",
+        "Lifecycle",
+        "L",
+        _lifecycle,
+        frozenset({"memory"}),
+        "what expires, when and why: TTL classes, forecast, soonest, long-term, idle, drift",
     ),
 )
 

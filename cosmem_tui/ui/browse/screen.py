@@ -22,6 +22,7 @@ from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnKey
 from cosmem_tui.model import Key, ThreadRef
+from cosmem_tui.model.lifecycle import TtlScope
 from cosmem_tui.ui.browse.columns import (
     DetailPane,
     KeyColumn,
@@ -140,6 +141,33 @@ class BrowseScreen(ViewScreen):
     @property
     def keys(self):  # type: ignore[no-untyped-def]  # the KeyRows, for tests and benchmarks
         return self.top.rows
+
+    def lifecycle_scope(self) -> TtlScope:
+        """What the lifecycle view follows: the open thread, else the open tenant, else the
+        highlighted row of the top list (a tenant, or a thread without tenants)."""
+        if self.session is None:
+            return TtlScope.container()
+        if self.level >= Level.TURNS and (ref := self.turn_column.ref) is not None:
+            return TtlScope.of_thread(ref)
+        if self.level >= Level.THREADS and (tenant := self.thread_column.tenant) is not None:
+            return TtlScope.of_tenant(tenant)
+        key = self.top.current_key
+        if key is None:
+            return TtlScope.container()
+        if self.session.schema.has_tenant_level:
+            return TtlScope.of_tenant(key)
+        return TtlScope.of_thread(ThreadRef(None, key))
+
+    def show_in_browse(self, ref: ThreadRef, item_id: str | None) -> None:
+        """Open a thread (from another view), and one of its items when ``item_id`` is given."""
+        if self.session is None:
+            return
+        if ref.tenant is not None:
+            self._select_key_row(ref.tenant.text)
+            self.open_threads(ref.tenant)
+        self.open_turns(ref, None)
+        if item_id is not None:
+            self.open_detail((item_id, None))
 
     # -- the session ------------------------------------------------------------------------
 
