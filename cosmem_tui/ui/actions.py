@@ -218,7 +218,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "browse.expiring",
         "e",
         "narrow_expiring",
-        "narrow the turns to those expiring within 1 h, 24 h, 7 d (again: off)",
+        "only the turns expiring within 1h, then 24h, 7d, all",
         "Browse",
         BROWSE,
         commands=(

@@ -49,11 +49,21 @@ class OpenThread:
 
 
 @dataclass(frozen=True)
+class NarrowExpiring:
+    within: int | None  # seconds; None: no narrowing
+
+
+EXPIRING_WORDS = {"1h": 3600, "24h": 86_400, "1d": 86_400, "7d": 604_800, "off": None}
+
+
+@dataclass(frozen=True)
 class Mistake:
     message: str
 
 
-Command = Quit | ShowHelp | SwitchView | ShowTenants | OpenTenant | OpenThread | Mistake
+Command = (
+    Quit | ShowHelp | SwitchView | ShowTenants | OpenTenant | OpenThread | NarrowExpiring | Mistake
+)
 
 
 def parse_command(
@@ -89,6 +99,10 @@ def parse_command(
             if len(args) <= 2
             else Mistake(f"usage: :ttl [{label.upper()} [THREAD]]")
         )
+    if action == "browse.expiring":
+        if len(args) != 1 or args[0].lower() not in EXPIRING_WORDS:
+            return Mistake("usage: :expiring 1h|24h|7d|off")
+        return NarrowExpiring(EXPIRING_WORDS[args[0].lower()])
     if action in ("browse.tenant", "browse.tenants", "browse.thread"):
         return _browse_command(action, args, label, schema, current_tenant)
     usage = " or ".join(c.usage for c, _ in matches)

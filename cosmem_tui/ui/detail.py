@@ -59,37 +59,29 @@ def ttl_lines(turn: Turn, now: float) -> list[tuple[str, str]]:
     if ttl.state is TtlState.OFF:
         return [
             *headline,
+            *flagged,
             (
                 "never expires: TTL is off on the container"
-                + (f" (item ttl {shown} is ignored)" if ttl.raw is not MISSING else ""),
+                + (f" (item ttl {shown} is ignored)" if ttl.raw is not MISSING else "")
+                + f" · {written}",
                 "dim",
             ),
-            *flagged,
-            (written, "dim"),
         ]
     default = f"container default {ttl.container_default}"
     if ttl.state is TtlState.NEVER:
         why = own if ttl.own == -1 else f"{own}; {default}"
-        return [
-            *headline,
-            (f"never expires ({why})", "green"),
-            *flagged,
-            (written, "dim"),
-        ]
+        return [*headline, *flagged, (f"never expires ({why}) · {written}", "dim")]
     remaining = ttl.remaining(now) or 0.0
     source = own if ttl.own is not None else f"{own}; {default} applies"
     when = utc(ttl.expires_at)
     if remaining <= 0:
-        head = f"expired {format_duration(-remaining)} ago at {when} (hidden from new queries)"
-        style = "bold red"
+        at = f"expired {format_duration(-remaining)} ago, at {when}"
     else:
-        head = f"expires in {format_duration(remaining)} at {when}"
-        style = "bold yellow" if remaining <= 3600 else "yellow"
+        at = f"expires at {when}"
     return [
         *headline,
-        (head, style),
         *flagged,
-        (f"ttl {ttl.effective}s ({source}), counted from the {written}", "dim"),
+        (f"{at}: ttl {ttl.effective}s ({source}), counted from the {written}", "dim"),
     ]
 
 

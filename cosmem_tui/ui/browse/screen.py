@@ -18,11 +18,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from cosmem_tui.core.lifecycle import LifecycleService
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnKey
-from cosmem_tui.model import Key, ThreadRef
-from cosmem_tui.model.lifecycle import TtlScope
+from cosmem_tui.model import Key, Meter, ThreadRef
+from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlScope
 from cosmem_tui.ui.browse.columns import (
     DetailPane,
     KeyColumn,
@@ -36,6 +37,7 @@ from cosmem_tui.ui.browse.columns import (
 )
 from cosmem_tui.ui.commands import (
     Mistake,
+    NarrowExpiring,
     OpenTenant,
     OpenThread,
     ShowTenants,
@@ -46,6 +48,7 @@ from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
 from cosmem_tui.ui.widgets.row_list import RowList
 
 WIDE = 110  # columns from which a third Miller column fits
+EXPIRING_STEPS = FORECAST_HORIZONS[:3]  # e: 1 h, 24 h, 7 d
 COUNTDOWN_REFRESH_S = 30.0  # "expires in" columns move on without a request
 
 
@@ -360,6 +363,9 @@ class BrowseScreen(ViewScreen):
             focused.set_filter("")
             self.show_filter_status(focused)
             return
+        if isinstance(focused, TurnColumn) and focused.expiring_within is not None:
+            self._narrow_expiring(None)
+            return
         if self.session is None:
             return
         if self.level > Level.TENANTS:
@@ -390,6 +396,53 @@ class BrowseScreen(ViewScreen):
         if self.level is Level.TENANTS:
             self.top.count_shown_now()
 
+    def action_narrow_expiring(self) -> None:
+        """``e``: the turns expiring within 1 h, then 24 h, then 7 d, then all again."""
+        self.keys_to_the_bar()
+        if self.level < Level.TURNS:
+            self.set_status("e narrows a thread's turns: open a thread first")
+            return
+        steps = [*EXPIRING_STEPS, None]
+        current = self.turn_column.expiring_within
+        self._narrow_expiring(steps[(steps.index(current) + 1) % len(steps)])
+
+    def _narrow_expiring(self, within: int | None) -> None:
+        if self.session is None or self.level < Level.TURNS:
+            return
+        if self.level is Level.DETAIL:
+            self.level = Level.TURNS
+            self.layout_columns()
+        status = self.turn_column.narrow_expiring(within)
+        self.set_status(status)
+        if within is not None:
+            self._count_expiring_in_thread(within)
+
+    def _count_expiring_in_thread(self, within: int) -> None:
+        """The thread's own count (one single-partition aggregate), beside the loaded rows."""
+        assert self.session is not None
+        column = self.turn_column
+        ref = column.ref
+        if ref is None or column.window is None or column.window.complete:
+            return  # every row is loaded: the rows are the count
+        service = LifecycleService(self.session.store, self.session.service)
+
+        async def count() -> int:
+            summary = await service.store.ttl_summary(TtlScope.of_thread(ref), service.now())
+            return summary.within(within)
+
+        def counted(total: int, _cost: Meter) -> None:
+            if column.expiring_within == within and column.ref == ref:
+                self.set_status(column.narrow_status(within, thread_total=total))
+
+        column.loader.start(
+            self.session,
+            count,
+            counted,
+            lambda error: self.set_status(error, error=True),
+            cause="browse: count expiring turns",
+            group="expiring-count",
+        )
+
     def action_show_tenants(self) -> None:
         self.level = Level.TENANTS
         self.layout_columns()
@@ -415,6 +468,8 @@ class BrowseScreen(ViewScreen):
                 self.open_threads(tenant)
             case OpenThread(tenant, thread, tenant_given):
                 self._open_named_thread(tenant, thread, tenant_given=tenant_given)
+            case NarrowExpiring(within):
+                self._narrow_expiring(within)
             case Mistake(message):
                 self.set_status(message, error=True)
             case _:
