@@ -30,6 +30,8 @@ SHOTS = {
     "help-80x24": ((80, 24), ["question_mark"]),
     "requests-120x40": ((120, 40), [*HOT, "enter", "enter", "R"]),
     "requests-80x24": ((80, 24), [*HOT, "enter", "enter", "R"]),
+    "ttl-120x40": ((120, 40), [*HOT, "L"]),  # the hot tenant's lifecycle
+    "ttl-80x24": ((80, 24), [*HOT, "L"]),
 }
 
 
