@@ -139,7 +139,10 @@ class LifecycleService:
         assert scope.tenant is not None
         if summary.total == 0:
             return (), 0
-        threads = await self.browse.threads(scope.tenant)  # one prefix query, grouped
+        try:
+            threads = await self.browse.threads(scope.tenant)  # one prefix query, grouped
+        except UnknownTenant:
+            return (), 0  # items, but none in an addressable thread
         idle = [
             IdleThread(t, now - t.last_activity)
             for t in threads

@@ -357,10 +357,9 @@ class CosmemApp(App[None]):
                 self.action_help()
             case SwitchView(name, args):
                 self.action_switch_view(name)
-                if args or name == "ttl":
-                    screen = self.screens_by_view.get(name)
-                    if screen is not None:
-                        screen.open_with(args)
+                screen = self.screens_by_view.get(name)
+                if screen is not None:
+                    screen.open_with(args)  # a typed :NAME: what it names (or nothing)
             case _:
                 screen = self.screen
                 if isinstance(screen, ViewScreen):

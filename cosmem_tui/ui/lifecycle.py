@@ -60,6 +60,7 @@ class LifecycleScreen(ViewScreen):
         self.report: LifecycleReport | None = None
         self.rows = LifecycleRows([])
         self._followed: TtlScope | None = None  # browse's selection when last followed
+        self._pinned = False  # showing what :ttl named, not what browse has selected
         self._named: tuple[str, ...] | None = None  # a :ttl argument waiting for the session
 
     def compose(self) -> ComposeResult:
@@ -108,6 +109,7 @@ class LifecycleScreen(ViewScreen):
         selected = self.browse_selection()
         if force or selected != self._followed or self.scope is None:
             self._followed = selected
+            self._pinned = False
             self.show(selected)
 
     def open_with(self, args: tuple[str, ...]) -> None:
@@ -116,9 +118,10 @@ class LifecycleScreen(ViewScreen):
             self._named = args
             return
         if not args:
-            self.follow_browse(force=True)
+            self.follow_browse(force=self._pinned)  # :ttl alone: back to browse's selection
             return
         self._followed = self.browse_selection()  # browse moving on follows again
+        self._pinned = True
         service = self.service
         generation = self.loader.bump()
 
@@ -223,6 +226,7 @@ class LifecycleScreen(ViewScreen):
 
     def action_forecast_container(self) -> None:
         self.keys_to_the_bar()
+        self._pinned = True
         self.show(TtlScope.container(), container=True)
 
     def action_open_in_browse(self) -> None:

@@ -88,6 +88,9 @@ async def test_the_view_follows_what_browse_has_selected(make_app, tmp_path):
         await settle(pilot)
         assert view.scope == TtlScope.of_tenant(Key.of("nobody"))
         assert "no visible items here" in view.query_one("#ttl-list", RowList).empty_text
+        app.run_command("ttl")  # alone: back to what browse has selected
+        await settle(pilot)
+        assert view.scope == TtlScope.of_thread(ThreadRef.of("acme", "t1"))
 
 
 async def test_enter_opens_the_item_in_browse(make_app, tmp_path):
