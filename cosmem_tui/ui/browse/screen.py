@@ -400,14 +400,17 @@ class BrowseScreen(ViewScreen):
         """``e``: the turns expiring within 1 h, then 24 h, then 7 d, then all again."""
         self.keys_to_the_bar()
         if self.level < Level.TURNS:
-            self.set_status("e narrows a thread's turns: open a thread first")
+            self._narrow_expiring(None)
             return
         steps = [*EXPIRING_STEPS, None]
         current = self.turn_column.expiring_within
         self._narrow_expiring(steps[(steps.index(current) + 1) % len(steps)])
 
     def _narrow_expiring(self, within: int | None) -> None:
-        if self.session is None or self.level < Level.TURNS:
+        if self.session is None:
+            return
+        if self.level < Level.TURNS:
+            self.set_status("only a thread's turns narrow to what expires: open a thread first")
             return
         if self.level is Level.DETAIL:
             self.level = Level.TURNS
