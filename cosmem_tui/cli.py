@@ -37,6 +37,7 @@ from cosmem_tui.model import (
     SystemClock,
     ThreadRef,
 )
+from cosmem_tui.model.lifecycle import ScopeLevel
 from cosmem_tui.model.telemetry import KeyLevel, TelemetryAbout, TelemetryProblem, Window
 from cosmem_tui.model.writes import WriteStatus
 from cosmem_tui.schemas import SchemaError
@@ -309,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     _source_options(advise, suppress=True)
     _output_options(advise)
     _write_parsers(commands)
+    _ttl_parser(commands)
 
     demo = commands.add_parser("demo", help="create (or with --reset rebuild) the demo workspace")
     demo.add_argument("--reset", action="store_true", help="rebuild it from the seed")
@@ -349,6 +351,28 @@ def _write_parsers(commands: Any) -> None:
             "--yes", action="store_true", help="do not ask: the write is confirmed (scripts)"
         )
         _source_options(parser, suppress=True)
+
+
+def _ttl_parser(commands: Any) -> None:
+    ttl = commands.add_parser(
+        "ttl",
+        help="items by TTL class and how many expire within 1h/24h/7d/30d, for a tenant, "
+        "a thread, or the whole container",
+        description="Counts of the visible items by TTL class (short-term, long-term, "
+        "default: inherits the container's DefaultTimeToLive, ignored: TTL is off, invalid) "
+        "and how many expire within each horizon, from aggregate queries. Without a "
+        "tenant it covers the whole container: a fan-out over every physical partition.",
+    )
+    ttl.add_argument(
+        "names",
+        nargs="*",
+        metavar="[TENANT [THREAD]]",
+        help="a tenant, a tenant and a thread (a thread alone for schemas without "
+        "tenants); none: the whole container",
+    )
+    _source_options(ttl, suppress=True)
+    _verbose_option(ttl, suppress=True)
+    _output_options(ttl)
 
 
 def _import_parser(commands: Any) -> None:
@@ -801,6 +825,37 @@ async def _cmd_throttle(session: Session, args: argparse.Namespace, out: TextIO)
     return _report_telemetry(report.source, report.headline, report.problems, bool(report.series))
 
 
+async def _cmd_ttl(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    from cosmem_tui.core.lifecycle import LifecycleService
+    from cosmem_tui.model.ttl import container_ttl_words
+
+    service = LifecycleService(session.store, session.service)
+    scope = await service.scope_named(list(args.names))
+    where = scope.describe(session.schema.tenant_label)
+    with session.gateway.caused_by(f"cosmem ttl: {where}"), session.gateway.meter() as cost:
+        if scope.level is ScopeLevel.CONTAINER:
+            report = await service.container_report()
+        else:
+            report = await service.report(scope, lists=False)
+            service.check_found(report)
+    summary = report.summary
+    assert summary is not None
+    typed = args.format == "json"
+    fields = records.TTL_FIELDS if args.format != "table" else records.TTL_TABLE_FIELDS
+    with Output(args.format, records.TTL_FIELDS, fields, out) as output:
+        for record in records.ttl_records(summary, typed=typed):
+            output.write(record)
+    container = scope.level is ScopeLevel.CONTAINER
+    fan_out = " (a fan-out over every physical partition)" if container else ""
+    sim = " sim" if cost.simulated else ""
+    print(
+        f"cosmem: {visible(where)}{fan_out}: {container_ttl_words(report.container.default_ttl)}"
+        f"; {cost.requests} requests, {cost.request_units:,.1f} RU{sim}",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
 async def _cmd_hot(session: Session, args: argparse.Namespace, out: TextIO) -> int:
     service = session.hot_keys
     if service is None:
@@ -985,6 +1040,7 @@ _HEADLESS: dict[str, Command] = {
     "pin": _cmd_write,
     "set-ttl": _cmd_write,
     "erase-thread": _cmd_write,
+    "ttl": _cmd_ttl,
 }
 WRITE_COMMANDS = ("pin", "set-ttl", "erase-thread")
 

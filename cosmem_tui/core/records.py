@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cosmem_tui.model import MISSING, Finding, JsonValue, Key, KeyCounts, Thread, Turn
+from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlSummary, horizon_label
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
 
 TENANT_FIELDS = ("tenant", "threads", "items", "last_activity")
@@ -23,6 +24,7 @@ TURN_FIELDS = (
     "text",
     "ttl",
     "ttl_state",
+    "ttl_class",
     "ttl_effective",
     "expires_at",
     "expires_in",
@@ -89,6 +91,7 @@ def turn_record(turn: Turn, now: float) -> dict[str, Any]:
         "text": turn_text(turn),
         "ttl": _stored(turn.ttl.raw),
         "ttl_state": turn.ttl.state.value,
+        "ttl_class": turn.ttl.ttl_class.value,  # short-term, long-term, default, ignored, invalid
         "ttl_effective": turn.ttl.effective
         if turn.ttl.effective is not None
         else (-1 if turn.ttl.state.value == "never" else None),
@@ -160,3 +163,51 @@ def advice_record(finding: Finding) -> dict[str, Any]:
         "count": finding.count,
         "examples": list(finding.examples),  # item ids or key texts: data, escaped on output
     }
+
+
+# -- lifecycle (cosmem ttl) ------------------------------------------------------------
+
+TTL_FIELDS = (
+    "scope",
+    "tenant",
+    "thread",
+    "class",
+    "count",
+    "expiring",
+    *(f"within_{horizon_label(h)}" for h in FORECAST_HORIZONS),
+)
+TTL_TABLE_FIELDS = ("class", "count", "expiring", *TTL_FIELDS[6:])
+
+
+def ttl_records(summary: TtlSummary, *, typed: bool) -> list[dict[str, Any]]:
+    """One record per TTL class, then ``all``: counts and how many expire by each horizon.
+
+    ``typed``: keys keep their JSON type (JSON); otherwise their text form (42 vs "42")."""
+
+    def key(value: Key | None) -> Any:
+        if value is None:
+            return None
+        return value.json_value() if typed else value.text
+
+    scope = summary.scope
+    base = {
+        "scope": scope.level.value,
+        "tenant": key(scope.tenant),
+        "thread": key(scope.thread.thread) if scope.thread is not None else None,
+    }
+    rows = []
+    for row in summary.rows:
+        record = {
+            **base,
+            "class": row.ttl_class.value,
+            "count": row.items,
+            "expiring": summary.expiring_in(row.ttl_class),
+        }
+        for n, horizon in enumerate(FORECAST_HORIZONS):
+            record[f"within_{horizon_label(horizon)}"] = row.within[n]
+        rows.append(record)
+    total = {**base, "class": "all", "count": summary.total, "expiring": summary.expiring}
+    for horizon, count in summary.forecast:
+        total[f"within_{horizon_label(horizon)}"] = count
+    rows.append(total)
+    return rows

@@ -375,6 +375,27 @@ class Gateway:
         with self._lock:  # yes: foreground actions may spend what the action said it needs
             self._granted_ru = max(budget, self._request_units) + needed - (self._budget_ru or 0.0)
 
+    async def ask_first(
+        self, operation: str, target: str, *, estimate_ru: float, reason: str
+    ) -> bool:
+        """Ask before an action the user must choose knowingly (a fan-out), whatever the
+        budget. A yes lets foreground work spend what it said it needs, so ``admit`` does
+        not ask again; with no one to ask (a headless pipe) the command itself is the
+        consent, and the budget still stops it."""
+        if self._confirmer is None:
+            return True
+        with self._lock:
+            spent = self._request_units
+            budget = self._foreground_budget()
+        question = BudgetQuestion(operation, target, spent, budget or 0.0, estimate_ru, reason)
+        if not await self._confirmer(question):
+            return False
+        with self._lock:
+            if self._budget_ru is not None:
+                needed = self._request_units + estimate_ru - self._budget_ru
+                self._granted_ru = max(self._granted_ru, needed)
+        return True
+
     # -- background work ----------------------------------------------------------------
 
     @asynccontextmanager

@@ -20,6 +20,14 @@ Behaviour the contract suite pins down for every backend:
   ``sample_items``;
 * for session-granularity schemas a thread's ``items`` counts the messages in its
   session documents (what the turn list will show), not the documents;
+* ``ttl_summary`` counts a scope's visible items by TTL class and how many expire
+  within each forecast horizon, with aggregate queries (never by listing the items):
+  a thread is one partition, a tenant a key prefix, the container a fan-out over
+  every physical partition, recorded as such;
+* ``ttl_items`` lists the first ``limit`` items of one lifecycle selection of a tenant
+  or thread (the soonest to expire within ``within`` seconds, the long-term kinds,
+  the items whose ttl drifts from their kind's) with the full count; the classes and
+  expiry follow ``model/ttl.py`` exactly, from ``_ts``;
 * every request passes the store's Gateway.
 """
 
@@ -38,6 +46,7 @@ from cosmem_tui.model import (
     Thread,
     ThreadRef,
 )
+from cosmem_tui.model.lifecycle import TtlItems, TtlScope, TtlSelection, TtlSummary
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.gateway import Gateway
 
@@ -111,6 +120,25 @@ class MemoryStore(Protocol):
 
     async def sample_shapes(self, limit: int, *, max_request_units: float) -> list[ItemShape]:
         """The shapes of recent items for the advisor (projected: no embedding is read)."""
+        ...
+
+    async def ttl_summary(self, scope: TtlScope, now: int) -> TtlSummary:
+        """Items of ``scope`` by TTL class and the expiry forecast, as of ``now``."""
+        ...
+
+    async def ttl_items(
+        self,
+        scope: TtlScope,
+        now: int,
+        selection: TtlSelection,
+        *,
+        limit: int,
+        within: int | None = None,
+    ) -> TtlItems:
+        """The first ``limit`` items of a lifecycle selection of a tenant or a thread.
+
+        ``within`` (seconds, for ``EXPIRING``): items expiring in ``(now, now + within]``,
+        soonest first. ``LONG_TERM`` and ``DRIFT`` come newest write first."""
         ...
 
     async def close(self) -> None: ...

@@ -106,7 +106,8 @@ class UiAction:
 BROWSE = frozenset({"browse"})
 REQUESTS = frozenset({"requests"})
 ADVISE = frozenset({"advise"})
-LISTS = frozenset({"browse", "requests", "advise"})
+LIFECYCLE = frozenset({"ttl"})
+LISTS = frozenset({"browse", "requests", "advise", "ttl"})
 LIVE = frozenset({"requests"})  # views with a refresh loop (more come with the dashboards)
 
 ACTIONS: tuple[UiAction, ...] = (
@@ -263,6 +264,77 @@ ACTIONS: tuple[UiAction, ...] = (
         ADVISE,
         hint="check again",
         hint_rank=1,
+    ),
+    UiAction(
+        "browse.expiring",
+        "e",
+        "narrow_expiring",
+        "only the turns expiring within 1h, then 24h, 7d, all",
+        "Browse",
+        BROWSE,
+        commands=(
+            Command(("expiring",), ("1h|24h|7d|off",), "narrow the turns to those expiring"),
+        ),
+        priority=True,
+    ),
+    # -- lifecycle (TTL) ----------------------------------------------------------------
+    UiAction(
+        "ttl.scope",
+        "",
+        "app.switch_view('ttl')",
+        "the lifecycle of a tenant or thread (none: what browse has selected)",
+        "Lifecycle",
+        commands=(
+            Command(
+                ("ttl",),
+                ("[TENANT [THREAD]]",),
+                "lifecycle: TTL classes, forecast, soonest, long-term, idle, drift",
+            ),
+        ),
+        palette=False,
+    ),
+    UiAction(
+        "ttl.open",
+        "enter,l,right",
+        "open_in_browse",
+        "open the item or thread in browse",
+        "Lifecycle",
+        LIFECYCLE,
+        hint="open",
+        hint_rank=1,
+        priority=True,
+    ),
+    UiAction(
+        "ttl.container",
+        "f",
+        "forecast_container",
+        "count the whole container (a fan-out: asks first)",
+        "Lifecycle",
+        LIFECYCLE,
+        hint="whole container",
+        hint_rank=2,
+        priority=True,
+    ),
+    UiAction(
+        "ttl.reload",
+        "r",
+        "reload",
+        "count again, as of now",
+        "Lifecycle",
+        LIFECYCLE,
+        hint="reload",
+        hint_rank=8,
+        priority=True,
+    ),
+    UiAction(
+        "ttl.idle_gap",
+        "",
+        "idle_gap_prompt",
+        "set the idle gap (seconds) after which a resume starts a new episode",
+        "Lifecycle",
+        LIFECYCLE,
+        commands=(Command(("idle",), ("SECONDS",), "the idle gap (default 1800)"),),
+        palette=False,
     ),
     # -- live views ------------------------------------------------------------------------
     UiAction(

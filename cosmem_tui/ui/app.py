@@ -364,8 +364,11 @@ class CosmemApp(App[None]):
                 self.exit()
             case ShowHelp():
                 self.action_help()
-            case SwitchView(name):
+            case SwitchView(name, args):
                 self.action_switch_view(name)
+                screen = self.screens_by_view.get(name)
+                if screen is not None:
+                    screen.open_with(args)  # a typed :NAME: what it names (or nothing)
             case _:
                 screen = self.screen
                 if isinstance(screen, ViewScreen):

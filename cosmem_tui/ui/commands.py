@@ -28,6 +28,7 @@ class ShowHelp:
 @dataclass(frozen=True)
 class SwitchView:
     view: str
+    args: tuple[str, ...] = ()  # what the view is asked to show (":ttl acme t1")
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,14 @@ class EraseThread:
 
 
 @dataclass(frozen=True)
+class NarrowExpiring:
+    within: int | None  # seconds; None: no narrowing
+
+
+EXPIRING_WORDS = {"1h": 3600, "24h": 86_400, "1d": 86_400, "7d": 604_800, "off": None}
+
+
+@dataclass(frozen=True)
 class Mistake:
     message: str
 
@@ -77,6 +86,7 @@ Command = (
     | Pin
     | SetTtl
     | EraseThread
+    | NarrowExpiring
     | Mistake
 )
 
@@ -108,6 +118,16 @@ def parse_command(
         return ShowHelp()
     if action.startswith("view.") and not args:
         return SwitchView(action.removeprefix("view."))
+    if action == "ttl.scope":
+        return (
+            SwitchView("ttl", tuple(args))
+            if len(args) <= 2
+            else Mistake(f"usage: :ttl [{label.upper()} [THREAD]]")
+        )
+    if action == "browse.expiring":
+        if len(args) != 1 or args[0].lower() not in EXPIRING_WORDS:
+            return Mistake("usage: :expiring 1h|24h|7d|off")
+        return NarrowExpiring(EXPIRING_WORDS[args[0].lower()])
     if action in ("browse.tenant", "browse.tenants", "browse.thread"):
         return _browse_command(action, args, label, schema, current_tenant)
     if action.startswith("write."):

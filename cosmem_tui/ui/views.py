@@ -48,6 +48,12 @@ def _advise() -> Screen[None]:
     return AdviseScreen()
 
 
+def _lifecycle() -> Screen[None]:
+    from cosmem_tui.ui.lifecycle import LifecycleScreen
+
+    return LifecycleScreen()
+
+
 VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         "browse",
@@ -72,6 +78,14 @@ VIEWS: tuple[ViewSpec, ...] = (
         _advise,
         frozenset({"memory", "advisor"}),
         "the container advisor: findings with rule, severity, evidence and fix",
+    ),
+    ViewSpec(
+        "ttl",
+        "Lifecycle",
+        "L",
+        _lifecycle,
+        frozenset({"memory"}),
+        "what expires, when and why: TTL classes, forecast, soonest, long-term, idle, drift",
     ),
 )
 

@@ -93,8 +93,9 @@ function headerKey(req) {
 
 // -- TTL (shim 5) --------------------------------------------------------------------
 
+// The service accepts -1 and 1..2147483647 (Int32 max); anything else is as if absent.
 function validItemTtl(ttl) {
-  return Number.isInteger(ttl) && (ttl === -1 || ttl >= 1);
+  return Number.isInteger(ttl) && (ttl === -1 || (ttl >= 1 && ttl <= 2147483647));
 }
 
 function expiresAt(doc, defaultTtl) {

@@ -46,12 +46,14 @@ from cosmem_tui.schemas import FieldPath, Granularity, Schema, SchemaError
 from cosmem_tui.sources.cosmos.account import CosmosAccount
 from cosmem_tui.sources.cosmos.calls import CosmosCalls, Parameters, Route
 from cosmem_tui.sources.cosmos.container import check_schema_fits, container_properties
+from cosmem_tui.sources.cosmos.lifecycle import LifecycleQueries
 from cosmem_tui.sources.cosmos.listing import KeyLister, Strategy
 from cosmem_tui.sources.cosmos.region import write_region
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.cosmos.shapes import shape_from_row, shape_projection
 from cosmem_tui.sources.cosmos.sql import object_of, prop, render
 from cosmem_tui.sources.cosmos.storage import container_storage
+from cosmem_tui.sources.cosmos.ttl_sql import expiring_condition
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.shapes import ShapeSpec, shape_spec
@@ -92,6 +94,17 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
             + [f"{prop(path)} = @th{i}" for i, path in enumerate(_unkeyed_thread_paths(schema))]
         ),
         "order": prop(schema.order.path) if schema.order is not None else prop("/id"),
+        # Lifecycle lists: the key fields, the kind field, _ts and ttl (ttl_rows*.sql).
+        "lifecycle_projection": object_of(
+            [
+                "id",
+                *thread_tops,
+                *([schema.tenant.top] if schema.tenant is not None else []),
+                *([schema.kind.top] if schema.kind is not None else []),
+                "_ts",
+                "ttl",
+            ]
+        ),
         "since_where": "",  # key listings: filled with the _ts filter of a reload
         "since_and": "",
     }
@@ -117,17 +130,6 @@ def item_reference(key_paths: Sequence[FieldPath]) -> str:
     entries = ['"id": c["id"]', '"etag": c["_etag"]', '"ttl": c["ttl"]']
     entries += [f'"pk{i}": {prop(p)}' for i, p in enumerate(key_paths)]
     return "{" + ", ".join(entries) + "}"
-
-
-def expiring_condition(default_ttl: int | None) -> str:
-    """SQL that is true for an item whose effective ttl is positive (it will expire)."""
-    ttl = 'c["ttl"]'
-    valid = f"(IS_NUMBER({ttl}) AND {ttl} = FLOOR({ttl}))"
-    if default_ttl is None:
-        return "false"  # TTL off: nothing expires, an item's ttl is ignored
-    if default_ttl == -1:
-        return f"({valid} AND {ttl} > 0)"  # only items with their own positive ttl
-    return f"NOT ({valid} AND {ttl} = -1)"  # all but items pinned with ttl -1
 
 
 def _unkeyed_thread_paths(schema: Schema) -> list[FieldPath]:
@@ -168,7 +170,7 @@ def _number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-class CosmosStore:
+class CosmosStore(LifecycleQueries):
     """Reads one container. Exposes no write operations: the console is read-only."""
 
     def __init__(
@@ -384,9 +386,12 @@ class CosmosStore:
         target: str,
         parameters: Parameters = (),
         background: bool = False,
+        slots: Mapping[str, str] | None = None,
     ) -> AsyncIterator[Any]:
-        """Every row of a query; ``route`` None: each physical range in turn (explicitly)."""
-        query = render(name, self._slots)
+        """Every row of a query; ``route`` None: each physical range in turn (explicitly).
+
+        ``slots``: fragments this one query adds to the schema's (lifecycle conditions)."""
+        query = render(name, {**self._slots, **slots} if slots else self._slots)
         routes: Sequence[Route]
         if route is None:
             ranges = await self._calls.feed_ranges(background=background)

@@ -31,7 +31,8 @@ def test_every_cosmos_query_renders_for_every_schema_with_parameters_only():
                 with pytest.raises(KeyError):
                     render(name, slots)
                 continue
-            text = render(name, slots)
+            # Lifecycle queries take their condition per call (sources/cosmos/ttl_sql.py).
+            text = render(name, {**slots, "where": "true"} if name.startswith("ttl_") else slots)
             assert "{{" not in text and "--" not in text and ";" not in text
             # values only ever arrive as @parameters: no quoted literal but property names
             literals = re.findall(r'"((?:[^"\\]|\\.)*)"', text)
