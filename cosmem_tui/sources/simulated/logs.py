@@ -1,0 +1,250 @@
+"""The simulated log aggregations: one table per ``LogName``, as the KQL returns them.
+
+What each aggregation returns (columns exactly ``LOG_COLUMNS``; rows sorted, then cut
+to ``query.top``):
+
+* ``key_usage``: keys (tenant level: the first value; key level: the whole key; a
+  ``tenant`` keeps only its keys) by RU, most first, then by key text;
+* ``partition_usage``: physical partitions by RU, most first, then by id;
+* ``throttles``: 429s per minute, operation and partition, newest minute first (a cut
+  keeps the newest), then by operation and partition; only rows with 429s;
+* ``key_throttles``: keys by 429s, most first, then by requests, most first, then by
+  key text (keys with no 429s are listed too, with 0);
+* ``key_storage``: like Azure's PartitionKeyStatistics, only the largest keys — the
+  three with most storage on each physical partition — by size, largest first; at
+  tenant level their sizes summed per tenant (so a tenant whose storage is spread over
+  many small threads reports only what its largest threads hold);
+* ``tables``: the resource-specific tables holding rows in the window, by name.
+
+Logs arrive late: an answer covers the window up to ``LOG_LAG_S`` before now, and its
+``as_of`` says where it stops. Cells are plain values: key texts are JSON array text,
+``TimeGenerated`` epoch seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cosmem_tui.model.telemetry import (
+    LOG_COLUMNS,
+    KeyLevel,
+    LogAnswer,
+    LogName,
+    LogQuery,
+    LogTable,
+)
+from cosmem_tui.sources.simulated.operations import BURST, OPERATIONS, REQUESTS_PER_RU, STEADY
+from cosmem_tui.sources.simulated.problems import bad_logs_request
+from cosmem_tui.sources.simulated.rhythm import MINUTE_S
+from cosmem_tui.sources.simulated.usage import ClassSums, key_figures, span_totals
+from cosmem_tui.sources.simulated.workload import Workload
+
+LOG_LAG_S = 30  # logs are queryable this long after the requests they describe
+STORAGE_KEYS_PER_PARTITION = 3  # PartitionKeyStatistics: the largest keys of each partition
+
+Row = tuple[Any, ...]
+
+
+class LogAnswers:
+    """Answers log queries over one workload. ``sizes`` gives each key's bytes (by key
+    index) when first needed: reading them is the one costly part of storage."""
+
+    def __init__(
+        self,
+        workload: Workload,
+        *,
+        database: str,
+        container: str,
+        sizes: Callable[[], Sequence[int]],
+    ) -> None:
+        self.workload = workload
+        self.database = database
+        self.container = container
+        self._sizes = sizes
+        self._largest: list[int] | None = None
+
+    def answer(self, query: LogQuery, now: float) -> LogAnswer:
+        name = query.name.value
+        if not query.span.end > query.span.start:
+            return LogAnswer(query, problem=bad_logs_request(name, "the timespan is empty"))
+        if query.top < 1:
+            return LogAnswer(
+                query,
+                problem=bad_logs_request(name, f"'take' needs a positive count, not {query.top}"),
+            )
+        available = math.floor(now) - LOG_LAG_S
+        as_of = float(min(query.span.end, available))
+        start, end = math.ceil(query.span.start), min(math.ceil(query.span.end), available)
+        rows: list[Row] = []
+        if end > start and self._matches(query):
+            rows = self._rows(query, start, end)
+        table = LogTable(LOG_COLUMNS[query.name], tuple(rows[: query.top]))
+        return LogAnswer(query, table=table, as_of=as_of)
+
+    def _matches(self, query: LogQuery) -> bool:
+        return query.database in (None, self.database) and query.container in (
+            None,
+            self.container,
+        )
+
+    def _rows(self, query: LogQuery, start: int, end: int) -> list[Row]:
+        handler = {
+            LogName.KEY_USAGE: self._key_usage,
+            LogName.PARTITION_USAGE: self._partition_usage,
+            LogName.THROTTLES: self._throttles,
+            LogName.KEY_THROTTLES: self._key_throttles,
+            LogName.KEY_STORAGE: self._key_storage,
+            LogName.TABLES: self._tables,
+        }[query.name]
+        return handler(query, start, end)
+
+    # -- usage ----------------------------------------------------------------------------
+
+    def _key_usage(self, query: LogQuery, start: int, end: int) -> list[Row]:
+        w = self.workload
+        sums = ClassSums(w, span_totals(w, start, end))
+        figures = key_figures(
+            w, sums, by_tenant=query.level is KeyLevel.TENANT, tenant=query.tenant
+        )
+        figures.sort(key=lambda f: (-f.ru, f.text))
+        keys = len(figures)
+        return [
+            (f.text, w.partition_ids[f.partition], f.partitions, f.ru, f.peak, keys)
+            for f in figures
+        ]
+
+    def _partition_usage(self, query: LogQuery, start: int, end: int) -> list[Row]:
+        w = self.workload
+        totals = span_totals(w, start, end)
+        if not totals.minutes:
+            return []
+        by_tenant = query.level is KeyLevel.TENANT
+        rows: list[Row] = []
+        if query.tenant is None:
+            counts = self._keys_by_partition(by_tenant=by_tenant)
+            for p in range(w.partitions):
+                served, peak = totals.partition_served[p], totals.partition_peak[p]
+                rows.append((w.partition_ids[p], served, peak, counts[p]))
+        else:
+            indexes = w.tenant_keys.get(query.tenant, [])
+            if indexes:
+                cls = w.key_classes[indexes[0]]
+                sums = ClassSums(w, totals)
+                for p, share in w.tenant_partitions(query.tenant).items():
+                    keys = 1 if by_tenant else sum(1 for i in indexes if w.key_partitions[i] == p)
+                    ru, peak = share * sums.ru[p][cls], share * totals.peak[p][cls]
+                    rows.append((w.partition_ids[p], ru, peak, keys))
+        rows = [row for row in rows if row[1] > 0]
+        rows.sort(key=lambda row: (-row[1], int(row[0])))
+        return rows
+
+    def _keys_by_partition(self, *, by_tenant: bool) -> list[int]:
+        """Distinct keys (or tenants) with demand on each partition."""
+        w = self.workload
+        found: list[set[object]] = [set() for _ in range(w.partitions)]
+        for i, p in enumerate(w.key_partitions):
+            if w.key_shares[i] > 0:
+                found[p].add(w.key_tenants[i] if by_tenant else i)
+        return [len(keys) for keys in found]
+
+    # -- throttling -----------------------------------------------------------------------
+
+    def _throttles(self, query: LogQuery, start: int, end: int) -> list[Row]:
+        w = self.workload
+        tenant_shares: dict[int, float] | None = None
+        hot = False
+        cls = 0
+        if query.tenant is not None:
+            tenant_shares = w.tenant_partitions(query.tenant)
+            indexes = w.tenant_keys.get(query.tenant, [])
+            if not indexes:
+                return []
+            cls = w.key_classes[indexes[0]]
+            hot = cls == w.hot_class
+        rows: list[Row] = []
+        for minute, cells in w.span(start, end):
+            at = float(minute * MINUTE_S)
+            for p, cell in enumerate(cells):
+                if tenant_shares is None:
+                    counts: Sequence[int] = cell.rejected
+                else:
+                    share = tenant_shares.get(p, 0.0)
+                    if share <= 0:
+                        continue
+                    lost = share * cell.unit_throttled[cls]
+                    burst = share * cell.unit_throttled[w.burst_component] if hot else 0.0
+                    counts = [
+                        round(lost * REQUESTS_PER_RU[STEADY][i] + burst * REQUESTS_PER_RU[BURST][i])
+                        for i in range(len(OPERATIONS))
+                    ]
+                for i, count in enumerate(counts):
+                    if count > 0:
+                        rows.append((at, OPERATIONS[i], w.partition_ids[p], count))
+        rows.sort(key=lambda row: (-row[0], row[1], int(row[2])))
+        return rows
+
+    def _key_throttles(self, query: LogQuery, start: int, end: int) -> list[Row]:
+        w = self.workload
+        sums = ClassSums(w, span_totals(w, start, end))
+        figures = key_figures(
+            w, sums, by_tenant=query.level is KeyLevel.TENANT, tenant=query.tenant
+        )
+        rows = [(f.text, round(f.requests), round(f.throttled)) for f in figures]
+        rows = [row for row in rows if row[1] > 0]
+        rows.sort(key=lambda row: (-row[2], -row[1], row[0]))
+        return rows
+
+    # -- storage and tables ---------------------------------------------------------------
+
+    def largest_keys(self) -> list[int]:
+        """The key indexes PartitionKeyStatistics would report: the largest on each partition."""
+        if self._largest is None:
+            w = self.workload
+            sizes = self._sizes()
+            by_partition: dict[int, list[int]] = {}
+            for i, p in enumerate(w.key_partitions):
+                by_partition.setdefault(p, []).append(i)
+            largest: list[int] = []
+            for indexes in by_partition.values():
+                indexes.sort(key=lambda i: (-sizes[i], w.key_text(i)))
+                largest.extend(i for i in indexes[:STORAGE_KEYS_PER_PARTITION] if sizes[i] > 0)
+            self._largest = largest
+        return self._largest
+
+    def _key_storage(self, query: LogQuery, start: int, end: int) -> list[Row]:
+        w = self.workload
+        if end <= max(start, w.first_second):  # no statistics before the history
+            return []
+        sizes = self._sizes()
+        by_key: dict[str, int] = {}
+        for i in self.largest_keys():
+            if query.tenant is not None and w.key_tenants[i] != query.tenant:
+                continue
+            text = (
+                w.tenant_text(w.key_tenants[i]) if query.level is KeyLevel.TENANT else w.key_text(i)
+            )
+            by_key[text] = by_key.get(text, 0) + sizes[i]
+        rows: list[Row] = [(text, round(size / 1024)) for text, size in by_key.items()]
+        rows.sort(key=lambda row: (-row[1], row[0]))
+        return rows
+
+    def _tables(self, query: LogQuery, start: int, end: int) -> list[Row]:
+        w = self.workload
+        totals = span_totals(w, start, end)
+        if not totals.minutes:
+            return []
+        statistics = self._statistics_per_emission() * len({m // 60 for m in totals.minutes})
+        counts = {
+            "CDBDataPlaneRequests": totals.requests,
+            "CDBPartitionKeyRUConsumption": totals.requests - totals.rejected,
+            "CDBPartitionKeyStatistics": statistics,  # emitted hourly (an assumption)
+            "CDBQueryRuntimeStatistics": totals.queries,
+        }
+        return sorted((table, rows) for table, rows in counts.items() if rows > 0)
+
+    def _statistics_per_emission(self) -> int:
+        """How many rows one PartitionKeyStatistics emission holds (no sizes needed)."""
+        counts = self._keys_by_partition(by_tenant=False)
+        return sum(min(n, STORAGE_KEYS_PER_PARTITION) for n in counts)

@@ -1,0 +1,458 @@
+"""The simulated workload: RU demand per key and second, served or throttled per partition.
+
+Pure (no I/O, no clock): every number is a function of (seed, keys, session start,
+time), so the same second always gives the same numbers, asked in any order or window.
+
+**Demand.** Each key has a share of the container's demand (its weight, e.g. its item
+count, over the total: Zipf-like for the demo's tenants). Tenants belong to a few
+*profiles* (daily rhythms, ``rhythm.Profile``); the hot tenant has its own and, on top,
+*bursts* (``rhythm.BurstSchedule``). A key's demand in second ``s`` of minute ``m`` is
+
+    share(key) × level(profile of its tenant, m) × noise(partition, s)
+    (+ share(key) / share(hot tenant) × burst(s) for the hot tenant's keys)
+
+where ``noise`` is one factor per partition-second, shared by every key of that
+partition. So within one partition-second every key's demand is the same multiple of
+its share and its class's level: per-key numbers are shares of per-partition numbers,
+and sums over keys equal the partition's exactly (up to float rounding).
+
+**Serving.** A physical partition serves at most its budget (provisioned RU/s split
+evenly over the partitions) in each second; demand above it is answered 429, and a
+throttled request consumes no RU. Every key of the partition loses the same fraction
+of its demand in that second. Requests follow from RU through the operation mixes
+(``operations``); server-side latency rises with the partition's utilisation.
+
+**Cost.** Work is per (partition, minute), never per key and second: a ``Cell`` holds
+a minute's served and throttled RU, its peak second, its requests by operation, and
+the same per unit of share for each class of keys (a profile, or the hot tenant), from
+which any key's numbers are its share times its class's. In a minute where the burst
+is steady (most minutes) a cell costs one bisection (``NoiseVector.served``); only
+minutes where a burst ramps are walked second by second. Whole minutes are cached
+(they never change); a partial minute (the current one, a log window's edges) is
+computed each time it is asked.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from cosmem_tui.model import Key, Scalar
+from cosmem_tui.sources.simulated.operations import (
+    BURST,
+    REQUESTS_PER_RU,
+    RU_SHARE,
+    STEADY,
+    latency_factor,
+)
+from cosmem_tui.sources.simulated.placement import key_json, place, ring_position
+from cosmem_tui.sources.simulated.rhythm import (
+    DAY_S,
+    MINUTE_S,
+    BurstSchedule,
+    NoisePool,
+    Profile,
+)
+
+DEFAULT_SEED = 20261130
+CACHED_MINUTES = 4 * 1440  # whole minutes kept: a 24 h window four times over
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadKey:
+    """One logical partition key and its weight (e.g. its item count)."""
+
+    values: tuple[Scalar, ...]  # the key's values: (tenant,) or (tenant, thread, …)
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadShape:
+    """The container and the knobs of its workload."""
+
+    provisioned_ru_s: float = 4_000.0  # manual throughput
+    autoscale_max_ru_s: float | None = None  # set: autoscale up to this (budget = max)
+    partitions: int = 4
+    base_utilisation: float = 0.25  # mean demand as a share of the budget, before bursts
+    profiles: int = 4  # daily rhythms the other tenants are spread over
+    burst_budgets: float = 2.0  # the hot tenant's burst, in partition budgets (RU/s)
+    first_burst_after_s: float = 45.0  # after the session starts
+    burst_every_s: float = 1_200.0
+    burst_length_s: float = 210.0
+    history_s: float = 31 * DAY_S  # how far before the session start data exists
+
+    @property
+    def throughput_ru_s(self) -> float:
+        """What the container may serve per second (the autoscale max, or manual)."""
+        return self.autoscale_max_ru_s or self.provisioned_ru_s
+
+
+class Cell:
+    """One physical partition over one minute (or part of one): what it served and refused.
+
+    ``unit_*`` are per unit of share: a key's value is its share times the entry of its
+    component (``unit_served``, ``unit_throttled``) or class (``unit_peak``).
+    """
+
+    __slots__ = (
+        "capacity",
+        "latency",
+        "load",
+        "ok",
+        "peak",
+        "rejected",
+        "ru",
+        "seconds",
+        "served",
+        "throttled",
+        "throttled_seconds",
+        "unit_peak",
+        "unit_served",
+        "unit_throttled",
+    )
+
+    seconds: int  # seconds covered
+    capacity: float  # RU the budget allowed in those seconds
+    served: float  # RU served
+    throttled: float  # RU asked for and refused (429: no RU consumed)
+    peak: float  # the most RU served in one second
+    load: float  # the highest per-second demand over the budget (1.0 = the whole budget)
+    throttled_seconds: int  # seconds whose demand exceeded the budget
+    unit_served: tuple[float, ...]  # per component
+    unit_throttled: tuple[float, ...]  # per component
+    unit_peak: tuple[float, ...]  # per class
+    ok: tuple[int, ...]  # served requests, by operation
+    rejected: tuple[int, ...]  # 429s, by operation
+    ru: tuple[float, ...]  # RU served, by operation
+    latency: float  # server-side latency factor (× each operation's idle latency)
+
+    @property
+    def utilisation(self) -> float:
+        """Served RU over what the budget allowed in the covered seconds (0..1)."""
+        return self.served / self.capacity if self.capacity > 0 else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Sums:
+    """What a minute adds up to, before it is shared out over components and operations."""
+
+    seconds: int
+    served: float = 0.0
+    refused: float = 0.0
+    peak: float = 0.0
+    load: float = 0.0
+    over: int = 0
+    served_factor: float = 0.0  # Σ noise × served fraction (steady components scale by it)
+    refused_factor: float = 0.0
+    burst_served: float = 0.0  # Σ burst level × noise × served fraction (per unit share)
+    burst_refused: float = 0.0
+    top: float = 0.0  # max noise × served fraction: a steady class's peak per unit level
+    hot_top: float = 0.0  # the hot class's peak second, per unit share
+
+
+@dataclass(frozen=True, slots=True)
+class SecondLoad:
+    """One partition in one second (for checking the model against itself)."""
+
+    demand: float
+    served: float
+    throttled: float
+    budget: float
+
+
+class Workload:
+    """The simulated workload of one container, from its keys (see the module docstring)."""
+
+    def __init__(
+        self,
+        keys: Sequence[WorkloadKey],
+        *,
+        hot_tenant: Scalar | Key | None,
+        seed: int = DEFAULT_SEED,
+        started_at: float,
+        shape: WorkloadShape | None = None,
+    ) -> None:
+        self.shape = shape = shape or WorkloadShape()
+        if shape.partitions < 1 or shape.throughput_ru_s <= 0:
+            raise ValueError("a container needs at least one partition and some throughput")
+        self.seed = seed
+        self.started_at = float(started_at)
+        self.partitions = shape.partitions
+        self.partition_ids = tuple(str(p) for p in range(shape.partitions))
+        self.budget_ru_s = shape.throughput_ru_s / shape.partitions
+        self.first_second = math.floor(self.started_at - shape.history_s)
+
+        values = [tuple(k.values) for k in keys]
+        weights = [max(0.0, float(k.weight)) for k in keys]
+        total = sum(weights) or 1.0
+        self.key_values = values
+        self.key_weights = weights
+        self.key_shares = [w / total for w in weights]
+        self.key_tenants = [Key.of(v[0]) for v in values]
+        self.key_partitions = place(values, weights, shape.partitions)
+        self.tenant_keys: dict[Key, list[int]] = {}
+        for index, tenant in enumerate(self.key_tenants):
+            self.tenant_keys.setdefault(tenant, []).append(index)
+        self.hot_tenant = self._choose_hot(hot_tenant)
+
+        # Classes: 0..profiles-1 the profiles, HOT the hot tenant. Components: the same,
+        # plus BURST_COMPONENT (the hot tenant's bursts, a second family of demand).
+        self.profiles = shape.profiles
+        self.hot_class = self.profiles
+        self.burst_component = self.profiles + 1
+        self._rhythms = tuple(Profile.seeded(seed, i) for i in range(self.profiles + 1))
+        self.key_classes = [self._class_of(t) for t in self.key_tenants]
+        weights_by = [[0.0] * shape.partitions for _ in range(self.profiles + 2)]
+        for share, cls, partition in zip(
+            self.key_shares, self.key_classes, self.key_partitions, strict=True
+        ):
+            weights_by[cls][partition] += share
+        weights_by[self.burst_component] = list(weights_by[self.hot_class])
+        self.component_weights = tuple(tuple(row) for row in weights_by)
+        self._partition_weights = tuple(
+            tuple(row[p] for row in weights_by) for p in range(shape.partitions)
+        )
+        self.hot_share = sum(weights_by[self.hot_class])
+
+        self._rate = shape.base_utilisation * shape.throughput_ru_s  # RU/s per unit share
+        self.bursts = BurstSchedule(
+            seed,
+            self.started_at,
+            shape.burst_budgets * self.budget_ru_s,
+            first_after_s=shape.first_burst_after_s,
+            every_s=shape.burst_every_s,
+            length_s=shape.burst_length_s,
+        )
+        self._noise = NoisePool(seed)
+        self._cache: dict[int, tuple[Cell, ...]] = {}
+        self._lock = threading.Lock()
+
+    # -- keys -----------------------------------------------------------------------------
+
+    def _choose_hot(self, hot: Scalar | Key | None) -> Key | None:
+        wanted = hot if isinstance(hot, Key) else (None if hot is None else Key.of(hot))
+        if wanted is not None and wanted in self.tenant_keys:
+            return wanted
+        if not self.tenant_keys:
+            return None
+        # No hot tenant named (or not in this container): the largest one bursts.
+        return max(
+            self.tenant_keys,
+            key=lambda t: (sum(self.key_shares[i] for i in self.tenant_keys[t]), t.sort_key()),
+        )
+
+    def _class_of(self, tenant: Key) -> int:
+        if tenant == self.hot_tenant:
+            return self.profiles
+        return ring_position(key_json(tenant.values)) % self.profiles
+
+    def key_text(self, index: int) -> str:
+        """The whole key as JSON array text (``["contoso","thr-1"]``)."""
+        return key_json(self.key_values[index])
+
+    @staticmethod
+    def tenant_text(tenant: Key) -> str:
+        """A tenant as the logs name it at tenant level: the first value (``["contoso"]``)."""
+        return key_json(tenant.values)
+
+    def tenant_partitions(self, tenant: Key) -> dict[int, float]:
+        """The share of the container's demand a tenant has on each partition it touches."""
+        shares: dict[int, float] = {}
+        for i in self.tenant_keys.get(tenant, ()):
+            p = self.key_partitions[i]
+            shares[p] = shares.get(p, 0.0) + self.key_shares[i]
+        return shares
+
+    # -- minutes --------------------------------------------------------------------------
+
+    def cells(self, minute: int) -> tuple[Cell, ...] | None:
+        """Every partition over a whole minute (None before the simulated history)."""
+        if minute * MINUTE_S < self.first_second:
+            return None
+        cached = self._cache.get(minute)
+        if cached is not None:
+            return cached
+        cells = self._compute(minute, 0, MINUTE_S)
+        with self._lock:
+            self._cache[minute] = cells
+            while len(self._cache) > CACHED_MINUTES:
+                del self._cache[next(iter(self._cache))]
+        return cells
+
+    def partial_cells(self, minute: int, lo: int, hi: int) -> tuple[Cell, ...] | None:
+        """Every partition over seconds [lo, hi) of a minute (0 <= lo < hi <= 60)."""
+        if lo == 0 and hi == MINUTE_S:
+            return self.cells(minute)
+        if minute * MINUTE_S + lo < self.first_second or lo >= hi:
+            return None
+        return self._compute(minute, lo, hi)
+
+    def span(self, start: int, end: int) -> Iterator[tuple[int, tuple[Cell, ...]]]:
+        """(minute, cells) covering the whole seconds [start, end), within the history."""
+        start = max(start, self.first_second)
+        minute = start // MINUTE_S
+        while minute * MINUTE_S < end:
+            t0 = minute * MINUTE_S
+            lo, hi = max(0, start - t0), min(MINUTE_S, end - t0)
+            cells = self.partial_cells(minute, lo, hi)
+            if cells is not None:
+                yield minute, cells
+            minute += 1
+
+    def walked_cells(self, minute: int) -> tuple[Cell, ...]:
+        """A whole minute walked second by second, never cached (to check the bisection)."""
+        return self._compute(minute, 0, MINUTE_S, slow=True)
+
+    def second(self, partition: int, at: int) -> SecondLoad:
+        """One partition in the second starting at ``at`` (walked, for checks)."""
+        minute, offset = divmod(at, MINUTE_S)
+        cell = self._compute(minute, offset, offset + 1, slow=True)[partition]
+        return SecondLoad(
+            cell.served + cell.throttled, cell.served, cell.throttled, self.budget_ru_s
+        )
+
+    def levels(self, minute: int) -> list[float]:
+        """RU/s per unit of share of each steady component in ``minute`` (before noise)."""
+        return [self._rate * rhythm.level(minute) for rhythm in self._rhythms]
+
+    def burst_ru_s(self, at: float) -> float:
+        """The hot tenant's burst demand (RU/s) in the second starting at ``at``."""
+        return BurstSchedule.at(self.bursts.overlapping(at, at + 1), at)
+
+    def _compute(self, minute: int, lo: int, hi: int, *, slow: bool = False) -> tuple[Cell, ...]:
+        t0 = minute * MINUTE_S
+        levels = self.levels(minute)
+        steady = None if slow else self.bursts.steady(t0 + lo, t0 + hi)
+        if steady is not None and (lo, hi) == (0, MINUTE_S):
+            unit_burst = steady / self.hot_share if self.hot_share > 0 else 0.0
+            return tuple(self._whole(p, minute, levels, unit_burst) for p in range(self.partitions))
+        bursts = self.bursts.overlapping(t0 + lo, t0 + hi)
+        per_second = [
+            BurstSchedule.at(bursts, t0 + s) / self.hot_share if self.hot_share > 0 else 0.0
+            for s in range(lo, hi)
+        ]
+        return tuple(
+            self._walk(p, minute, levels, per_second, lo, hi) for p in range(self.partitions)
+        )
+
+    def _steady_demand(self, p: int, levels: list[float]) -> float:
+        weights = self._partition_weights[p][:-1]
+        return sum([w * lv for w, lv in zip(weights, levels, strict=True)])
+
+    def _whole(self, p: int, minute: int, levels: list[float], unit_burst: float) -> Cell:
+        """A whole minute whose levels hold every second: one bisection."""
+        budget = self.budget_ru_s
+        demand = self._steady_demand(p, levels) + self.component_weights[-1][p] * unit_burst
+        if demand <= 0:
+            return self._cell(p, levels, _Sums(MINUTE_S))
+        noise = self._noise.vector(p, minute)
+        headroom = budget / demand
+        served_factor, over = noise.served(headroom)
+        refused_factor = noise.total - served_factor
+        top = min(noise.peak, headroom)
+        sums = _Sums(
+            MINUTE_S,
+            served=demand * served_factor,
+            refused=demand * refused_factor,
+            peak=min(budget, demand * noise.peak),
+            load=demand * noise.peak / budget,
+            over=over,
+            served_factor=served_factor,
+            refused_factor=refused_factor,
+            burst_served=unit_burst * served_factor,
+            burst_refused=unit_burst * refused_factor,
+            top=top,
+            hot_top=(levels[self.profiles] + unit_burst) * top,
+        )
+        return self._cell(p, levels, sums)
+
+    def _walk(
+        self, p: int, minute: int, levels: list[float], unit_burst: list[float], lo: int, hi: int
+    ) -> Cell:
+        """Seconds [lo, hi) one by one (a ramping burst, or part of a minute)."""
+        budget = self.budget_ru_s
+        base = self._steady_demand(p, levels)
+        burst_weight = self.component_weights[-1][p]
+        factors = self._noise.vector(p, minute).factors
+        served = refused = peak = load = 0.0
+        served_f = refused_f = burst_served = burst_refused = top = hot_top = 0.0
+        over = 0
+        hot_level = levels[self.profiles]
+        for s, b in zip(range(lo, hi), unit_burst, strict=True):
+            v = factors[s]
+            demand = (base + burst_weight * b) * v
+            if demand <= 0:
+                continue
+            got = min(demand, budget)
+            kept = v * got / demand  # this second's noise factor, the served part
+            lost = v - kept
+            served += got
+            refused += demand - got
+            peak = max(peak, got)
+            load = max(load, demand / budget)
+            over += demand > budget
+            served_f += kept
+            refused_f += lost
+            burst_served += b * kept
+            burst_refused += b * lost
+            top = max(top, kept)
+            hot_top = max(hot_top, (hot_level + b) * kept)
+        sums = _Sums(
+            hi - lo,
+            served=served,
+            refused=refused,
+            peak=peak,
+            load=load,
+            over=over,
+            served_factor=served_f,
+            refused_factor=refused_f,
+            burst_served=burst_served,
+            burst_refused=burst_refused,
+            top=top,
+            hot_top=hot_top,
+        )
+        return self._cell(p, levels, sums)
+
+    def _cell(self, p: int, levels: list[float], sums: _Sums) -> Cell:
+        """A cell from a minute's sums: steady components scale by their level."""
+        cell = Cell()
+        cell.seconds = sums.seconds
+        cell.capacity = self.budget_ru_s * sums.seconds
+        cell.served = sums.served
+        cell.throttled = sums.refused
+        cell.peak = sums.peak
+        cell.load = sums.load
+        cell.throttled_seconds = sums.over
+        served_factor, refused_factor, top = sums.served_factor, sums.refused_factor, sums.top
+        cell.unit_served = (*[lv * served_factor for lv in levels], sums.burst_served)
+        cell.unit_throttled = (*[lv * refused_factor for lv in levels], sums.burst_refused)
+        cell.unit_peak = (*[lv * top for lv in levels[: self.profiles]], sums.hot_top)
+        # The steady family's RU: Σ weight × level × factor = factor × Σ weight × level.
+        weights = self._partition_weights[p]
+        steady_level = sum([w * lv for w, lv in zip(weights[:-1], levels, strict=True)])
+        ok_steady, ok_burst = steady_level * served_factor, weights[-1] * sums.burst_served
+        lost_steady, lost_burst = steady_level * refused_factor, weights[-1] * sums.burst_refused
+        cell.ok = tuple([round(ok_steady * a + ok_burst * b) for a, b in _RATES])
+        cell.rejected = tuple([round(lost_steady * a + lost_burst * b) for a, b in _RATES])
+        cell.ru = tuple([ok_steady * a + ok_burst * b for a, b in _RU_SHARES])
+        cell.latency = latency_factor(cell.utilisation)
+        return cell
+
+    # -- capacity -------------------------------------------------------------------------
+
+    def provisioned_ru_s(self, cells: tuple[Cell, ...]) -> float:
+        """What ProvisionedThroughput reports for a minute: the manual RU/s, or under
+        autoscale the RU/s it scaled to (tenth of the max at least, in steps of 100)."""
+        maximum = self.shape.autoscale_max_ru_s
+        if maximum is None:
+            return self.shape.provisioned_ru_s
+        busiest = max((c.load for c in cells), default=0.0)
+        scaled = math.ceil(min(1.0, busiest) * maximum / 100.0) * 100.0
+        return max(maximum / 10.0, min(maximum, scaled))
+
+
+# (steady, burst) pairs by operation: requests per RU, and share of the RU.
+_RATES = tuple(zip(REQUESTS_PER_RU[STEADY], REQUESTS_PER_RU[BURST], strict=True))
+_RU_SHARES = tuple(zip(RU_SHARE[STEADY], RU_SHARE[BURST], strict=True))
