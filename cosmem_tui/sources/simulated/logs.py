@@ -24,7 +24,7 @@ Logs arrive late: an answer covers the window up to ``LOG_LAG_S`` before now, an
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from cosmem_tui.model.telemetry import (
@@ -48,21 +48,12 @@ Row = tuple[Any, ...]
 
 
 class LogAnswers:
-    """Answers log queries over one workload. ``sizes`` gives each key's bytes (by key
-    index) when first needed: reading them is the one costly part of storage."""
+    """Answers log queries over one workload of one container."""
 
-    def __init__(
-        self,
-        workload: Workload,
-        *,
-        database: str,
-        container: str,
-        sizes: Callable[[], Sequence[int]],
-    ) -> None:
+    def __init__(self, workload: Workload, *, database: str, container: str) -> None:
         self.workload = workload
         self.database = database
         self.container = container
-        self._sizes = sizes
         self._largest: list[int] | None = None
 
     def answer(self, query: LogQuery, now: float) -> LogAnswer:
@@ -202,7 +193,7 @@ class LogAnswers:
         """The key indexes PartitionKeyStatistics would report: the largest on each partition."""
         if self._largest is None:
             w = self.workload
-            sizes = self._sizes()
+            sizes = w.key_sizes
             by_partition: dict[int, list[int]] = {}
             for i, p in enumerate(w.key_partitions):
                 by_partition.setdefault(p, []).append(i)
@@ -217,7 +208,7 @@ class LogAnswers:
         w = self.workload
         if end <= max(start, w.first_second):  # no statistics before the history
             return []
-        sizes = self._sizes()
+        sizes = w.key_sizes
         by_key: dict[str, int] = {}
         for i in self.largest_keys():
             if query.tenant is not None and w.key_tenants[i] != query.tenant:

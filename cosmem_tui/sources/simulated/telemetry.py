@@ -46,7 +46,6 @@ from cosmem_tui.sources.simulated.workspace_keys import physical_partitions, rea
 
 LABEL = "simulated workload"
 MIN_REFRESH_S = 2.0  # the simulation moves every second; the refresh loop's floor is 2 s
-AVERAGE_ITEM_BYTES = 1_400  # storage of a synthetic key: its weight in items of this size
 
 _A = TypeVar("_A", MetricAnswer, LogAnswer)
 _Q = TypeVar("_Q", MetricQuery, LogQuery)
@@ -94,10 +93,10 @@ class SimulatedTelemetry:
             keys = read_keys(workspace, started_at)
             chosen = shape or WorkloadShape(partitions=physical_partitions(workspace))
             workload = Workload(
-                keys.keys, hot_tenant=hot_tenant, seed=seed, started_at=started_at, shape=chosen
+                keys, hot_tenant=hot_tenant, seed=seed, started_at=started_at, shape=chosen
             )
             names = workspace.container
-            return _answers(workload, names.database, names.container, lambda: keys.sizes)
+            return _answers(workload, names.database, names.container)
 
         return cls(build, gateway=gateway, clock=clock)
 
@@ -110,14 +109,9 @@ class SimulatedTelemetry:
         clock: Clock,
         database: str,
         container: str,
-        sizes: Sequence[int] | None = None,
     ) -> SimulatedTelemetry:
-        """Over a workload built elsewhere (a synthetic key set, a benchmark). ``sizes``:
-        each key's bytes (default: its weight in items of ``AVERAGE_ITEM_BYTES``)."""
-        if sizes is None:
-            sizes = [round(weight * AVERAGE_ITEM_BYTES) for weight in workload.key_weights]
-        known = tuple(sizes)
-        answers = _answers(workload, database, container, lambda: known)
+        """Over a workload built elsewhere (a synthetic key set, a benchmark)."""
+        answers = _answers(workload, database, container)
         return cls(lambda: answers, gateway=gateway, clock=clock)
 
     # -- the protocol ---------------------------------------------------------------------
@@ -234,10 +228,8 @@ class SimulatedTelemetry:
         )
 
 
-def _answers(
-    workload: Workload, database: str, container: str, sizes: Callable[[], Sequence[int]]
-) -> _Answers:
+def _answers(workload: Workload, database: str, container: str) -> _Answers:
     return _Answers(
         MetricAnswers(workload, database=database, container=container),
-        LogAnswers(workload, database=database, container=container, sizes=sizes),
+        LogAnswers(workload, database=database, container=container),
     )

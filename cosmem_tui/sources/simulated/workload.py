@@ -58,6 +58,7 @@ from cosmem_tui.sources.simulated.rhythm import (
 
 DEFAULT_SEED = 20261130
 CACHED_MINUTES = 4 * 1440  # whole minutes kept: a 24 h window four times over
+AVERAGE_ITEM_BYTES = 1_400  # the storage of a key that does not say: its weight in items
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,7 @@ class WorkloadKey:
 
     values: tuple[Scalar, ...]  # the key's values: (tenant,) or (tenant, thread, …)
     weight: float
+    size_bytes: int | None = None  # its storage (None: its weight in average items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,11 +186,18 @@ class Workload:
         self.budget_ru_s = shape.throughput_ru_s / shape.partitions
         self.first_second = math.floor(self.started_at - shape.history_s)
 
-        values = [tuple(k.values) for k in keys]
-        weights = [max(0.0, float(k.weight)) for k in keys]
+        # Keys in one canonical order (by their JSON text), so the order they come in
+        # changes nothing, not even the last bit of a sum.
+        ordered = sorted(keys, key=lambda k: key_json(k.values))
+        values = [tuple(k.values) for k in ordered]
+        weights = [max(0.0, float(k.weight)) for k in ordered]
         total = sum(weights) or 1.0
         self.key_values = values
         self.key_weights = weights
+        self.key_sizes = [
+            k.size_bytes if k.size_bytes is not None else round(w * AVERAGE_ITEM_BYTES)
+            for k, w in zip(ordered, weights, strict=True)
+        ]
         self.key_shares = [w / total for w in weights]
         self.key_tenants = [Key.of(v[0]) for v in values]
         self.key_partitions = place(values, weights, shape.partitions)

@@ -10,7 +10,6 @@ once, on its first call, off the event loop.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from cosmem_tui.model import Scalar
 from cosmem_tui.sources.errors import WorkspaceError
@@ -20,23 +19,15 @@ from cosmem_tui.sources.simulated.workload import WorkloadKey
 DEFAULT_PARTITIONS = 4  # a workspace that does not say how many physical partitions it has
 
 
-@dataclass(frozen=True, slots=True)
-class WorkspaceKeys:
-    keys: tuple[WorkloadKey, ...]
-    sizes: tuple[int, ...]  # bytes, in the order of ``keys``
-
-
-def read_keys(workspace: WorkspaceFile, at: float) -> WorkspaceKeys:
-    """Every partition key with items visible at ``at``, in key order."""
+def read_keys(workspace: WorkspaceFile, at: float) -> list[WorkloadKey]:
+    """Every partition key with items visible at ``at``: its item count and bytes."""
     keys: list[WorkloadKey] = []
-    sizes: list[int] = []
     for pk, items, size in workspace.query("telemetry_keys", {"now": int(at)}):
         values = json.loads(pk)
         if not isinstance(values, list) or not values:  # the builder writes JSON arrays
             raise WorkspaceError(f"{workspace.path}: a stored partition key is not an array")
-        keys.append(WorkloadKey(tuple(_scalar(v) for v in values), float(items)))
-        sizes.append(int(size or 0))
-    return WorkspaceKeys(tuple(keys), tuple(sizes))
+        keys.append(WorkloadKey(tuple(_scalar(v) for v in values), float(items), int(size or 0)))
+    return keys
 
 
 def _scalar(value: object) -> Scalar:
