@@ -129,7 +129,7 @@ def _provisioned(workload: Workload, cells: tuple[Cell, ...] | None) -> list[Fac
 
 def _autoscale_max(workload: Workload, cells: tuple[Cell, ...] | None) -> list[Fact]:
     maximum = workload.shape.autoscale_max_ru_s
-    return [] if maximum is None else [((), maximum, 1.0)]
+    return [] if maximum is None else [((), float(maximum), 1.0)]
 
 
 _REQUEST_DIMENSIONS = (DATABASE, COLLECTION, REGION, STATUS_CODE, OPERATION_TYPE)

@@ -459,7 +459,7 @@ class Workload:
             return self.shape.provisioned_ru_s
         busiest = max((c.load for c in cells), default=0.0)
         scaled = math.ceil(min(1.0, busiest) * maximum / 100.0) * 100.0
-        return max(maximum / 10.0, min(maximum, scaled))
+        return float(max(maximum / 10.0, min(maximum, scaled)))
 
 
 # (steady, burst) pairs by operation: requests per RU, and share of the RU.
