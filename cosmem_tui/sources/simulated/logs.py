@@ -23,6 +23,7 @@ Logs arrive late: an answer covers the window up to ``LOG_LAG_S`` before now, an
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -38,7 +39,7 @@ from cosmem_tui.model.telemetry import (
 from cosmem_tui.sources.simulated.operations import BURST, OPERATIONS, REQUESTS_PER_RU, STEADY
 from cosmem_tui.sources.simulated.problems import bad_logs_request
 from cosmem_tui.sources.simulated.rhythm import MINUTE_S
-from cosmem_tui.sources.simulated.usage import ClassSums, key_figures, span_totals
+from cosmem_tui.sources.simulated.usage import ClassSums, KeyTable, SpanSums
 from cosmem_tui.sources.simulated.workload import Workload
 
 LOG_LAG_S = 30  # logs are queryable this long after the requests they describe
@@ -54,6 +55,7 @@ class LogAnswers:
         self.workload = workload
         self.database = database
         self.container = container
+        self.sums = SpanSums(workload)
         self._largest: list[int] | None = None
 
     def answer(self, query: LogQuery, now: float) -> LogAnswer:
@@ -75,10 +77,8 @@ class LogAnswers:
         return LogAnswer(query, table=table, as_of=as_of)
 
     def _matches(self, query: LogQuery) -> bool:
-        return query.database in (None, self.database) and query.container in (
-            None,
-            self.container,
-        )
+        database, container = query.database, query.container
+        return database in (None, self.database) and container in (None, self.container)
 
     def _rows(self, query: LogQuery, start: int, end: int) -> list[Row]:
         handler = {
@@ -91,84 +91,79 @@ class LogAnswers:
         }[query.name]
         return handler(query, start, end)
 
+    def _table(self, query: LogQuery, start: int, end: int) -> KeyTable:
+        sums = ClassSums(self.workload, self.sums.totals(start, end))
+        by_tenant = query.level is KeyLevel.TENANT
+        return KeyTable(self.workload, sums, by_tenant=by_tenant, tenant=query.tenant)
+
     # -- usage ----------------------------------------------------------------------------
 
     def _key_usage(self, query: LogQuery, start: int, end: int) -> list[Row]:
-        w = self.workload
-        sums = ClassSums(w, span_totals(w, start, end))
-        figures = key_figures(
-            w, sums, by_tenant=query.level is KeyLevel.TENANT, tenant=query.tenant
-        )
-        figures.sort(key=lambda f: (-f.ru, f.text))
-        keys = len(figures)
-        return [
-            (f.text, w.partition_ids[f.partition], f.partitions, f.ru, f.peak, keys)
-            for f in figures
-        ]
+        table = self._table(query, start, end)
+        ru, texts = table.ru, table.texts
+        spent = [row for row, value in enumerate(ru) if value > 0]
+        chosen = heapq.nsmallest(query.top, spent, key=lambda row: (-ru[row], texts[row]))
+        ids, keys = self.workload.partition_ids, len(spent)
+        rows: list[Row] = []
+        for row in chosen:
+            f = table.figures(row)
+            rows.append((f.text, ids[f.partition], f.partitions, f.ru, f.peak, keys))
+        return rows
 
     def _partition_usage(self, query: LogQuery, start: int, end: int) -> list[Row]:
         w = self.workload
-        totals = span_totals(w, start, end)
+        totals = self.sums.totals(start, end)
         if not totals.minutes:
             return []
         by_tenant = query.level is KeyLevel.TENANT
         rows: list[Row] = []
         if query.tenant is None:
-            counts = self._keys_by_partition(by_tenant=by_tenant)
+            counts = w.keys.tenants_on if by_tenant else w.keys.keys_on
             for p in range(w.partitions):
                 served, peak = totals.partition_served[p], totals.partition_peak[p]
                 rows.append((w.partition_ids[p], served, peak, counts[p]))
         else:
-            indexes = w.tenant_keys.get(query.tenant, [])
-            if indexes:
-                cls = w.key_classes[indexes[0]]
+            t = w.keys.by_tenant.get(query.tenant)
+            if t is not None:
+                cls, members = w.tenant_classes[t], w.keys.members[t]
                 sums = ClassSums(w, totals)
-                for p, share in w.tenant_partitions(query.tenant).items():
-                    keys = 1 if by_tenant else sum(1 for i in indexes if w.key_partitions[i] == p)
+                for p, share in w.keys.tenant_shares[t]:
+                    keys = 1 if by_tenant else sum(1 for i in members if w.key_partitions[i] == p)
                     ru, peak = share * sums.ru[p][cls], share * totals.peak[p][cls]
                     rows.append((w.partition_ids[p], ru, peak, keys))
         rows = [row for row in rows if row[1] > 0]
         rows.sort(key=lambda row: (-row[1], int(row[0])))
         return rows
 
-    def _keys_by_partition(self, *, by_tenant: bool) -> list[int]:
-        """Distinct keys (or tenants) with demand on each partition."""
-        w = self.workload
-        found: list[set[object]] = [set() for _ in range(w.partitions)]
-        for i, p in enumerate(w.key_partitions):
-            if w.key_shares[i] > 0:
-                found[p].add(w.key_tenants[i] if by_tenant else i)
-        return [len(keys) for keys in found]
-
     # -- throttling -----------------------------------------------------------------------
 
     def _throttles(self, query: LogQuery, start: int, end: int) -> list[Row]:
         w = self.workload
-        tenant_shares: dict[int, float] | None = None
-        hot = False
-        cls = 0
+        spread: dict[int, float] | None = None
+        cls, hot = 0, False
         if query.tenant is not None:
-            tenant_shares = w.tenant_partitions(query.tenant)
-            indexes = w.tenant_keys.get(query.tenant, [])
-            if not indexes:
+            t = w.keys.by_tenant.get(query.tenant)
+            if t is None:
                 return []
-            cls = w.key_classes[indexes[0]]
+            spread, cls = dict(w.keys.tenant_shares[t]), w.tenant_classes[t]
             hot = cls == w.hot_class
         rows: list[Row] = []
         for minute, cells in w.span(start, end):
             at = float(minute * MINUTE_S)
             for p, cell in enumerate(cells):
-                if tenant_shares is None:
+                if spread is None:
                     counts: Sequence[int] = cell.rejected
                 else:
-                    share = tenant_shares.get(p, 0.0)
+                    share = spread.get(p, 0.0)
                     if share <= 0:
                         continue
                     lost = share * cell.unit_throttled[cls]
                     burst = share * cell.unit_throttled[w.burst_component] if hot else 0.0
                     counts = [
-                        round(lost * REQUESTS_PER_RU[STEADY][i] + burst * REQUESTS_PER_RU[BURST][i])
-                        for i in range(len(OPERATIONS))
+                        round(lost * steady + burst * storm)
+                        for steady, storm in zip(
+                            REQUESTS_PER_RU[STEADY], REQUESTS_PER_RU[BURST], strict=True
+                        )
                     ]
                 for i, count in enumerate(counts):
                     if count > 0:
@@ -177,30 +172,34 @@ class LogAnswers:
         return rows
 
     def _key_throttles(self, query: LogQuery, start: int, end: int) -> list[Row]:
-        w = self.workload
-        sums = ClassSums(w, span_totals(w, start, end))
-        figures = key_figures(
-            w, sums, by_tenant=query.level is KeyLevel.TENANT, tenant=query.tenant
+        table = self._table(query, start, end)
+        requests, throttled = table.requests()
+        asked = [round(value) for value in requests]
+        refused = [round(value) for value in throttled]
+        texts = table.texts
+        keep = [row for row, n in enumerate(asked) if n > 0]
+        chosen = heapq.nsmallest(
+            query.top, keep, key=lambda row: (-refused[row], -asked[row], texts[row])
         )
-        rows = [(f.text, round(f.requests), round(f.throttled)) for f in figures]
-        rows = [row for row in rows if row[1] > 0]
-        rows.sort(key=lambda row: (-row[2], -row[1], row[0]))
-        return rows
+        return [(texts[row], asked[row], refused[row]) for row in chosen]
 
     # -- storage and tables ---------------------------------------------------------------
 
     def largest_keys(self) -> list[int]:
-        """The key indexes PartitionKeyStatistics would report: the largest on each partition."""
+        """The keys PartitionKeyStatistics would report: the largest on each partition."""
         if self._largest is None:
-            w = self.workload
-            sizes = w.key_sizes
+            keys = self.workload.keys
             by_partition: dict[int, list[int]] = {}
-            for i, p in enumerate(w.key_partitions):
+            for i, p in enumerate(keys.partition_of):
                 by_partition.setdefault(p, []).append(i)
             largest: list[int] = []
-            for indexes in by_partition.values():
-                indexes.sort(key=lambda i: (-sizes[i], w.key_text(i)))
-                largest.extend(i for i in indexes[:STORAGE_KEYS_PER_PARTITION] if sizes[i] > 0)
+            for members in by_partition.values():
+                top = heapq.nsmallest(
+                    STORAGE_KEYS_PER_PARTITION,
+                    members,
+                    key=lambda i: (-keys.sizes[i], keys.texts[i]),
+                )
+                largest.extend(i for i in top if keys.sizes[i] > 0)
             self._largest = largest
         return self._largest
 
@@ -208,34 +207,27 @@ class LogAnswers:
         w = self.workload
         if end <= max(start, w.first_second):  # no statistics before the history
             return []
-        sizes = w.key_sizes
+        keys = w.keys
         by_key: dict[str, int] = {}
         for i in self.largest_keys():
-            if query.tenant is not None and w.key_tenants[i] != query.tenant:
+            t = keys.tenant_of[i]
+            if query.tenant is not None and keys.tenants[t] != query.tenant:
                 continue
-            text = (
-                w.tenant_text(w.key_tenants[i]) if query.level is KeyLevel.TENANT else w.key_text(i)
-            )
-            by_key[text] = by_key.get(text, 0) + sizes[i]
+            text = keys.tenant_texts[t] if query.level is KeyLevel.TENANT else keys.texts[i]
+            by_key[text] = by_key.get(text, 0) + keys.sizes[i]
         rows: list[Row] = [(text, round(size / 1024)) for text, size in by_key.items()]
         rows.sort(key=lambda row: (-row[1], row[0]))
         return rows
 
     def _tables(self, query: LogQuery, start: int, end: int) -> list[Row]:
-        w = self.workload
-        totals = span_totals(w, start, end)
+        totals = self.sums.totals(start, end)
         if not totals.minutes:
             return []
-        statistics = self._statistics_per_emission() * len({m // 60 for m in totals.minutes})
+        per_emission = sum(min(n, STORAGE_KEYS_PER_PARTITION) for n in self.workload.keys.keys_on)
         counts = {
             "CDBDataPlaneRequests": totals.requests,
             "CDBPartitionKeyRUConsumption": totals.requests - totals.rejected,
-            "CDBPartitionKeyStatistics": statistics,  # emitted hourly (an assumption)
+            "CDBPartitionKeyStatistics": per_emission * len(totals.hours),  # hourly (assumed)
             "CDBQueryRuntimeStatistics": totals.queries,
         }
         return sorted((table, rows) for table, rows in counts.items() if rows > 0)
-
-    def _statistics_per_emission(self) -> int:
-        """How many rows one PartitionKeyStatistics emission holds (no sizes needed)."""
-        counts = self._keys_by_partition(by_tenant=False)
-        return sum(min(n, STORAGE_KEYS_PER_PARTITION) for n in counts)

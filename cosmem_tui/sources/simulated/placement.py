@@ -27,7 +27,14 @@ _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 def key_json(values: Sequence[Scalar]) -> str:
     """A key as compact JSON array text (``["contoso","thr-1"]``), as the logs name it."""
+    if all(type(v) is str and _plain(v) for v in values):
+        return '["' + '","'.join(values) + '"]'  # type: ignore[arg-type]  # exactly the encoder's
     return _COMPACT.encode(list(values))
+
+
+def _plain(text: str) -> bool:
+    """Text JSON writes unchanged between quotes: printable ASCII without " or \\."""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
 
 
 def ring_position(text: str) -> int:
@@ -35,23 +42,28 @@ def ring_position(text: str) -> int:
     return int.from_bytes(blake2b(text.encode("utf-8"), digest_size=8).digest(), "big")
 
 
-def place(
-    keys: Sequence[tuple[Scalar, ...]], weights: Sequence[float], partitions: int
+def cut(
+    positions: Sequence[tuple[int, int]], weights: Sequence[float], partitions: int
 ) -> list[int]:
-    """The physical partition (0..partitions-1) of each key, in the order given."""
+    """The partition of each key from its ring position (tenant's, then its own): the
+    ring cut into ``partitions`` ranges of equal weight."""
     if partitions < 1:
         raise ValueError("a container has at least one physical partition")
-    order = sorted(
-        range(len(keys)),
-        key=lambda i: (ring_position(key_json(keys[i][:1])), ring_position(key_json(keys[i]))),
-    )
+    placed = [0] * len(positions)
     total = sum(weights)
-    placed = [0] * len(keys)
     if total <= 0:
         return placed
     before = 0.0
-    for i in order:
+    for i in sorted(range(len(positions)), key=positions.__getitem__):
         middle = (before + weights[i] / 2) / total
         placed[i] = min(partitions - 1, int(middle * partitions))
         before += weights[i]
     return placed
+
+
+def place(
+    keys: Sequence[tuple[Scalar, ...]], weights: Sequence[float], partitions: int
+) -> list[int]:
+    """The physical partition (0..partitions-1) of each key, in the order given."""
+    positions = [(ring_position(key_json(k[:1])), ring_position(key_json(k))) for k in keys]
+    return cut(positions, weights, partitions)

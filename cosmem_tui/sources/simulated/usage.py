@@ -1,12 +1,14 @@
 """Per-key and per-partition figures over a span: what the simulated logs aggregate.
 
-A span's cells are summed once per (partition, component) — a few hundred numbers for
-a day — and each key's figures are then its share times its class's sums, so the cost
-of a 24 h answer grows with the keys asked about, not with keys × seconds.
+A span's cells are summed once per (partition, component) — a few dozen numbers —
+and each key's figures are then its share times its class's sums, so the cost of an
+answer grows with the keys, not with keys × seconds. Whole hours of whole minutes
+are summed once and kept (they never change), so a 24 h span costs about 24 additions
+plus its ragged ends; only the top rows asked for become row objects.
 
 Conventions (the same as the KQL a monitoring source runs over the RU log):
 
-* ``RU``: RU served (a throttled request consumes none);
+* ``ru``: RU served (a throttled request consumes none);
 * ``peak``: the most RU the key spent in one second on one physical partition (its
   per-partition peak, the one to hold against that partition's budget);
 * ``partition``: where the key spent most; ``partitions``: how many it spent RU on;
@@ -16,46 +18,40 @@ Conventions (the same as the KQL a monitoring source runs over the RU log):
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from cosmem_tui.model import Key
-from cosmem_tui.sources.simulated.operations import REQUESTS_PER_RU_ALL, STEADY
-from cosmem_tui.sources.simulated.workload import Workload
+from cosmem_tui.sources.simulated.operations import BURST, REQUESTS_PER_RU_ALL, STEADY
+from cosmem_tui.sources.simulated.rhythm import MINUTE_S
+from cosmem_tui.sources.simulated.workload import Cell, Workload
+
+HOUR_S = 3600
+KEPT_HOURS = 4 * 24
+KEPT_SPANS = 8
 
 
-@dataclass
 class SpanTotals:
-    """A span's cells, summed per partition: per component, per class, and in all."""
+    """Cells summed per partition: per component and class (per unit share), and in all."""
 
-    seconds: int = 0
-    minutes: list[int] = field(default_factory=list)  # the minutes with data, in order
-    served: list[list[float]] = field(default_factory=list)  # [partition][component], per share
-    throttled: list[list[float]] = field(default_factory=list)  # [partition][component]
-    peak: list[list[float]] = field(default_factory=list)  # [partition][class], per share
-    partition_served: list[float] = field(default_factory=list)
-    partition_peak: list[float] = field(default_factory=list)
-    requests: int = 0  # every request, served or 429
-    rejected: int = 0  # 429s
-    queries: int = 0  # served queries (one runtime-statistics row each)
+    def __init__(self, partitions: int, components: int, classes: int) -> None:
+        self.minutes = 0  # minutes with data
+        self.hours: set[int] = set()  # hours those minutes are in
+        self.served = [[0.0] * components for _ in range(partitions)]  # per unit share
+        self.throttled = [[0.0] * components for _ in range(partitions)]
+        self.peak = [[0.0] * classes for _ in range(partitions)]  # per unit share
+        self.partition_served = [0.0] * partitions
+        self.partition_peak = [0.0] * partitions
+        self.requests = 0  # every request, served or 429
+        self.rejected = 0  # 429s
+        self.queries = 0  # served queries (one runtime-statistics row each)
 
-
-def span_totals(workload: Workload, start: int, end: int) -> SpanTotals:
-    """Sum the whole seconds [start, end) (see ``Workload.span``)."""
-    parts, components, classes = workload.partitions, workload.profiles + 2, workload.profiles + 1
-    totals = SpanTotals(
-        served=[[0.0] * components for _ in range(parts)],
-        throttled=[[0.0] * components for _ in range(parts)],
-        peak=[[0.0] * classes for _ in range(parts)],
-        partition_served=[0.0] * parts,
-        partition_peak=[0.0] * parts,
-    )
-    seconds = 0
-    for minute, cells in workload.span(start, end):
-        totals.minutes.append(minute)
-        seconds += cells[0].seconds
+    def add(self, minute: int, cells: tuple[Cell, ...]) -> None:
+        self.minutes += 1
+        self.hours.add(minute * MINUTE_S // HOUR_S)
         for p, cell in enumerate(cells):
-            served, throttled, peak = totals.served[p], totals.throttled[p], totals.peak[p]
+            served, throttled, peak = self.served[p], self.throttled[p], self.peak[p]
             for c, value in enumerate(cell.unit_served):
                 served[c] += value
             for c, value in enumerate(cell.unit_throttled):
@@ -63,13 +59,102 @@ def span_totals(workload: Workload, start: int, end: int) -> SpanTotals:
             for c, value in enumerate(cell.unit_peak):
                 if value > peak[c]:
                     peak[c] = value
-            totals.partition_served[p] += cell.served
-            totals.partition_peak[p] = max(totals.partition_peak[p], cell.peak)
-            totals.requests += sum(cell.ok) + sum(cell.rejected)
-            totals.rejected += sum(cell.rejected)
-            totals.queries += cell.ok[0]
-    totals.seconds = seconds
-    return totals
+            self.partition_served[p] += cell.served
+            if cell.peak > self.partition_peak[p]:
+                self.partition_peak[p] = cell.peak
+            rejected = sum(cell.rejected)
+            self.requests += sum(cell.ok) + rejected
+            self.rejected += rejected
+            self.queries += cell.ok[0]
+
+    def merge(self, other: SpanTotals) -> None:
+        self.minutes += other.minutes
+        self.hours |= other.hours
+        for p in range(len(self.served)):
+            for mine, theirs in (
+                (self.served[p], other.served[p]),
+                (self.throttled[p], other.throttled[p]),
+            ):
+                for c, value in enumerate(theirs):
+                    mine[c] += value
+            self.peak[p] = [max(a, b) for a, b in zip(self.peak[p], other.peak[p], strict=True)]
+            self.partition_served[p] += other.partition_served[p]
+            self.partition_peak[p] = max(self.partition_peak[p], other.partition_peak[p])
+        self.requests += other.requests
+        self.rejected += other.rejected
+        self.queries += other.queries
+
+
+class SpanSums:
+    """``SpanTotals`` of any span of whole seconds, with whole hours kept."""
+
+    def __init__(self, workload: Workload) -> None:
+        self.workload = workload
+        self._hours: dict[int, SpanTotals] = {}
+        self._spans: dict[tuple[int, int], SpanTotals] = {}
+        self._lock = threading.Lock()
+
+    def _empty(self) -> SpanTotals:
+        w = self.workload
+        return SpanTotals(w.partitions, w.profiles + 2, w.profiles + 1)
+
+    def totals(self, start: int, end: int) -> SpanTotals:
+        """The whole seconds [start, end) (see ``Workload.span``)."""
+        kept = self._spans.get((start, end))
+        if kept is not None:
+            return kept
+        w = self.workload
+        totals = self._empty()
+        at = max(start, w.first_second)
+        while at < end:
+            hour = at // HOUR_S
+            if at == hour * HOUR_S and at + HOUR_S <= end:
+                totals.merge(self._hour(hour))
+                at += HOUR_S
+                continue
+            upto = min(end, (at // MINUTE_S + 1) * MINUTE_S)
+            for minute, cells in w.span(at, upto):
+                totals.add(minute, cells)
+            at = upto
+        with self._lock:
+            self._spans[(start, end)] = totals
+            while len(self._spans) > KEPT_SPANS:
+                del self._spans[next(iter(self._spans))]
+        return totals
+
+    def _hour(self, hour: int) -> SpanTotals:
+        kept = self._hours.get(hour)
+        if kept is None:
+            kept = self._empty()
+            for minute, cells in self.workload.span(hour * HOUR_S, (hour + 1) * HOUR_S):
+                kept.add(minute, cells)
+            with self._lock:
+                self._hours[hour] = kept
+                while len(self._hours) > KEPT_HOURS:
+                    del self._hours[next(iter(self._hours))]
+        return kept
+
+
+class ClassSums:
+    """Per (partition, class): RU, requests and 429s per unit of share over a span."""
+
+    def __init__(self, workload: Workload, totals: SpanTotals) -> None:
+        self.totals = totals
+        hot, burst = workload.hot_class, workload.burst_component
+        steady_rate, burst_rate = REQUESTS_PER_RU_ALL[STEADY], REQUESTS_PER_RU_ALL[BURST]
+        self.ru: list[list[float]] = []
+        self.requests: list[list[float]] = []
+        self.throttled: list[list[float]] = []
+        for served, throttled in zip(totals.served, totals.throttled, strict=True):
+            ru = list(served[: hot + 1])
+            ru[hot] += served[burst]
+            lost = [value * steady_rate for value in throttled[: hot + 1]]
+            lost[hot] += throttled[burst] * burst_rate
+            asked = [value * steady_rate for value in served[: hot + 1]]
+            asked[hot] += served[burst] * burst_rate
+            self.ru.append(ru)
+            self.throttled.append(lost)
+            self.requests.append([a + b for a, b in zip(asked, lost, strict=True)])
 
 
 @dataclass
@@ -96,61 +181,52 @@ class KeyFigures:
         return sum(1 for ru in self.ru_by_partition.values() if ru > 0)
 
 
-class ClassSums:
-    """Per (partition, class): RU, requests and 429s per unit of share over a span."""
+class KeyTable:
+    """The keys (or tenants) of a span as parallel lists, to rank before making rows."""
 
-    def __init__(self, workload: Workload, totals: SpanTotals) -> None:
-        self.totals = totals
-        hot, burst = workload.hot_class, workload.burst_component
-        steady_rate, burst_rate = REQUESTS_PER_RU_ALL[STEADY], REQUESTS_PER_RU_ALL[1]
-        self.ru: list[list[float]] = []
-        self.requests: list[list[float]] = []
-        self.throttled: list[list[float]] = []
-        for served, throttled in zip(totals.served, totals.throttled, strict=True):
-            ru = list(served[: hot + 1])
-            ru[hot] += served[burst]
-            lost = [value * steady_rate for value in throttled[: hot + 1]]
-            lost[hot] += throttled[burst] * burst_rate
-            asked = [value * steady_rate for value in served[: hot + 1]]
-            asked[hot] += served[burst] * burst_rate
-            self.ru.append(ru)
-            self.throttled.append(lost)
-            self.requests.append([a + b for a, b in zip(asked, lost, strict=True)])
+    def __init__(
+        self, workload: Workload, sums: ClassSums, *, by_tenant: bool, tenant: Key | None
+    ) -> None:
+        keys = workload.keys
+        self.sums = sums
+        if by_tenant:
+            chosen: Sequence[int] = range(len(keys.tenants))
+            if tenant is not None:
+                t = keys.by_tenant.get(tenant)
+                chosen = [] if t is None else [t]
+            self.texts = [keys.tenant_texts[t] for t in chosen]
+            self.classes = [workload.tenant_classes[t] for t in chosen]
+            self.spreads = [keys.tenant_shares[t] for t in chosen]
+        else:
+            chosen = range(len(keys))
+            if tenant is not None:
+                t = keys.by_tenant.get(tenant)
+                chosen = [] if t is None else keys.members[t]
+            self.texts = [keys.texts[i] for i in chosen]
+            self.classes = [workload.key_classes[i] for i in chosen]
+            self.spreads = [((keys.partition_of[i], keys.shares[i]),) for i in chosen]
+        if not sums.totals.minutes:
+            self.texts, self.classes, self.spreads = [], [], []
+        self.ru = self._weighted(sums.ru)
 
-    def figures(self, text: str, cls: int, shares: dict[int, float]) -> KeyFigures:
-        """A key or tenant of class ``cls`` with these shares on these partitions."""
+    def _weighted(self, table: list[list[float]]) -> list[float]:
+        return [
+            sum(share * table[p][c] for p, share in spread)
+            for c, spread in zip(self.classes, self.spreads, strict=True)
+        ]
+
+    def requests(self) -> tuple[list[float], list[float]]:
+        """Requests and 429s of every row."""
+        return self._weighted(self.sums.requests), self._weighted(self.sums.throttled)
+
+    def figures(self, row: int) -> KeyFigures:
+        c, spread = self.classes[row], self.spreads[row]
+        requests, throttled = self.sums.requests, self.sums.throttled
+        peak = self.sums.totals.peak
         return KeyFigures(
-            text,
-            {p: share * self.ru[p][cls] for p, share in shares.items()},
-            max((share * self.totals.peak[p][cls] for p, share in shares.items()), default=0.0),
-            sum(share * self.requests[p][cls] for p, share in shares.items()),
-            sum(share * self.throttled[p][cls] for p, share in shares.items()),
+            self.texts[row],
+            {p: share * self.sums.ru[p][c] for p, share in spread},
+            max((share * peak[p][c] for p, share in spread), default=0.0),
+            sum(share * requests[p][c] for p, share in spread),
+            sum(share * throttled[p][c] for p, share in spread),
         )
-
-
-def key_figures(
-    workload: Workload, sums: ClassSums, *, by_tenant: bool, tenant: Key | None
-) -> list[KeyFigures]:
-    """Every key (or tenant) with RU in the span, in no particular order."""
-    if not sums.totals.minutes:
-        return []
-    indexes: Sequence[int] = (
-        workload.tenant_keys.get(tenant, [])
-        if tenant is not None
-        else range(len(workload.key_values))
-    )
-    shares, partitions = workload.key_shares, workload.key_partitions
-    classes = workload.key_classes
-    rows: list[KeyFigures] = []
-    if by_tenant:
-        grouped: dict[Key, dict[int, float]] = {}
-        for i in indexes:
-            by_partition = grouped.setdefault(workload.key_tenants[i], {})
-            by_partition[partitions[i]] = by_partition.get(partitions[i], 0.0) + shares[i]
-        for name, by_partition in grouped.items():
-            cls = classes[workload.tenant_keys[name][0]]
-            rows.append(sums.figures(workload.tenant_text(name), cls, by_partition))
-    else:
-        for i in indexes:
-            rows.append(sums.figures(workload.key_text(i), classes[i], {partitions[i]: shares[i]}))
-    return [row for row in rows if row.ru > 0]

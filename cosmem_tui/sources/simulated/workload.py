@@ -40,6 +40,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from cosmem_tui.model import Key, Scalar
+from cosmem_tui.sources.simulated.keyset import KeySet, WorkloadKey
 from cosmem_tui.sources.simulated.operations import (
     BURST,
     REQUESTS_PER_RU,
@@ -47,7 +48,7 @@ from cosmem_tui.sources.simulated.operations import (
     STEADY,
     latency_factor,
 )
-from cosmem_tui.sources.simulated.placement import key_json, place, ring_position
+from cosmem_tui.sources.simulated.placement import key_json
 from cosmem_tui.sources.simulated.rhythm import (
     DAY_S,
     MINUTE_S,
@@ -56,18 +57,10 @@ from cosmem_tui.sources.simulated.rhythm import (
     Profile,
 )
 
+__all__ = ["DEFAULT_SEED", "Cell", "SecondLoad", "Workload", "WorkloadKey", "WorkloadShape"]
+
 DEFAULT_SEED = 20261130
 CACHED_MINUTES = 4 * 1440  # whole minutes kept: a 24 h window four times over
-AVERAGE_ITEM_BYTES = 1_400  # the storage of a key that does not say: its weight in items
-
-
-@dataclass(frozen=True, slots=True)
-class WorkloadKey:
-    """One logical partition key and its weight (e.g. its item count)."""
-
-    values: tuple[Scalar, ...]  # the key's values: (tenant,) or (tenant, thread, …)
-    weight: float
-    size_bytes: int | None = None  # its storage (None: its weight in average items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,33 +179,29 @@ class Workload:
         self.budget_ru_s = shape.throughput_ru_s / shape.partitions
         self.first_second = math.floor(self.started_at - shape.history_s)
 
-        # Keys in one canonical order (by their JSON text), so the order they come in
-        # changes nothing, not even the last bit of a sum.
-        ordered = sorted(keys, key=lambda k: key_json(k.values))
-        values = [tuple(k.values) for k in ordered]
-        weights = [max(0.0, float(k.weight)) for k in ordered]
-        total = sum(weights) or 1.0
-        self.key_values = values
-        self.key_weights = weights
-        self.key_sizes = [
-            k.size_bytes if k.size_bytes is not None else round(w * AVERAGE_ITEM_BYTES)
-            for k, w in zip(ordered, weights, strict=True)
-        ]
-        self.key_shares = [w / total for w in weights]
-        self.key_tenants = [Key.of(v[0]) for v in values]
-        self.key_partitions = place(values, weights, shape.partitions)
-        self.tenant_keys: dict[Key, list[int]] = {}
-        for index, tenant in enumerate(self.key_tenants):
-            self.tenant_keys.setdefault(tenant, []).append(index)
+        self.keys = keys_ = KeySet(keys, shape.partitions)
+        # Per key, in the key set's order (aliases, for the answers' loops).
+        self.key_values = keys_.values
+        self.key_weights = keys_.weights
+        self.key_sizes = keys_.sizes
+        self.key_shares = keys_.shares
+        self.key_partitions = keys_.partition_of
+        self.key_tenants = [keys_.tenants[t] for t in keys_.tenant_of]
+        self.tenant_keys = {tenant: keys_.members[t] for t, tenant in enumerate(keys_.tenants)}
         self.hot_tenant = self._choose_hot(hot_tenant)
 
-        # Classes: 0..profiles-1 the profiles, HOT the hot tenant. Components: the same,
-        # plus BURST_COMPONENT (the hot tenant's bursts, a second family of demand).
+        # Classes: 0..profiles-1 the profiles, ``hot_class`` the hot tenant. Components:
+        # the same, plus ``burst_component`` (the hot tenant's bursts, another family).
         self.profiles = shape.profiles
         self.hot_class = self.profiles
         self.burst_component = self.profiles + 1
         self._rhythms = tuple(Profile.seeded(seed, i) for i in range(self.profiles + 1))
-        self.key_classes = [self._class_of(t) for t in self.key_tenants]
+        hot = -1 if self.hot_tenant is None else keys_.by_tenant[self.hot_tenant]
+        self.tenant_classes = [
+            self.hot_class if t == hot else position % self.profiles
+            for t, position in enumerate(keys_.tenant_positions)
+        ]
+        self.key_classes = [self.tenant_classes[t] for t in keys_.tenant_of]
         weights_by = [[0.0] * shape.partitions for _ in range(self.profiles + 2)]
         for share, cls, partition in zip(
             self.key_shares, self.key_classes, self.key_partitions, strict=True
@@ -242,24 +231,18 @@ class Workload:
 
     def _choose_hot(self, hot: Scalar | Key | None) -> Key | None:
         wanted = hot if isinstance(hot, Key) else (None if hot is None else Key.of(hot))
-        if wanted is not None and wanted in self.tenant_keys:
+        if wanted is not None and wanted in self.keys.by_tenant:
             return wanted
-        if not self.tenant_keys:
+        if not self.keys.tenants:
             return None
         # No hot tenant named (or not in this container): the largest one bursts.
-        return max(
-            self.tenant_keys,
-            key=lambda t: (sum(self.key_shares[i] for i in self.tenant_keys[t]), t.sort_key()),
-        )
-
-    def _class_of(self, tenant: Key) -> int:
-        if tenant == self.hot_tenant:
-            return self.profiles
-        return ring_position(key_json(tenant.values)) % self.profiles
+        sizes = [sum(share for _, share in spread) for spread in self.keys.tenant_shares]
+        t = max(range(len(sizes)), key=lambda t: (sizes[t], self.keys.tenants[t].sort_key()))
+        return self.keys.tenants[t]
 
     def key_text(self, index: int) -> str:
         """The whole key as JSON array text (``["contoso","thr-1"]``)."""
-        return key_json(self.key_values[index])
+        return self.keys.texts[index]
 
     @staticmethod
     def tenant_text(tenant: Key) -> str:
@@ -268,11 +251,8 @@ class Workload:
 
     def tenant_partitions(self, tenant: Key) -> dict[int, float]:
         """The share of the container's demand a tenant has on each partition it touches."""
-        shares: dict[int, float] = {}
-        for i in self.tenant_keys.get(tenant, ()):
-            p = self.key_partitions[i]
-            shares[p] = shares.get(p, 0.0) + self.key_shares[i]
-        return shares
+        t = self.keys.by_tenant.get(tenant)
+        return {} if t is None else dict(self.keys.tenant_shares[t])
 
     # -- minutes --------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from cosmem_tui.model import Key
 from cosmem_tui.sources.simulated import Workload, WorkloadKey, WorkloadShape, synthetic_keys
 from cosmem_tui.sources.simulated.operations import latency_factor
 from cosmem_tui.sources.simulated.placement import place
-from cosmem_tui.sources.simulated.usage import ClassSums, key_figures, span_totals
+from cosmem_tui.sources.simulated.usage import ClassSums, KeyTable, SpanSums, SpanTotals
 from cosmem_tui.sources.simulated.workload import Cell
 from tests.sources.simulated.conftest import BURST, START, main_partition
 
@@ -102,7 +102,7 @@ def test_429s_only_in_seconds_whose_demand_passed_the_budget(demo_workload: Work
 def test_the_hot_tenants_partition_throttles_once_its_burst_starts(
     demo_workload: Workload, hot: Key
 ):
-    before = span_totals(demo_workload, START - 900, BURST)
+    before = SpanSums(demo_workload).totals(START - 900, BURST)
     quiet = demo_workload.span(START - 900, BURST)
     assert all(c.throttled == 0 for _, cells in quiet for c in cells)
     assert before.rejected == 0
@@ -192,9 +192,29 @@ def test_a_synthetic_key_set_of_any_size_conserves_usage():
     keys = synthetic_keys(20_000)
     assert len({k.values for k in keys}) == len(keys)
     workload = Workload(keys, hot_tenant="tenant-000001", started_at=START)
-    totals = span_totals(workload, START, START + 900)
-    sums = ClassSums(workload, totals)
-    figures = key_figures(workload, sums, by_tenant=True, tenant=None)
-    assert len(figures) == 20_000
-    assert math.isclose(sum(f.ru for f in figures), sum(totals.partition_served), rel_tol=1e-9)
-    assert figures and max(figures, key=lambda f: f.ru).text == '["tenant-000001"]'
+    spans = SpanSums(workload)
+    for start, end in ((START, START + 900), (START - 86_400 + 17, START + 900)):
+        totals = spans.totals(start, end)
+        table = KeyTable(workload, ClassSums(workload, totals), by_tenant=True, tenant=None)
+        assert len(table.ru) == 20_000
+        assert math.isclose(sum(table.ru), sum(totals.partition_served), rel_tol=1e-9)
+        assert min(range(20_000), key=lambda t: -table.ru[t]) == 0  # tenant-000001 leads
+        by_key = KeyTable(workload, ClassSums(workload, totals), by_tenant=False, tenant=None)
+        assert math.isclose(sum(by_key.ru), sum(table.ru), rel_tol=1e-9)
+
+
+def test_whole_hours_kept_add_up_like_their_minutes(demo_workload: Workload):
+    start, end = START - 3 * 3600 - 17, START + 600 + 5  # ragged ends around whole hours
+    kept = SpanSums(demo_workload)
+    kept.totals(START - 2 * 3600, START)  # leaves whole hours behind
+    w = demo_workload
+    fresh = SpanTotals(w.partitions, w.profiles + 2, w.profiles + 1)
+    for minute, cells in demo_workload.span(start, end):
+        fresh.add(minute, cells)
+    summed = kept.totals(start, end)
+    assert summed.minutes == fresh.minutes and summed.requests == fresh.requests
+    for p in range(demo_workload.partitions):
+        assert math.isclose(summed.partition_served[p], fresh.partition_served[p], rel_tol=1e-12)
+        assert summed.partition_peak[p] == fresh.partition_peak[p]
+        for a, b in zip(summed.served[p], fresh.served[p], strict=True):
+            assert math.isclose(a, b, rel_tol=1e-12)
