@@ -180,7 +180,7 @@ async def main() -> None:
             container="c",
         )
 
-    await measure("synthetic (cold includes building the workload)", shared)
+    await measure("synthetic (each source's workload is built before it is timed)", shared)
 
 
 if __name__ == "__main__":

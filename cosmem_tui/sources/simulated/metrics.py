@@ -59,11 +59,34 @@ SIMULATED_REGION = "simulated"  # the account has one region, and it is not a re
 MAX_SPAN_S = 31 * 86_400
 GRAINS_S = (60, 300, 900, 1800, 3600, 21_600, 43_200, 86_400)  # Azure's metric intervals
 DEFAULT_MAX_RESULTS = 10  # Azure's top when a filter is given and no top
-CACHED_FACTS = 4 * 4 * 1440  # four metrics over four days of minutes
+CACHED_MINUTES = 4 * 1440  # four days of minutes
+CACHED_BUCKETS = 16 * 4 * 1440  # a few dozen series over four days of minutes
 
 # One fact: the values of the metric's varying dimensions, a value, and its weight
 # (requests, for an average; 1 otherwise).
 Fact = tuple[tuple[str, ...], float, float]
+Acc = tuple[float, float, float]  # a bucket of one series: Σ value × weight, Σ weight, max
+
+
+class Minute:
+    """One minute of the whole container (its partitions' cells added up), once for
+    every metric that reads it."""
+
+    __slots__ = ("cells", "loads", "ok", "rejected", "ru", "slow")
+
+    def __init__(self, cells: tuple[Cell, ...]) -> None:
+        n = len(OPERATIONS)
+        ok, rejected, ru, slow = [0] * n, [0] * n, [0.0] * n, [0.0] * n
+        for cell in cells:
+            for i in range(n):
+                ok[i] += cell.ok[i]
+                rejected[i] += cell.rejected[i]
+                ru[i] += cell.ru[i]
+                slow[i] += cell.ok[i] * cell.latency
+        self.cells = cells
+        self.ok, self.rejected, self.ru = ok, rejected, ru
+        self.slow = slow  # Σ requests × latency factor, per operation
+        self.loads = [cell.load for cell in cells]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,60 +97,56 @@ class MetricSpec:
     dimensions: tuple[str, ...]  # every dimension, as Azure names them
     varying: tuple[str, ...]  # the ones whose value changes between facts
     min_grain_s: int
-    facts: Callable[[Workload, tuple[Cell, ...] | None], list[Fact]]
+    facts: Callable[[Workload, Minute | None], list[Fact]]
     needs_cells: Callable[[Workload], bool] = lambda workload: True
 
 
-def _request_units(workload: Workload, cells: tuple[Cell, ...] | None) -> list[Fact]:
-    assert cells is not None
+def _request_units(workload: Workload, minute: Minute | None) -> list[Fact]:
+    assert minute is not None
     facts: list[Fact] = []
     for i, operation in enumerate(OPERATIONS):
-        if sum(c.ok[i] for c in cells):
-            facts.append(((SERVED_STATUS[i], operation), sum(c.ru[i] for c in cells), 1.0))
-        if sum(c.rejected[i] for c in cells):
+        if minute.ok[i]:
+            facts.append(((SERVED_STATUS[i], operation), minute.ru[i], 1.0))
+        if minute.rejected[i]:
             facts.append(((THROTTLED_STATUS, operation), 0.0, 1.0))  # a 429 consumes no RU
     return facts
 
 
-def _requests(workload: Workload, cells: tuple[Cell, ...] | None) -> list[Fact]:
-    assert cells is not None
+def _requests(workload: Workload, minute: Minute | None) -> list[Fact]:
+    assert minute is not None
     facts: list[Fact] = []
     for i, operation in enumerate(OPERATIONS):
-        served = sum(c.ok[i] for c in cells)
-        if served:
-            facts.append(((SERVED_STATUS[i], operation), float(served), 1.0))
-        throttled = sum(c.rejected[i] for c in cells)
-        if throttled:
-            facts.append(((THROTTLED_STATUS, operation), float(throttled), 1.0))
+        if minute.ok[i]:
+            facts.append(((SERVED_STATUS[i], operation), float(minute.ok[i]), 1.0))
+        if minute.rejected[i]:
+            facts.append(((THROTTLED_STATUS, operation), float(minute.rejected[i]), 1.0))
     return facts
 
 
-def _normalized(workload: Workload, cells: tuple[Cell, ...] | None) -> list[Fact]:
-    assert cells is not None
-    return [
-        ((workload.partition_ids[p],), min(100.0, 100.0 * cell.load), 1.0)
-        for p, cell in enumerate(cells)
-    ]
+def _normalized(workload: Workload, minute: Minute | None) -> list[Fact]:
+    assert minute is not None
+    ids = workload.partition_ids
+    return [((ids[p],), min(100.0, 100.0 * load), 1.0) for p, load in enumerate(minute.loads)]
 
 
-def _latency(workload: Workload, cells: tuple[Cell, ...] | None) -> list[Fact]:
-    assert cells is not None
+def _latency(workload: Workload, minute: Minute | None) -> list[Fact]:
+    assert minute is not None
     facts: list[Fact] = []
     for i, operation in enumerate(OPERATIONS):
-        requests = sum(c.ok[i] for c in cells)
+        requests = minute.ok[i]
         if requests:
-            slow = sum(c.ok[i] * c.latency for c in cells) / requests
-            facts.append(((operation, "Direct"), BASE_LATENCY_MS[i] * slow, float(requests)))
+            average = BASE_LATENCY_MS[i] * minute.slow[i] / requests
+            facts.append(((operation, "Direct"), average, float(requests)))
     return facts
 
 
-def _provisioned(workload: Workload, cells: tuple[Cell, ...] | None) -> list[Fact]:
-    if cells is None:  # manual throughput: the same every minute
+def _provisioned(workload: Workload, minute: Minute | None) -> list[Fact]:
+    if minute is None:  # manual throughput: the same every minute
         return [((), workload.shape.provisioned_ru_s, 1.0)]
-    return [((), workload.provisioned_ru_s(cells), 1.0)]
+    return [((), workload.provisioned_ru_s(minute.cells), 1.0)]
 
 
-def _autoscale_max(workload: Workload, cells: tuple[Cell, ...] | None) -> list[Fact]:
+def _autoscale_max(workload: Workload, minute: Minute | None) -> list[Fact]:
     maximum = workload.shape.autoscale_max_ru_s
     return [] if maximum is None else [((), float(maximum), 1.0)]
 
@@ -217,8 +236,10 @@ class MetricAnswers:
             REGION: SIMULATED_REGION,
             CONNECTION_MODE: "Direct",
         }
-        # The facts of whole minutes, by (metric, minute): like the cells, they never change.
-        self._facts: dict[tuple[str, int], list[Fact]] = {}
+        # Whole minutes added up, and the grouped buckets of past ones by the query's
+        # shape and bucket: like the cells, they never change.
+        self._minutes: dict[int, Minute] = {}
+        self._buckets: dict[tuple[object, ...], dict[tuple[str, ...], Acc]] = {}
 
     def answer(self, query: MetricQuery, now: float) -> MetricAnswer:
         problem = self._check(query)
@@ -290,25 +311,24 @@ class MetricAnswers:
         grain = query.grain_s
         first = math.floor(query.span.start / grain) * grain
         buckets = list(range(first, math.ceil(query.span.end), grain)) or [first]
-        # group (the shown dimension values) -> bucket -> [Σ value × weight, Σ weight, max]
-        groups: dict[tuple[str, ...], dict[int, list[float]]] = {}
+        # group (the shown dimension values) -> bucket -> (Σ value × weight, Σ weight, max)
+        groups: dict[tuple[str, ...], dict[int, Acc]] = {}
+        signature = (spec.name, grain, tuple(checks), tuple(sources))
         for bucket in buckets:
-            for facts in self._minute_facts(spec, bucket, min(bucket + grain, now)):
-                for values, value, weight in facts:
-                    if checks and any(values[i].casefold() != v for i, v in checks):
-                        continue
-                    group = tuple([values[i] if i >= 0 else c for i, c in sources])
-                    accs = groups.get(group)
-                    if accs is None:
-                        accs = groups[group] = {}
-                    acc = accs.get(bucket)
-                    if acc is None:
-                        accs[bucket] = [value * weight, weight, value]
-                    else:
-                        acc[0] += value * weight
-                        acc[1] += weight
-                        if value > acc[2]:
-                            acc[2] = value
+            end = min(bucket + grain, now)
+            done = bucket + grain <= now  # a bucket in the past never changes: keep it
+            kept = self._buckets.get((*signature, bucket)) if done else None
+            if kept is None:
+                kept = self._bucket(spec, bucket, end, checks, sources)
+                if done:
+                    self._buckets[(*signature, bucket)] = kept
+                    if len(self._buckets) > CACHED_BUCKETS:
+                        del self._buckets[next(iter(self._buckets))]
+            for group, acc in kept.items():
+                accs = groups.get(group)
+                if accs is None:
+                    accs = groups[group] = {}
+                accs[bucket] = acc
         if not filtered and not groups:
             groups[()] = {}
         made = [
@@ -320,6 +340,31 @@ class MetricAnswers:
             limit = query.max_results if query.max_results is not None else DEFAULT_MAX_RESULTS
             made = made[:limit]
         return [series for _, series in made]
+
+    def _bucket(
+        self,
+        spec: MetricSpec,
+        start: int,
+        end: int,
+        checks: list[tuple[int, str]],
+        sources: list[tuple[int, str]],
+    ) -> dict[tuple[str, ...], Acc]:
+        """One bucket's facts, grouped by the shown dimensions."""
+        sums: dict[tuple[str, ...], list[float]] = {}
+        for facts in self._minute_facts(spec, start, end):
+            for values, value, weight in facts:
+                if checks and any(values[i].casefold() != v for i, v in checks):
+                    continue
+                group = tuple([values[i] if i >= 0 else c for i, c in sources])
+                acc = sums.get(group)
+                if acc is None:
+                    sums[group] = [value * weight, weight, value]
+                else:
+                    acc[0] += value * weight
+                    acc[1] += weight
+                    if value > acc[2]:
+                        acc[2] = value
+        return {group: (a[0], a[1], a[2]) for group, a in sums.items()}
 
     def _pins(self, query: MetricQuery) -> dict[str, str]:
         pins = {d.lower(): v for d, v in query.where}
@@ -335,15 +380,14 @@ class MetricAnswers:
         if spec.needs_cells(w):
             for minute, cells in w.span(start, end):
                 if cells[0].seconds < MINUTE_S:  # a partial minute: never kept
-                    yield spec.facts(w, cells)
+                    yield spec.facts(w, Minute(cells))
                     continue
-                key = (spec.name, minute)
-                facts = self._facts.get(key)
-                if facts is None:
-                    facts = self._facts[key] = spec.facts(w, cells)
-                    if len(self._facts) > CACHED_FACTS:
-                        del self._facts[next(iter(self._facts))]
-                yield facts
+                whole = self._minutes.get(minute)
+                if whole is None:
+                    whole = self._minutes[minute] = Minute(cells)
+                    if len(self._minutes) > CACHED_MINUTES:
+                        del self._minutes[next(iter(self._minutes))]
+                yield spec.facts(w, whole)
             return
         minute = max(start, w.first_second) // MINUTE_S
         while minute * MINUTE_S < end:
@@ -357,7 +401,7 @@ class MetricAnswers:
         query: MetricQuery,
         buckets: list[int],
         group: tuple[str, ...],
-        accs: dict[int, list[float]],
+        accs: dict[int, Acc],
         names: list[str],
     ) -> tuple[float, Series]:
         aggregation = query.aggregation

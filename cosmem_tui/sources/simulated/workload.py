@@ -333,7 +333,8 @@ class Workload:
     def _whole(self, p: int, minute: int, levels: list[float], unit_burst: float) -> Cell:
         """A whole minute whose levels hold every second: one bisection."""
         budget = self.budget_ru_s
-        demand = self._steady_demand(p, levels) + self.component_weights[-1][p] * unit_burst
+        steady = self._steady_demand(p, levels)
+        demand = steady + self._partition_weights[p][-1] * unit_burst
         if demand <= 0:
             return self._cell(p, levels, _Sums(MINUTE_S))
         noise = self._noise.vector(p, minute)
@@ -341,21 +342,23 @@ class Workload:
         served_factor, over = noise.served(headroom)
         refused_factor = noise.total - served_factor
         top = min(noise.peak, headroom)
-        sums = _Sums(
+        return self._make(
+            p,
+            levels,
+            steady,
             MINUTE_S,
-            served=demand * served_factor,
-            refused=demand * refused_factor,
-            peak=min(budget, demand * noise.peak),
-            load=demand * noise.peak / budget,
-            over=over,
-            served_factor=served_factor,
-            refused_factor=refused_factor,
-            burst_served=unit_burst * served_factor,
-            burst_refused=unit_burst * refused_factor,
-            top=top,
-            hot_top=(levels[self.profiles] + unit_burst) * top,
+            demand * served_factor,
+            demand * refused_factor,
+            min(budget, demand * noise.peak),
+            demand * noise.peak / budget,
+            over,
+            served_factor,
+            refused_factor,
+            unit_burst * served_factor,
+            unit_burst * refused_factor,
+            top,
+            (levels[self.profiles] + unit_burst) * top,
         )
-        return self._cell(p, levels, sums)
 
     def _walk(
         self, p: int, minute: int, levels: list[float], unit_burst: list[float], lo: int, hi: int
@@ -405,28 +408,63 @@ class Workload:
         return self._cell(p, levels, sums)
 
     def _cell(self, p: int, levels: list[float], sums: _Sums) -> Cell:
-        """A cell from a minute's sums: steady components scale by their level."""
+        """A cell from a minute's sums (see ``_make``)."""
+        return self._make(
+            p,
+            levels,
+            self._steady_demand(p, levels),
+            sums.seconds,
+            sums.served,
+            sums.refused,
+            sums.peak,
+            sums.load,
+            sums.over,
+            sums.served_factor,
+            sums.refused_factor,
+            sums.burst_served,
+            sums.burst_refused,
+            sums.top,
+            sums.hot_top,
+        )
+
+    def _make(
+        self,
+        p: int,
+        levels: list[float],
+        steady: float,
+        seconds: int,
+        served: float,
+        refused: float,
+        peak: float,
+        load: float,
+        over: int,
+        served_factor: float,
+        refused_factor: float,
+        burst_served: float,
+        burst_refused: float,
+        top: float,
+        hot_top: float,
+    ) -> Cell:
+        """A cell from a minute's sums: steady components scale by their level, and the
+        steady family's RU is Σ weight × level × factor = ``steady`` × factor."""
         cell = Cell()
-        cell.seconds = sums.seconds
-        cell.capacity = self.budget_ru_s * sums.seconds
-        cell.served = sums.served
-        cell.throttled = sums.refused
-        cell.peak = sums.peak
-        cell.load = sums.load
-        cell.throttled_seconds = sums.over
-        served_factor, refused_factor, top = sums.served_factor, sums.refused_factor, sums.top
-        cell.unit_served = (*[lv * served_factor for lv in levels], sums.burst_served)
-        cell.unit_throttled = (*[lv * refused_factor for lv in levels], sums.burst_refused)
-        cell.unit_peak = (*[lv * top for lv in levels[: self.profiles]], sums.hot_top)
-        # The steady family's RU: Σ weight × level × factor = factor × Σ weight × level.
-        weights = self._partition_weights[p]
-        steady_level = sum([w * lv for w, lv in zip(weights[:-1], levels, strict=True)])
-        ok_steady, ok_burst = steady_level * served_factor, weights[-1] * sums.burst_served
-        lost_steady, lost_burst = steady_level * refused_factor, weights[-1] * sums.burst_refused
+        cell.seconds = seconds
+        cell.capacity = capacity = self.budget_ru_s * seconds
+        cell.served = served
+        cell.throttled = refused
+        cell.peak = peak
+        cell.load = load
+        cell.throttled_seconds = over
+        cell.unit_served = (*[lv * served_factor for lv in levels], burst_served)
+        cell.unit_throttled = (*[lv * refused_factor for lv in levels], burst_refused)
+        cell.unit_peak = (*[lv * top for lv in levels[: self.profiles]], hot_top)
+        burst_weight = self._partition_weights[p][-1]
+        ok_steady, ok_burst = steady * served_factor, burst_weight * burst_served
+        lost_steady, lost_burst = steady * refused_factor, burst_weight * burst_refused
         cell.ok = tuple([round(ok_steady * a + ok_burst * b) for a, b in _RATES])
         cell.rejected = tuple([round(lost_steady * a + lost_burst * b) for a, b in _RATES])
         cell.ru = tuple([ok_steady * a + ok_burst * b for a, b in _RU_SHARES])
-        cell.latency = latency_factor(cell.utilisation)
+        cell.latency = latency_factor(served / capacity if capacity > 0 else 0.0)
         return cell
 
     # -- capacity -------------------------------------------------------------------------
