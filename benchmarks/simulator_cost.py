@@ -5,8 +5,8 @@
 On the demo workspace (built in a temporary folder unless ``--workspace`` names one),
 and then on a synthetic key set of ``--tenants`` tenants, prints the milliseconds of:
 
-1. reading the keys (the source's first call: one grouped query) and building the
-   workload;
+1. constructing the source (nothing is read yet), reading the keys (what its first
+   call does: one grouped query) and building the workload;
 2. the throughput view's metrics calls (RU, requests by status, 429s by operation,
    load per partition, capacity, latency) over 15 minutes and over 24 hours: on a
    fresh source (cold: every minute computed), asked again (warm: whole minutes are
@@ -26,7 +26,7 @@ import asyncio
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,7 @@ NOW = START + 300
 
 
 def metric_queries(span: Span) -> list[MetricQuery]:
-    split = {"split": (PARTITION_KEY_RANGE,), "max_results": 50}
+    ranges = (PARTITION_KEY_RANGE,)
     return [
         MetricQuery("ru", (TOTAL_REQUEST_UNITS,), "Total", 60, span),
         MetricQuery("requests", (TOTAL_REQUESTS,), "Count", 60, span, split=(STATUS_CODE,)),
@@ -75,7 +75,7 @@ def metric_queries(span: Span) -> list[MetricQuery]:
             where=((STATUS_CODE, "429"),),
             split=(OPERATION_TYPE,),
         ),
-        MetricQuery("ranges", (NORMALIZED_RU,), "Maximum", 60, span, **split),  # type: ignore[arg-type]
+        MetricQuery("ranges", (NORMALIZED_RU,), "Maximum", 60, span, split=ranges, max_results=50),
         MetricQuery(
             "capacity", (PROVISIONED_THROUGHPUT, AUTOSCALE_MAX_THROUGHPUT), "Maximum", 300, span
         ),
@@ -94,9 +94,14 @@ def log_queries(span: Span) -> list[LogQuery]:
     ]
 
 
-async def timed(work: Callable[[], Awaitable[Any]]) -> float:
+async def timed(source: SimulatedTelemetry, kind: str, window: Window, clock: FrozenClock) -> float:
+    """Milliseconds for one refresh of the view's calls of this kind over ``window``."""
+    span = Span(clock.now() - window.seconds, clock.now())
     started = time.perf_counter()
-    answers = await work()
+    if kind == "metrics":
+        answers: list[Any] = await source.metrics(metric_queries(span))
+    else:
+        answers = await source.logs(log_queries(span))
     elapsed = (time.perf_counter() - started) * 1000
     problems = [a.problem for a in answers if a.problem is not None]
     if problems:
@@ -107,18 +112,16 @@ async def timed(work: Callable[[], Awaitable[Any]]) -> float:
 async def measure(label: str, make: Callable[[FrozenClock], SimulatedTelemetry]) -> None:
     print(f"\n{label}")
     for window in (Window.M15, Window.H24):
-        for kind, queries in (("metrics", metric_queries), ("logs", log_queries)):
+        calls = {"metrics": len(metric_queries(Span(0, 1))), "logs": len(log_queries(Span(0, 1)))}
+        for kind in ("metrics", "logs"):
             clock = FrozenClock(NOW)
             source = make(clock)
-            span = lambda: Span(clock.now() - window.seconds, clock.now())  # noqa: E731
-            ask = source.metrics if kind == "metrics" else source.logs
-            cold = await timed(lambda: ask(queries(span())))  # type: ignore[arg-type]
-            warm = await timed(lambda: ask(queries(span())))  # type: ignore[arg-type]
+            cold = await timed(source, kind, window, clock)
+            warm = await timed(source, kind, window, clock)
             clock.advance(2)
-            refresh = await timed(lambda: ask(queries(span())))  # type: ignore[arg-type]
-            count = len(queries(span()))
+            refresh = await timed(source, kind, window, clock)
             print(
-                f"  {window.label:>4} {kind:<7} ({count} calls): cold {cold:7.1f} ms"
+                f"  {window.label:>4} {kind:<7} ({calls[kind]} calls): cold {cold:7.1f} ms"
                 f"   warm {warm:7.1f} ms   2 s later {refresh:7.1f} ms"
             )
             await source.close()
@@ -151,6 +154,13 @@ async def main() -> None:
             f" {workload.partitions} partitions"
         )
         print(f"  reading the keys {read_ms:.1f} ms; building the workload {build_ms:.1f} ms")
+
+        started = time.perf_counter()
+        clock = FrozenClock(NOW)
+        SimulatedTelemetry.from_workspace(
+            workspace, hot_tenant=hot, gateway=Gateway(clock=clock), clock=clock, started_at=START
+        )
+        print(f"  constructing the source {(time.perf_counter() - started) * 1000:.2f} ms")
 
         def from_workspace(clock: FrozenClock) -> SimulatedTelemetry:
             return SimulatedTelemetry.from_workspace(
