@@ -1,7 +1,8 @@
 """The simulated telemetry of the embedded default: a deterministic live workload.
 
 * ``workload``: the model (pure): demand per key and second, served or throttled per
-  physical partition, in per-minute cells (with ``rhythm``, ``placement``, ``operations``);
+  physical partition, in per-minute ``cells``; ``keyset`` and ``placement`` place the
+  keys, ``rhythm`` moves demand in time, ``operations`` turns RU into requests;
 * ``metrics`` / ``logs``: the answers, in Azure Monitor's shapes (``usage`` sums spans);
 * ``telemetry``: ``SimulatedTelemetry``, the ``Telemetry`` source over a workspace;
 * ``synthetic``: key sets of any size, for benchmarks.

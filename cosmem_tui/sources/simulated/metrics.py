@@ -43,6 +43,7 @@ from cosmem_tui.model.telemetry import (
     Series,
     TelemetryProblem,
 )
+from cosmem_tui.sources.simulated.cells import Cell
 from cosmem_tui.sources.simulated.operations import (
     BASE_LATENCY_MS,
     OPERATIONS,
@@ -51,7 +52,7 @@ from cosmem_tui.sources.simulated.operations import (
 )
 from cosmem_tui.sources.simulated.problems import bad_metrics_request
 from cosmem_tui.sources.simulated.rhythm import MINUTE_S
-from cosmem_tui.sources.simulated.workload import Cell, Workload
+from cosmem_tui.sources.simulated.workload import Workload
 
 REGION = "Region"
 CONNECTION_MODE = "ConnectionMode"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from cosmem_tui.sources.simulated.keyset import WorkloadKey
 from cosmem_tui.sources.simulated.rhythm import mix
-from cosmem_tui.sources.simulated.workload import WorkloadKey
 
 
 def synthetic_keys(

@@ -23,9 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cosmem_tui.model import Key
+from cosmem_tui.sources.simulated.cells import Cell
 from cosmem_tui.sources.simulated.operations import BURST, REQUESTS_PER_RU_ALL, STEADY
 from cosmem_tui.sources.simulated.rhythm import MINUTE_S
-from cosmem_tui.sources.simulated.workload import Cell, Workload
+from cosmem_tui.sources.simulated.workload import Workload
 
 HOUR_S = 3600
 KEPT_HOURS = 4 * 24

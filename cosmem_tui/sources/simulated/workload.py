@@ -40,14 +40,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from cosmem_tui.model import Key, Scalar
+from cosmem_tui.sources.simulated.cells import Cell, CellMaker
 from cosmem_tui.sources.simulated.keyset import KeySet, WorkloadKey
-from cosmem_tui.sources.simulated.operations import (
-    BURST,
-    REQUESTS_PER_RU,
-    RU_SHARE,
-    STEADY,
-    latency_factor,
-)
 from cosmem_tui.sources.simulated.placement import key_json
 from cosmem_tui.sources.simulated.rhythm import (
     DAY_S,
@@ -57,7 +51,7 @@ from cosmem_tui.sources.simulated.rhythm import (
     Profile,
 )
 
-__all__ = ["DEFAULT_SEED", "Cell", "SecondLoad", "Workload", "WorkloadKey", "WorkloadShape"]
+__all__ = ["DEFAULT_SEED", "SecondLoad", "Workload", "WorkloadKey", "WorkloadShape"]
 
 DEFAULT_SEED = 20261130
 CACHED_MINUTES = 4 * 1440  # whole minutes kept: a 24 h window four times over
@@ -82,69 +76,6 @@ class WorkloadShape:
     def throughput_ru_s(self) -> float:
         """What the container may serve per second (the autoscale max, or manual)."""
         return self.autoscale_max_ru_s or self.provisioned_ru_s
-
-
-class Cell:
-    """One physical partition over one minute (or part of one): what it served and refused.
-
-    ``unit_*`` are per unit of share: a key's value is its share times the entry of its
-    component (``unit_served``, ``unit_throttled``) or class (``unit_peak``).
-    """
-
-    __slots__ = (
-        "capacity",
-        "latency",
-        "load",
-        "ok",
-        "peak",
-        "rejected",
-        "ru",
-        "seconds",
-        "served",
-        "throttled",
-        "throttled_seconds",
-        "unit_peak",
-        "unit_served",
-        "unit_throttled",
-    )
-
-    seconds: int  # seconds covered
-    capacity: float  # RU the budget allowed in those seconds
-    served: float  # RU served
-    throttled: float  # RU asked for and refused (429: no RU consumed)
-    peak: float  # the most RU served in one second
-    load: float  # the highest per-second demand over the budget (1.0 = the whole budget)
-    throttled_seconds: int  # seconds whose demand exceeded the budget
-    unit_served: tuple[float, ...]  # per component
-    unit_throttled: tuple[float, ...]  # per component
-    unit_peak: tuple[float, ...]  # per class
-    ok: tuple[int, ...]  # served requests, by operation
-    rejected: tuple[int, ...]  # 429s, by operation
-    ru: tuple[float, ...]  # RU served, by operation
-    latency: float  # server-side latency factor (× each operation's idle latency)
-
-    @property
-    def utilisation(self) -> float:
-        """Served RU over what the budget allowed in the covered seconds (0..1)."""
-        return self.served / self.capacity if self.capacity > 0 else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class _Sums:
-    """What a minute adds up to, before it is shared out over components and operations."""
-
-    seconds: int
-    served: float = 0.0
-    refused: float = 0.0
-    peak: float = 0.0
-    load: float = 0.0
-    over: int = 0
-    served_factor: float = 0.0  # Σ noise × served fraction (steady components scale by it)
-    refused_factor: float = 0.0
-    burst_served: float = 0.0  # Σ burst level × noise × served fraction (per unit share)
-    burst_refused: float = 0.0
-    top: float = 0.0  # max noise × served fraction: a steady class's peak per unit level
-    hot_top: float = 0.0  # the hot class's peak second, per unit share
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +154,12 @@ class Workload:
             every_s=shape.burst_every_s,
             length_s=shape.burst_length_s,
         )
-        self._noise = NoisePool(seed)
+        self._maker = CellMaker(
+            budget_ru_s=self.budget_ru_s,
+            partition_weights=self._partition_weights,
+            profiles=self.profiles,
+            noise=NoisePool(seed),
+        )
         self._cache: dict[int, tuple[Cell, ...]] = {}
         self._lock = threading.Lock()
 
@@ -316,156 +252,17 @@ class Workload:
         steady = None if slow else self.bursts.steady(t0 + lo, t0 + hi)
         if steady is not None and (lo, hi) == (0, MINUTE_S):
             unit_burst = steady / self.hot_share if self.hot_share > 0 else 0.0
-            return tuple(self._whole(p, minute, levels, unit_burst) for p in range(self.partitions))
+            return tuple(
+                self._maker.whole(p, minute, levels, unit_burst) for p in range(self.partitions)
+            )
         bursts = self.bursts.overlapping(t0 + lo, t0 + hi)
         per_second = [
             BurstSchedule.at(bursts, t0 + s) / self.hot_share if self.hot_share > 0 else 0.0
             for s in range(lo, hi)
         ]
         return tuple(
-            self._walk(p, minute, levels, per_second, lo, hi) for p in range(self.partitions)
+            self._maker.walk(p, minute, levels, per_second, lo, hi) for p in range(self.partitions)
         )
-
-    def _steady_demand(self, p: int, levels: list[float]) -> float:
-        weights = self._partition_weights[p][:-1]
-        return sum([w * lv for w, lv in zip(weights, levels, strict=True)])
-
-    def _whole(self, p: int, minute: int, levels: list[float], unit_burst: float) -> Cell:
-        """A whole minute whose levels hold every second: one bisection."""
-        budget = self.budget_ru_s
-        steady = self._steady_demand(p, levels)
-        demand = steady + self._partition_weights[p][-1] * unit_burst
-        if demand <= 0:
-            return self._cell(p, levels, _Sums(MINUTE_S))
-        noise = self._noise.vector(p, minute)
-        headroom = budget / demand
-        served_factor, over = noise.served(headroom)
-        refused_factor = noise.total - served_factor
-        top = min(noise.peak, headroom)
-        return self._make(
-            p,
-            levels,
-            steady,
-            MINUTE_S,
-            demand * served_factor,
-            demand * refused_factor,
-            min(budget, demand * noise.peak),
-            demand * noise.peak / budget,
-            over,
-            served_factor,
-            refused_factor,
-            unit_burst * served_factor,
-            unit_burst * refused_factor,
-            top,
-            (levels[self.profiles] + unit_burst) * top,
-        )
-
-    def _walk(
-        self, p: int, minute: int, levels: list[float], unit_burst: list[float], lo: int, hi: int
-    ) -> Cell:
-        """Seconds [lo, hi) one by one (a ramping burst, or part of a minute)."""
-        budget = self.budget_ru_s
-        base = self._steady_demand(p, levels)
-        burst_weight = self.component_weights[-1][p]
-        factors = self._noise.vector(p, minute).factors
-        served = refused = peak = load = 0.0
-        served_f = refused_f = burst_served = burst_refused = top = hot_top = 0.0
-        over = 0
-        hot_level = levels[self.profiles]
-        for s, b in zip(range(lo, hi), unit_burst, strict=True):
-            v = factors[s]
-            demand = (base + burst_weight * b) * v
-            if demand <= 0:
-                continue
-            got = min(demand, budget)
-            kept = v * got / demand  # this second's noise factor, the served part
-            lost = v - kept
-            served += got
-            refused += demand - got
-            peak = max(peak, got)
-            load = max(load, demand / budget)
-            over += demand > budget
-            served_f += kept
-            refused_f += lost
-            burst_served += b * kept
-            burst_refused += b * lost
-            top = max(top, kept)
-            hot_top = max(hot_top, (hot_level + b) * kept)
-        sums = _Sums(
-            hi - lo,
-            served=served,
-            refused=refused,
-            peak=peak,
-            load=load,
-            over=over,
-            served_factor=served_f,
-            refused_factor=refused_f,
-            burst_served=burst_served,
-            burst_refused=burst_refused,
-            top=top,
-            hot_top=hot_top,
-        )
-        return self._cell(p, levels, sums)
-
-    def _cell(self, p: int, levels: list[float], sums: _Sums) -> Cell:
-        """A cell from a minute's sums (see ``_make``)."""
-        return self._make(
-            p,
-            levels,
-            self._steady_demand(p, levels),
-            sums.seconds,
-            sums.served,
-            sums.refused,
-            sums.peak,
-            sums.load,
-            sums.over,
-            sums.served_factor,
-            sums.refused_factor,
-            sums.burst_served,
-            sums.burst_refused,
-            sums.top,
-            sums.hot_top,
-        )
-
-    def _make(
-        self,
-        p: int,
-        levels: list[float],
-        steady: float,
-        seconds: int,
-        served: float,
-        refused: float,
-        peak: float,
-        load: float,
-        over: int,
-        served_factor: float,
-        refused_factor: float,
-        burst_served: float,
-        burst_refused: float,
-        top: float,
-        hot_top: float,
-    ) -> Cell:
-        """A cell from a minute's sums: steady components scale by their level, and the
-        steady family's RU is Σ weight × level × factor = ``steady`` × factor."""
-        cell = Cell()
-        cell.seconds = seconds
-        cell.capacity = capacity = self.budget_ru_s * seconds
-        cell.served = served
-        cell.throttled = refused
-        cell.peak = peak
-        cell.load = load
-        cell.throttled_seconds = over
-        cell.unit_served = (*[lv * served_factor for lv in levels], burst_served)
-        cell.unit_throttled = (*[lv * refused_factor for lv in levels], burst_refused)
-        cell.unit_peak = (*[lv * top for lv in levels[: self.profiles]], hot_top)
-        burst_weight = self._partition_weights[p][-1]
-        ok_steady, ok_burst = steady * served_factor, burst_weight * burst_served
-        lost_steady, lost_burst = steady * refused_factor, burst_weight * burst_refused
-        cell.ok = tuple([round(ok_steady * a + ok_burst * b) for a, b in _RATES])
-        cell.rejected = tuple([round(lost_steady * a + lost_burst * b) for a, b in _RATES])
-        cell.ru = tuple([ok_steady * a + ok_burst * b for a, b in _RU_SHARES])
-        cell.latency = latency_factor(served / capacity if capacity > 0 else 0.0)
-        return cell
 
     # -- capacity -------------------------------------------------------------------------
 
@@ -478,8 +275,3 @@ class Workload:
         busiest = max((c.load for c in cells), default=0.0)
         scaled = math.ceil(min(1.0, busiest) * maximum / 100.0) * 100.0
         return float(max(maximum / 10.0, min(maximum, scaled)))
-
-
-# (steady, burst) pairs by operation: requests per RU, and share of the RU.
-_RATES = tuple(zip(REQUESTS_PER_RU[STEADY], REQUESTS_PER_RU[BURST], strict=True))
-_RU_SHARES = tuple(zip(RU_SHARE[STEADY], RU_SHARE[BURST], strict=True))

@@ -14,7 +14,7 @@ import json
 from cosmem_tui.model import Scalar
 from cosmem_tui.sources.errors import WorkspaceError
 from cosmem_tui.sources.local.workspace_file import WorkspaceFile
-from cosmem_tui.sources.simulated.workload import WorkloadKey
+from cosmem_tui.sources.simulated.keyset import WorkloadKey
 
 DEFAULT_PARTITIONS = 4  # a workspace that does not say how many physical partitions it has
 

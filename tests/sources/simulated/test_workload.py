@@ -9,10 +9,10 @@ import pytest
 
 from cosmem_tui.model import Key
 from cosmem_tui.sources.simulated import Workload, WorkloadKey, WorkloadShape, synthetic_keys
+from cosmem_tui.sources.simulated.cells import Cell
 from cosmem_tui.sources.simulated.operations import latency_factor
 from cosmem_tui.sources.simulated.placement import place
 from cosmem_tui.sources.simulated.usage import ClassSums, KeyTable, SpanSums, SpanTotals
-from cosmem_tui.sources.simulated.workload import Cell
 from tests.sources.simulated.conftest import BURST, START, main_partition
 
 MINUTE = START // 60
@@ -97,6 +97,16 @@ def test_429s_only_in_seconds_whose_demand_passed_the_budget(demo_workload: Work
                 assert cell.throttled_seconds > 0 and cell.throttled > 0
             if cell.throttled_seconds == 0:
                 assert cell.throttled == 0 and sum(cell.rejected) == 0
+
+
+def test_the_hot_tenant_bursts_from_45_s_into_the_session(demo_workload: Workload):
+    assert demo_workload.burst_ru_s(BURST - 1) == 0
+    assert 0 < demo_workload.burst_ru_s(BURST) < demo_workload.burst_ru_s(BURST + 30)
+    assert demo_workload.burst_ru_s(BURST + 60) == 2 * demo_workload.budget_ru_s  # its plateau
+    assert demo_workload.burst_ru_s(BURST + 600) == 0  # over after a few minutes …
+    assert demo_workload.burst_ru_s(BURST + 1200 + 60) > 0  # … and back twenty minutes on
+    earlier = [at for at in range(START - 86_400, START, 60) if demo_workload.burst_ru_s(at)]
+    assert earlier and max(earlier) < START - 3600  # the day before has bursts, not the hour
 
 
 def test_the_hot_tenants_partition_throttles_once_its_burst_starts(
