@@ -22,8 +22,10 @@ Shapes (the same rules the Azure source follows, so views cannot tell them apart
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from cosmem_tui.model.telemetry import (
     AUTOSCALE_MAX_THROUGHPUT,
@@ -216,6 +218,18 @@ SPECS: dict[str, MetricSpec] = {
 }
 
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _keep(kept: dict[_K, _V], key: _K, value: _V, limit: int, lock: threading.Lock) -> None:
+    """Remember ``value``, forgetting the oldest entries past ``limit``."""
+    with lock:
+        kept[key] = value
+        while len(kept) > limit:
+            del kept[next(iter(kept))]
+
+
 def iso_duration(seconds: int) -> str:
     if seconds % 86_400 == 0:
         return f"P{seconds // 86_400}D"
@@ -241,6 +255,7 @@ class MetricAnswers:
         # shape and bucket: like the cells, they never change.
         self._minutes: dict[int, Minute] = {}
         self._buckets: dict[tuple[object, ...], dict[tuple[str, ...], Acc]] = {}
+        self._lock = threading.Lock()  # answers run on worker threads, maybe two at once
 
     def answer(self, query: MetricQuery, now: float) -> MetricAnswer:
         problem = self._check(query)
@@ -322,9 +337,7 @@ class MetricAnswers:
             if kept is None:
                 kept = self._bucket(spec, bucket, end, checks, sources)
                 if done:
-                    self._buckets[(*signature, bucket)] = kept
-                    if len(self._buckets) > CACHED_BUCKETS:
-                        del self._buckets[next(iter(self._buckets))]
+                    _keep(self._buckets, (*signature, bucket), kept, CACHED_BUCKETS, self._lock)
             for group, acc in kept.items():
                 accs = groups.get(group)
                 if accs is None:
@@ -385,9 +398,8 @@ class MetricAnswers:
                     continue
                 whole = self._minutes.get(minute)
                 if whole is None:
-                    whole = self._minutes[minute] = Minute(cells)
-                    if len(self._minutes) > CACHED_MINUTES:
-                        del self._minutes[next(iter(self._minutes))]
+                    whole = Minute(cells)
+                    _keep(self._minutes, minute, whole, CACHED_MINUTES, self._lock)
                 yield spec.facts(w, whole)
             return
         minute = max(start, w.first_second) // MINUTE_S

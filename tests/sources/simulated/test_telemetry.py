@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections import Counter
@@ -319,3 +320,24 @@ async def test_autoscale_reports_its_max_and_what_it_scaled_to(demo_keys: list[W
     assert max(levels) == 8000.0 > min(levels)  # up for the burst, down when quiet
     assert telemetry.about.simulated and telemetry.about.label == "simulated workload"
     assert telemetry.about.log_mode == "simulated" and telemetry.about.min_refresh_s == 2
+
+
+async def test_calls_in_flight_together_answer_as_if_alone(simulated):
+    now = START + 600
+    together, alone = simulated(now), simulated(now)
+    spans = [Span(now - 86_400, now), Span(now - 3600, now), Span(now - 900, now)]
+    db, coll = "agentmemory", "turns"
+
+    def metrics(source, span):
+        return source.telemetry.metrics(console_metric_queries(span, db, coll))
+
+    def logs(source, span):
+        return source.telemetry.logs([LogQuery(name, span) for name in LogName])
+
+    mixed = await asyncio.gather(
+        *(metrics(together, span) for span in spans), *(logs(together, span) for span in spans)
+    )
+    for span, answers in zip(spans, mixed[: len(spans)], strict=True):
+        assert [values(a) for a in answers] == [values(a) for a in await metrics(alone, span)]
+    for span, answers in zip(spans, mixed[len(spans) :], strict=True):
+        assert [a.table for a in answers] == [a.table for a in await logs(alone, span)]
