@@ -124,12 +124,13 @@ def console_metric_queries(span: Span, database: str, container: str) -> list[Me
     ]
 
 
-# How each log aggregation orders its rows (what a top-N cut keeps).
+# How each log aggregation orders its rows (what a top-N cut keeps): the KQL's ``top``
+# clauses. Ties beyond these keys may come in any order.
 ROW_ORDER: dict[LogName, Callable[[dict[str, Any]], tuple[Any, ...]]] = {
-    LogName.KEY_USAGE: lambda r: (-r["RU"], r["Key"]),
-    LogName.PARTITION_USAGE: lambda r: (-r["RU"], int(r["Partition"])),
-    LogName.THROTTLES: lambda r: (-r["TimeGenerated"], r["OperationName"], int(r["Partition"])),
-    LogName.KEY_THROTTLES: lambda r: (-r["Throttled"], -r["Requests"], r["Key"]),
-    LogName.KEY_STORAGE: lambda r: (-r["SizeKb"], r["Key"]),
-    LogName.TABLES: lambda r: (r["Table"],),
+    LogName.KEY_USAGE: lambda r: (-r["RU"],),
+    LogName.PARTITION_USAGE: lambda r: (-r["RU"],),
+    LogName.THROTTLES: lambda r: (-r["TimeGenerated"], -r["Throttled"]),
+    LogName.KEY_THROTTLES: lambda r: (-r["Throttled"], -r["Requests"]),
+    LogName.KEY_STORAGE: lambda r: (-r["SizeKb"],),
+    LogName.TABLES: lambda r: (-r["Rows"],),
 }

@@ -22,7 +22,7 @@ from cosmem_tui.sources.simulated.operations import (
     STEADY,
     latency_factor,
 )
-from cosmem_tui.sources.simulated.rhythm import MINUTE_S, NoisePool
+from cosmem_tui.sources.simulated.rhythm import MINUTE_S, NoisePool, NoiseVector
 
 
 class Cell:
@@ -33,8 +33,13 @@ class Cell:
     """
 
     __slots__ = (
+        "_headroom",
+        "_kept",
+        "_noise",
+        "burst",
         "capacity",
         "latency",
+        "levels",
         "load",
         "ok",
         "peak",
@@ -63,6 +68,21 @@ class Cell:
     rejected: tuple[int, ...]  # 429s, by operation
     ru: tuple[float, ...]  # RU served, by operation
     latency: float  # server-side latency factor (× each operation's idle latency)
+    levels: list[float]  # the minute's steady levels (RU/s per unit share, by component)
+    burst: float | tuple[float, ...]  # the burst per unit share: steady, or each second's
+    _kept: tuple[float, ...] | None
+    _noise: NoiseVector | None
+    _headroom: float
+
+    def kept(self) -> tuple[float, ...]:
+        """Each covered second's noise factor times the part of its demand served: a
+        class's RU per unit share in that second is its level (plus the burst, for the
+        hot tenant) times this."""
+        if self._kept is None:
+            assert self._noise is not None
+            h = self._headroom
+            self._kept = tuple([v if v < h else h for v in self._noise.factors])
+        return self._kept
 
     @property
     def utilisation(self) -> float:
@@ -114,13 +134,15 @@ class CellMaker:
         steady = self._steady_demand(p, levels)
         demand = steady + self._partition_weights[p][-1] * unit_burst
         if demand <= 0:
-            return self._cell(p, levels, _Sums(MINUTE_S))
+            idle = self._cell(p, levels, _Sums(MINUTE_S))
+            idle.burst, idle._kept = unit_burst, (0.0,) * MINUTE_S
+            return idle
         noise = self._noise.vector(p, minute)
         headroom = budget / demand
         served_factor, over = noise.served(headroom)
         refused_factor = noise.total - served_factor
         top = min(noise.peak, headroom)
-        return self._make(
+        cell = self._make(
             p,
             levels,
             steady,
@@ -137,6 +159,8 @@ class CellMaker:
             top,
             (levels[self.profiles] + unit_burst) * top,
         )
+        cell.burst, cell._noise, cell._headroom = unit_burst, noise, headroom
+        return cell
 
     def walk(
         self, p: int, minute: int, levels: list[float], unit_burst: list[float], lo: int, hi: int
@@ -150,13 +174,16 @@ class CellMaker:
         served_f = refused_f = burst_served = burst_refused = top = hot_top = 0.0
         over = 0
         hot_level = levels[self.profiles]
+        kept_seconds: list[float] = []
         for s, b in zip(range(lo, hi), unit_burst, strict=True):
             v = factors[s]
             demand = (base + burst_weight * b) * v
             if demand <= 0:
+                kept_seconds.append(0.0)
                 continue
             got = min(demand, budget)
             kept = v * got / demand  # this second's noise factor, the served part
+            kept_seconds.append(kept)
             lost = v - kept
             served += got
             refused += demand - got
@@ -183,7 +210,9 @@ class CellMaker:
             top=top,
             hot_top=hot_top,
         )
-        return self._cell(p, levels, sums)
+        cell = self._cell(p, levels, sums)
+        cell.burst, cell._kept = tuple(unit_burst), tuple(kept_seconds)
+        return cell
 
     def _cell(self, p: int, levels: list[float], sums: _Sums) -> Cell:
         """A cell from a minute's sums (see ``_make``)."""
@@ -226,6 +255,8 @@ class CellMaker:
         """A cell from a minute's sums: steady components scale by their level, and the
         steady family's RU is Σ weight × level × factor = ``steady`` × factor."""
         cell = Cell()
+        cell.levels = levels
+        cell._kept, cell._noise, cell._headroom = None, None, 0.0
         cell.seconds = seconds
         cell.capacity = capacity = self.budget_ru_s * seconds
         cell.served = served

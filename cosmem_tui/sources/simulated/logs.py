@@ -7,14 +7,16 @@ to ``query.top``):
   ``tenant`` keeps only its keys) by RU, most first, then by key text;
 * ``partition_usage``: physical partitions by RU, most first, then by id;
 * ``throttles``: 429s per minute, operation and partition, newest minute first (a cut
-  keeps the newest), then by operation and partition; only rows with 429s;
+  keeps the newest), then most 429s first, then by operation and partition; only rows
+  with 429s;
 * ``key_throttles``: keys by 429s, most first, then by requests, most first, then by
   key text (keys with no 429s are listed too, with 0);
 * ``key_storage``: like Azure's PartitionKeyStatistics, only the largest keys — the
   three with most storage on each physical partition — by size, largest first; at
   tenant level their sizes summed per tenant (so a tenant whose storage is spread over
   many small threads reports only what its largest threads hold);
-* ``tables``: the resource-specific tables holding rows in the window, by name.
+* ``tables``: the resource-specific tables the console reads (requests, RU per key,
+  key statistics) that hold rows in the window, most rows first, then by name.
 
 Logs arrive late: an answer covers the window up to ``LOG_LAG_S`` before now, and its
 ``as_of`` says where it stops. Cells are plain values: key texts are JSON array text,
@@ -168,7 +170,7 @@ class LogAnswers:
                 for i, count in enumerate(counts):
                     if count > 0:
                         rows.append((at, OPERATIONS[i], w.partition_ids[p], count))
-        rows.sort(key=lambda row: (-row[0], row[1], int(row[2])))
+        rows.sort(key=lambda row: (-row[0], -row[3], row[1], int(row[2])))
         return rows
 
     def _key_throttles(self, query: LogQuery, start: int, end: int) -> list[Row]:
@@ -228,6 +230,6 @@ class LogAnswers:
             "CDBDataPlaneRequests": totals.requests,
             "CDBPartitionKeyRUConsumption": totals.requests - totals.rejected,
             "CDBPartitionKeyStatistics": per_emission * len(totals.hours),  # hourly (assumed)
-            "CDBQueryRuntimeStatistics": totals.queries,
         }
-        return sorted((table, rows) for table, rows in counts.items() if rows > 0)
+        rows = [(table, n) for table, n in counts.items() if n > 0]
+        return sorted(rows, key=lambda row: (-row[1], row[0]))

@@ -9,8 +9,8 @@ plus its ragged ends; only the top rows asked for become row objects.
 Conventions (the same as the KQL a monitoring source runs over the RU log):
 
 * ``ru``: RU served (a throttled request consumes none);
-* ``peak``: the most RU the key spent in one second on one physical partition (its
-  per-partition peak, the one to hold against that partition's budget);
+* ``peak``: the most RU the key spent in one second, over every partition it is on
+  (a tenant on two partitions: both partitions' RU of that second, added);
 * ``partition``: where the key spent most; ``partitions``: how many it spent RU on;
 * ``requests`` / ``throttled``: its requests and 429s, from its RU through the
   operation mixes (fractional until a row is written, then rounded).
@@ -33,10 +33,18 @@ KEPT_HOURS = 4 * 24
 KEPT_SPANS = 8
 
 
+Straddlers = Sequence[tuple[int, int, tuple[tuple[int, float], ...]]]  # tenant, class, spread
+
+
 class SpanTotals:
     """Cells summed per partition: per component and class (per unit share), and in all."""
 
-    def __init__(self, partitions: int, components: int, classes: int) -> None:
+    def __init__(
+        self, partitions: int, components: int, classes: int, straddlers: Straddlers = ()
+    ) -> None:
+        self.straddlers = straddlers
+        self.hot_class = classes - 1
+        self.tenant_peaks: dict[int, float] = {}  # RU/s: the busiest second of each straddler
         self.minutes = 0  # minutes with data
         self.hours: set[int] = set()  # hours those minutes are in
         self.served = [[0.0] * components for _ in range(partitions)]  # per unit share
@@ -46,7 +54,6 @@ class SpanTotals:
         self.partition_peak = [0.0] * partitions
         self.requests = 0  # every request, served or 429
         self.rejected = 0  # 429s
-        self.queries = 0  # served queries (one runtime-statistics row each)
 
     def add(self, minute: int, cells: tuple[Cell, ...]) -> None:
         self.minutes += 1
@@ -66,7 +73,10 @@ class SpanTotals:
             rejected = sum(cell.rejected)
             self.requests += sum(cell.ok) + rejected
             self.rejected += rejected
-            self.queries += cell.ok[0]
+        for t, cls, spread in self.straddlers:
+            busiest = _straddler_peak(cells, cls, cls == self.hot_class, spread)
+            if busiest > self.tenant_peaks.get(t, 0.0):
+                self.tenant_peaks[t] = busiest
 
     def merge(self, other: SpanTotals) -> None:
         self.minutes += other.minutes
@@ -83,7 +93,30 @@ class SpanTotals:
             self.partition_peak[p] = max(self.partition_peak[p], other.partition_peak[p])
         self.requests += other.requests
         self.rejected += other.rejected
-        self.queries += other.queries
+        for t, peak in other.tenant_peaks.items():
+            if peak > self.tenant_peaks.get(t, 0.0):
+                self.tenant_peaks[t] = peak
+
+
+def _straddler_peak(
+    cells: tuple[Cell, ...], cls: int, hot: bool, spread: tuple[tuple[int, float], ...]
+) -> float:
+    """The busiest second of a tenant on several partitions: its RU on each, added.
+
+    In one second a class's RU per unit share on a partition is its level (plus the
+    burst, for the hot tenant) times that partition's ``kept`` factor of the second."""
+    first = cells[spread[0][0]]
+    level = first.levels[cls]  # the hot class's steady level has the class's index too
+    summed = [0.0] * first.seconds
+    for p, share in spread:
+        for i, kept in enumerate(cells[p].kept()):
+            summed[i] += share * kept
+    if not summed:
+        return 0.0
+    burst = first.burst if hot else 0.0
+    if isinstance(burst, tuple):  # a ramping burst: its level changes with the second
+        return max((level + b) * x for b, x in zip(burst, summed, strict=True))
+    return (level + burst) * max(summed)
 
 
 class SpanSums:
@@ -97,7 +130,7 @@ class SpanSums:
 
     def _empty(self) -> SpanTotals:
         w = self.workload
-        return SpanTotals(w.partitions, w.profiles + 2, w.profiles + 1)
+        return SpanTotals(w.partitions, w.profiles + 2, w.profiles + 1, w.straddlers)
 
     def totals(self, start: int, end: int) -> SpanTotals:
         """The whole seconds [start, end) (see ``Workload.span``)."""
@@ -195,6 +228,7 @@ class KeyTable:
             if tenant is not None:
                 t = keys.by_tenant.get(tenant)
                 chosen = [] if t is None else [t]
+            self.tenants: list[int] | None = list(chosen)
             self.texts = [keys.tenant_texts[t] for t in chosen]
             self.classes = [workload.tenant_classes[t] for t in chosen]
             self.spreads = [keys.tenant_shares[t] for t in chosen]
@@ -203,6 +237,7 @@ class KeyTable:
             if tenant is not None:
                 t = keys.by_tenant.get(tenant)
                 chosen = [] if t is None else keys.members[t]
+            self.tenants = None
             self.texts = [keys.texts[i] for i in chosen]
             self.classes = [workload.key_classes[i] for i in chosen]
             self.spreads = [((keys.partition_of[i], keys.shares[i]),) for i in chosen]
@@ -223,11 +258,14 @@ class KeyTable:
     def figures(self, row: int) -> KeyFigures:
         c, spread = self.classes[row], self.spreads[row]
         requests, throttled = self.sums.requests, self.sums.throttled
-        peak = self.sums.totals.peak
+        totals = self.sums.totals
+        peak = max((share * totals.peak[p][c] for p, share in spread), default=0.0)
+        if self.tenants is not None and len(spread) > 1:
+            peak = totals.tenant_peaks.get(self.tenants[row], 0.0)
         return KeyFigures(
             self.texts[row],
             {p: share * self.sums.ru[p][c] for p, share in spread},
-            max((share * peak[p][c] for p, share in spread), default=0.0),
+            peak,
             sum(share * requests[p][c] for p, share in spread),
             sum(share * throttled[p][c] for p, share in spread),
         )

@@ -133,6 +133,12 @@ class Workload:
             for t, position in enumerate(keys_.tenant_positions)
         ]
         self.key_classes = [self.tenant_classes[t] for t in keys_.tenant_of]
+        # Tenants on more than one partition: their busiest second is summed across them.
+        self.straddlers = [
+            (t, self.tenant_classes[t], spread)
+            for t, spread in enumerate(keys_.tenant_shares)
+            if len(spread) > 1
+        ]
         weights_by = [[0.0] * shape.partitions for _ in range(self.profiles + 2)]
         for share, cls, partition in zip(
             self.key_shares, self.key_classes, self.key_partitions, strict=True

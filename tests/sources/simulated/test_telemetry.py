@@ -341,3 +341,29 @@ async def test_calls_in_flight_together_answer_as_if_alone(simulated):
         assert [values(a) for a in answers] == [values(a) for a in await metrics(alone, span)]
     for span, answers in zip(spans, mixed[len(spans) :], strict=True):
         assert [a.table for a in answers] == [a.table for a in await logs(alone, span)]
+
+
+async def test_a_tenants_busiest_second_adds_up_its_partitions(simulated, demo_workload: Workload):
+    w = demo_workload
+    spanning = [t for t in w.tenant_keys if len(w.tenant_partitions(t)) > 1]
+    assert w.hot_tenant in spanning and len(spanning) > 1  # the hot one, and a steady one
+    span = Span(BURST - 50, BURST + 130)  # quiet seconds, the ramp, the plateau
+    (answer,) = await simulated(START + 600).telemetry.logs(
+        [LogQuery(LogName.KEY_USAGE, span, top=ALL)]
+    )
+    assert answer.table is not None
+    reported = {r["Key"]: r["PeakRUps"] for r in answer.table.records()}
+    for tenant in spanning:
+        cls = w.key_classes[w.tenant_keys[tenant][0]]
+        busiest = 0.0
+        for at in range(int(span.start), int(span.end)):  # second by second, walked
+            minute, offset = divmod(at, 60)
+            cells = w.partial_cells(minute, offset, offset + 1)
+            assert cells is not None
+            second = 0.0
+            for p, share in w.tenant_partitions(tenant).items():
+                units = cells[p].unit_served
+                burst = units[w.burst_component] if cls == w.hot_class else 0.0
+                second += share * (units[cls] + burst)
+            busiest = max(busiest, second)
+        assert math.isclose(reported[Workload.tenant_text(tenant)], busiest, rel_tol=1e-9)
