@@ -117,9 +117,12 @@ async def test_max_results_keeps_the_top_series(backend: TelemetryBackend):
             ),
         ]
     )
-    assert len(wide.series) > 1
+    assert len(wide.series) > 1 and wide.problem is None
     assert len(narrow.series) == 1
     assert narrow.series[0] == max(wide.series, key=lambda s: s.total() or 0)
+    # A list the limit cut short says so (a silently short list is worse than an error).
+    assert narrow.problem is not None and narrow.problem.kind is ProblemKind.PARTIAL
+    assert narrow.problem.about == "metrics: top"
 
 
 async def test_unsupported_questions_are_answered_with_problems(backend: TelemetryBackend):

@@ -11,10 +11,12 @@ Shapes (the same rules the Azure source follows, so views cannot tell them apart
   metric latency beyond that;
 * a call without any dimension filter answers one series per metric; with a filter
   (``where``, ``split``, ``database``, ``container``) one series per combination of
-  values that had data in the span, at most ``max_results`` (Azure's default of 10
-  when unset), ordered by the aggregate over the span, largest first (sum for
-  Total/Count, maximum for Maximum, request-weighted mean for Average), then by the
-  dimension values; dimensions are the filtered ones, names lower-cased, sorted;
+  values that had data in the span, at most ``max_results`` (unset: 500 for a split,
+  as the Azure source asks, else Azure's 10), ordered by the aggregate over the span,
+  largest first (sum for Total/Count, maximum for Maximum, request-weighted mean for
+  Average), then by the dimension values; dimensions are the filtered ones, names
+  lower-cased, sorted; an answer the limit cut short keeps its series and says so
+  (``PARTIAL``), like the Azure source;
 * anything the metric does not support (name, aggregation, grain, dimension) is a
   ``QUERY_ERROR`` worded like getBatch's 400, for the whole call.
 """
@@ -42,6 +44,7 @@ from cosmem_tui.model.telemetry import (
     MetricAnswer,
     MetricPoint,
     MetricQuery,
+    ProblemKind,
     Series,
     TelemetryProblem,
 )
@@ -62,6 +65,7 @@ SIMULATED_REGION = "simulated"  # the account has one region, and it is not a re
 MAX_SPAN_S = 31 * 86_400
 GRAINS_S = (60, 300, 900, 1800, 3600, 21_600, 43_200, 86_400)  # Azure's metric intervals
 DEFAULT_MAX_RESULTS = 10  # Azure's top when a filter is given and no top
+SPLIT_MAX_RESULTS = 500  # what the Azure source asks for a split that names no top
 CACHED_MINUTES = 4 * 1440  # four days of minutes
 CACHED_BUCKETS = 16 * 4 * 1440  # a few dozen series over four days of minutes
 
@@ -262,9 +266,19 @@ class MetricAnswers:
         if problem is not None:
             return MetricAnswer(query, problem=problem)
         series: list[Series] = []
+        problem = None
         for name in query.metrics:
-            series.extend(self._series(SPECS[name], query, math.floor(now)))
-        return MetricAnswer(query, series=tuple(series))
+            found, more = self._series(SPECS[name], query, math.floor(now))
+            series.extend(found)
+            if more and problem is None:
+                problem = TelemetryProblem(
+                    ProblemKind.PARTIAL,
+                    f"{len(found) + more} series of {name} had data; this answer keeps the "
+                    f"top {len(found)} (max_results)",
+                    "ask for more (max_results) or split by fewer dimensions",
+                    about=f"metrics: {query.name}",
+                )
+        return MetricAnswer(query, series=tuple(series), problem=problem)
 
     # -- checks ---------------------------------------------------------------------------
 
@@ -311,7 +325,8 @@ class MetricAnswers:
 
     # -- series ---------------------------------------------------------------------------
 
-    def _series(self, spec: MetricSpec, query: MetricQuery, now: int) -> list[Series]:
+    def _series(self, spec: MetricSpec, query: MetricQuery, now: int) -> tuple[list[Series], int]:
+        """The metric's series, and how many more the limit left out."""
         pins = self._pins(query)
         filtered = bool(pins) or bool(query.split)
         shown = sorted({d.lower() for d in [*pins, *query.split]})
@@ -319,7 +334,7 @@ class MetricAnswers:
         constants = {d.lower(): v for d, v in self.constants.items()}
         for dim, wanted in pins.items():  # a pinned constant that does not match: no data
             if dim in constants and constants[dim].casefold() != wanted.casefold():
-                return []
+                return [], 0
         position = {d.lower(): i for i, d in enumerate(spec.varying)}
         checks = [(position[d], v.casefold()) for d, v in pins.items() if d in position]
         # Each shown dimension comes from the fact (its position) or is a constant.
@@ -349,11 +364,15 @@ class MetricAnswers:
             self._one(spec, query, buckets, group, accs, [canonical[d].lower() for d in shown])
             for group, accs in groups.items()
         ]
+        more = 0
         if filtered:
             made.sort(key=lambda pair: (-pair[0], pair[1].dimensions))
-            limit = query.max_results if query.max_results is not None else DEFAULT_MAX_RESULTS
+            limit = query.max_results
+            if limit is None:
+                limit = SPLIT_MAX_RESULTS if query.split else DEFAULT_MAX_RESULTS
+            more = max(0, len(made) - limit)
             made = made[:limit]
-        return [series for _, series in made]
+        return [series for _, series in made], more
 
     def _bucket(
         self,
