@@ -217,6 +217,18 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         ADVISOR: AdvisorService(store, directory),
     }
     closers: list[Callable[[], Awaitable[None]]] = [store.close]
+    manifest = _manifest(workspace)
+    # The embedded default has no Azure Monitor: a simulated workload over the
+    # workspace's own keys stands in (labelled "simulated" wherever it is shown).
+    telemetry = _simulated_telemetry(workspace, manifest, ledger, clock)
+    services.update(
+        telemetry_services(
+            telemetry,
+            clock,
+            Container(workspace.container.database, workspace.container.container),
+        )
+    )
+    closers.append(telemetry.close)
     if options.allow_writes:  # the only place a workspace is opened for writing
         from cosmem_tui.sources.local.writer import LocalWriter
 
@@ -232,10 +244,26 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         ledger=ledger,
         clock=clock,
         is_demo=options.is_demo,
-        manifest=_manifest(workspace),
+        manifest=manifest,
         notes=notes,
         schema_reason=choice.reason,
         closers=closers,
+    )
+
+
+def _simulated_telemetry(
+    workspace: Workspace, manifest: DemoManifest | None, ledger: Gateway, clock: Clock
+) -> Telemetry:
+    """The demo's live workload: its hot tenant bursts a little after the session starts
+    (the largest tenant plays the part in a workspace that is not the demo)."""
+    from cosmem_tui.sources.simulated import SimulatedTelemetry
+
+    return SimulatedTelemetry.from_workspace(
+        workspace,
+        hot_tenant=manifest.hot_tenant if manifest is not None else None,
+        gateway=ledger,
+        clock=clock,
+        started_at=clock.now(),
     )
 
 

@@ -109,7 +109,19 @@ class LogAnswers:
         rows: list[Row] = []
         for row in chosen:
             f = table.figures(row)
-            rows.append((f.text, ids[f.partition], f.partitions, f.ru, f.peak, keys))
+            main = f.partition
+            rows.append(
+                (
+                    f.text,
+                    ids[main],
+                    f.partitions,
+                    f.ru,
+                    f.peak,
+                    f.ru_by_partition[main],
+                    f.peak_by_partition[main],
+                    keys,
+                )
+            )
         return rows
 
     def _partition_usage(self, query: LogQuery, start: int, end: int) -> list[Row]:

@@ -197,9 +197,10 @@ class KeyFigures:
 
     text: str  # the key as JSON array text
     ru_by_partition: dict[int, float]
-    peak: float
+    peak: float  # its busiest second, all its partitions together
     requests: float
     throttled: float
+    peak_by_partition: dict[int, float]  # its busiest second on each partition alone
 
     @property
     def ru(self) -> float:
@@ -268,4 +269,5 @@ class KeyTable:
             peak,
             sum(share * requests[p][c] for p, share in spread),
             sum(share * throttled[p][c] for p, share in spread),
+            {p: share * totals.peak[p][c] for p, share in spread},
         )
