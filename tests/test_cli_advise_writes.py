@@ -65,7 +65,7 @@ def test_advise_json_on_the_demo(capsys, demo_path):
         (f["severity"] for f in findings), key=["high", "warn", "info"].index
     )
     assert "cosmem: advisor:" in err and "200 sampled items" in err
-    assert "no telemetry" in err
+    assert "no telemetry" not in err  # the demo session has the simulated workload
 
 
 def test_advise_csv_has_a_header_row_and_every_finding(capsys, demo_path):

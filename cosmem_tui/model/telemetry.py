@@ -191,7 +191,8 @@ LOG_COLUMNS: dict[LogName, tuple[str, ...]] = {
     LogName.THROTTLES: ("TimeGenerated", "OperationName", "Partition", "Throttled"),
     LogName.KEY_THROTTLES: ("Key", "Requests", "Throttled"),
     LogName.KEY_STORAGE: ("Key", "SizeKb"),
-    LogName.TABLES: ("Table", "Rows"),
+    # Newest: the latest log time in that table (how far ingestion has got: "data as of").
+    LogName.TABLES: ("Table", "Rows", "Newest"),
 }
 
 

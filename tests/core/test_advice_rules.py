@@ -174,7 +174,7 @@ def test_one_tenant_writing_most_of_the_recent_items():
 
 
 def test_most_of_the_ru_from_the_hot_keys_report_is_high():
-    row = KeyUsage(Key.of("contoso"), 900.0, 40.0, 0.8, "2", 1, 1.3, 12, None)
+    row = KeyUsage(Key.of("contoso"), 900.0, 40.0, 0.8, "2", 1, 880.0, 1.3, 12, None)
     report = HotKeysReport(
         Window.M15,
         Span(ANCHOR - 900, ANCHOR),

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -63,9 +63,17 @@ class TableCounts:
     """What the TABLES probe found: rows per table (``AzureDiagnostics/<Category>``)."""
 
     rows: Mapping[str, int]
+    newest: Mapping[str, float] = field(default_factory=dict)  # latest log time per table
 
     def has(self, category: Category, mode: LogMode) -> bool:
         return self.rows.get(category.table_in(mode), 0) > 0
+
+    def as_of(self, name: LogName, mode: LogMode) -> float | None:
+        """How far ingestion has got in the tables a question reads: the oldest of their
+        newest times (a join is only as fresh as its staler side)."""
+        times = [self.newest.get(c.table_in(mode)) for c in NEEDS[name]]
+        known = [t for t in times if t is not None]
+        return min(known) if known and len(known) == len(times) else None
 
     def mode(self) -> LogMode | None:
         for mode in LogMode:  # resource-specific first: Microsoft's recommendation
@@ -160,10 +168,13 @@ def probe_counts(result: ItemResult | None) -> TableCounts | None:
     except MonitorFailure:
         return None
     rows: dict[str, int] = {}
-    for name, count in table.rows:
+    newest: dict[str, float] = {}
+    for name, count, latest in table.rows:
         if isinstance(name, str) and isinstance(count, int | float):
             rows[name] = int(count)
-    return TableCounts(rows)
+            if isinstance(latest, int | float):
+                newest[name] = float(latest)
+    return TableCounts(rows, newest)
 
 
 def covering(spans: Sequence[Span]) -> Span:
@@ -230,9 +241,14 @@ class LogsSource:
         if isinstance(result, MonitorFailure):
             return LogAnswer(query, problem=result.problem(about(query.name)))
         try:
-            return self._converted(query, result)
+            answer = self._converted(query, result)
         except MonitorFailure as failure:
             return LogAnswer(query, problem=failure.problem(about(query.name)))
+        if answer.as_of is None and counts is not None:
+            # Aggregates carry no time of their own: the probe says how far the tables
+            # they read have been ingested.
+            answer = replace(answer, as_of=counts.as_of(query.name, mode))
+        return answer
 
     def _converted(self, query: LogQuery, result: ItemResult | None) -> LogAnswer:
         if isinstance(result, LogsQueryResult):

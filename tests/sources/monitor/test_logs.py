@@ -38,6 +38,7 @@ from tests.sources.monitor.test_kql import lex
 
 SPAN = Span(ANCHOR - 15 * 60, ANCHOR)
 RS, AD = LogMode.RESOURCE_SPECIFIC, LogMode.AZURE_DIAGNOSTICS
+PROBE_NEWEST = ANCHOR - 20  # the probe's Newest: ingestion 20 s behind the window's end
 TYPES = {
     "Key": "string",
     "Partition": "string",
@@ -54,6 +55,7 @@ TYPES = {
     "SizeKb": "long",
     "Table": "string",
     "Rows": "long",
+    "Newest": "datetime",
 }
 ALL_TABLES = {
     "CDBPartitionKeyRUConsumption": 5200,
@@ -102,7 +104,8 @@ class Workspace:
         name, mode = which(text)
         self.asked.append((name, mode, request))
         if name is LogName.TABLES:
-            return Reply(200, result(name, [[t, n] for t, n in self.tables.items()]))
+            rows = [[t, n, iso(PROBE_NEWEST)] for t, n in self.tables.items()]
+            return Reply(200, result(name, rows))
         if name in self.special:
             return self.special[name]()
         if mode is not self.mode:
@@ -155,7 +158,8 @@ async def test_one_batch_carries_every_question_and_the_probe(
     assert usage.table is not None and usage.table.columns == LOG_COLUMNS[LogName.KEY_USAGE]
     assert usage.table.rows[0] == ('["contoso"]', "2", 3, 1812.5, 240.0, 1500.0, 200.0, 57)
     assert usage.table.records()[1]["Key"] == "[42]"  # the key's JSON text: 42 stays a number
-    assert usage.as_of is None  # no time in the answer: the core says logs lag
+    # No time in the rows: the probe says how far the tables it reads were ingested.
+    assert usage.as_of == PROBE_NEWEST
     assert throttles.table is not None
     assert throttles.table.rows == (
         (ANCHOR - 120.0, "Query", "2", 17),  # datetimes as epoch seconds
@@ -456,7 +460,8 @@ async def test_the_callers_tables_question_is_the_probe(open_source: Opener, fak
     (sent,) = fake.requests_to("logs")
     assert len(sent.json()["requests"]) == 2
     assert tables.table is not None
-    assert dict(tables.table.rows) == ALL_TABLES
+    assert {row[0]: row[1] for row in tables.table.rows} == ALL_TABLES
+    assert {row[2] for row in tables.table.rows} == {PROBE_NEWEST}
     assert usage.problem is None
 
 
