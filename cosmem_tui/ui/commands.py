@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cosmem_tui.core.text import one_line
+from cosmem_tui.model.telemetry import Window
 from cosmem_tui.schemas import Schema
 from cosmem_tui.ui.actions import Registry
 
@@ -48,11 +49,16 @@ class OpenThread:
 
 
 @dataclass(frozen=True)
+class SetWindow:
+    window: Window | None  # None: the next one
+
+
+@dataclass(frozen=True)
 class Mistake:
     message: str
 
 
-Command = Quit | ShowHelp | SwitchView | ShowTenants | OpenTenant | OpenThread | Mistake
+Command = Quit | ShowHelp | SwitchView | ShowTenants | OpenTenant | OpenThread | SetWindow | Mistake
 
 
 def parse_command(
@@ -84,6 +90,13 @@ def parse_command(
         return SwitchView(action.removeprefix("view."))
     if action in ("browse.tenant", "browse.tenants", "browse.thread"):
         return _browse_command(action, args, label, schema, current_tenant)
+    if action == "telemetry.window" and len(args) <= 1:
+        if not args:
+            return SetWindow(None)
+        try:
+            return SetWindow(Window.parse(args[0]))
+        except ValueError as exc:
+            return Mistake(one_line(str(exc), 80))
     usage = " or ".join(c.usage for c, _ in matches)
     return Mistake(f"usage: {usage}")
 
