@@ -182,10 +182,21 @@ async def test_an_unchanged_report_redraws_nothing(demo_path, clock, stubs):
             await pilot.press("ctrl+r")  # the same minute: the same report
             await settle(pilot)
         assert [t.draws for t in tiles] == before
-        clock.advance(60)  # a new minute: the report moves, the tiles redraw
+        slow = TelemetryProblem(
+            ProblemKind.THROTTLED, "429 from Azure Monitor", about="metrics: latency"
+        )
+        stubs["throughput"].kwargs["problems"] = (slow,)  # one tile's question changed
         await pilot.press("ctrl+r")
         await settle(pilot)
-        assert [t.draws for t in tiles] != before
+        after = {t.id: t.draws for t in tiles}
+        assert {t.id: n for t, n in zip(tiles, before, strict=True) if after[t.id] != n} == {
+            "latency": before[tiles.index(app.screen.query_one("#latency"))]
+        }  # only the latency tile was drawn again
+        clock.advance(60)  # a new minute: the series move on, their tiles redraw
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        moved = {t.id for t in tiles if t.draws > after[t.id]}
+        assert moved == {"ru", "ranges", "throttles", "latency"}  # the statuses did not change
 
 
 async def test_a_problem_is_shown_in_its_tile_with_its_fix_while_the_others_render(
