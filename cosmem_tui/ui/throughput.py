@@ -158,13 +158,17 @@ class ThroughputScreen(TelemetryScreen[ThroughputReport]):
         report = self.report if self.report is not None and self.asked(self.report) else None
         ru_sub = RuData.of(report).subtitle() if report is not None else ""
         self.query_one(RuChart).set_titles(f"RU/s used vs provisioned · last {window}", ru_sub)
-        ranges = RangeData.of(report).full() if report is not None else []
-        full = f"{len(ranges)} at 100 %" if ranges else ""
-        self.query_one(RangeHeat).set_titles("partitions: normalised RU (now · over time)", full)
+        ranges = RangeData.of(report) if report is not None else None
+        counts = []
+        if ranges is not None and ranges.ranges:
+            counts.append(f"{len(ranges.ranges)} ranges")
+            if full := ranges.full():
+                counts.append(f"{len(full)} at 100 %")
+        self.query_one(RangeHeat).set_titles("partitions · normalised RU", " · ".join(counts))
         throttled = f"{report.throttled:,} × 429" if report is not None and report.throttled else ""
         self.query_one(ThrottleTile).set_titles(
             f"429s per minute by operation · {window}", throttled
         )
-        self.query_one(LatencyTile).set_titles("server-side latency (avg per minute)")
+        self.query_one(LatencyTile).set_titles("server-side latency · avg/min")
         total = f"{report.requests:,} requests" if report is not None else ""
         self.query_one(StatusTile).set_titles(f"requests by status · {window}", total)

@@ -202,9 +202,9 @@ class RangeData:
         return [r for r in self.ranges if (r.peak or 0.0) >= FULL]
 
 
-def heat_row(ranges: Sequence[RangeLoad], width: int) -> Line:
+def heat_row(ranges: Sequence[RangeLoad], width: int, most_lines: int = 2) -> list[Line]:
     """Every physical partition's latest normalised RU, in range order: labelled cells
-    when they fit, else one shaded cell each."""
+    when they fit on a line, else one shaded cell each (on up to ``most_lines``)."""
     cells = [(r.range_id, latest(r.points)) for r in ranges]
     labelled: list[Seg] = []
     for n, (range_id, level) in enumerate(cells):
@@ -215,14 +215,16 @@ def heat_row(ranges: Sequence[RangeLoad], width: int) -> Line:
         else:
             labelled.append((f"{range_id} {block(level / FULL)}{level:.0f}%", load_tone(level)))
     if sum(len(text) for text, _ in labelled) <= width:
-        return joined(labelled)
-    room = max(1, width - 12)
+        return [joined(labelled)]
+    room = max(1, width * most_lines)
+    shown = cells if len(cells) <= room else cells[: room - 4]
     shaded: list[Seg] = [
-        (block(level / FULL) if level is not None else "·", load_tone(level) if level else "dim")
-        for _id, level in cells[:room]
+        (block(level / FULL), load_tone(level)) if level else ("▁" if level == 0 else "·", "dim")
+        for _id, level in shown
     ]
-    more = f" +{len(cells) - room}" if len(cells) > room else ""
-    return joined([*shaded, (f" {len(cells)} ranges{more}", "dim")])
+    if len(shown) < len(cells):
+        shaded.append((f" +{len(cells) - len(shown)}", "dim"))
+    return [joined(shaded[start : start + width]) for start in range(0, len(shaded), width)]
 
 
 class RangeHeat(Tile[RangeData]):
@@ -232,7 +234,7 @@ class RangeHeat(Tile[RangeData]):
             if not data.problems:
                 lines.append([(f"no partition data in the last {data.window.label}", "dim")])
             return lines
-        lines.append(heat_row(data.ranges, width))
+        lines.extend(heat_row(data.ranges, width, 1 if height - len(lines) < 3 else 2))
         hottest = sorted(
             data.ranges,
             key=lambda r: (-(r.peak or 0.0), -(latest(r.points) or 0.0), r.range_id),
