@@ -21,16 +21,33 @@ from cosmem_tui.compose import build_demo, open_session
 from cosmem_tui.core import records
 from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import LookupFailed
+from cosmem_tui.core.hot_keys import DEFAULT_TOP
 from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.output import Output
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.core.text import visible
-from cosmem_tui.model import MISSING, BudgetQuestion, ItemTtl, Key, SystemClock, ThreadRef
+from cosmem_tui.core.throughput import series_rows
+from cosmem_tui.core.writes import describe_plan
+from cosmem_tui.model import (
+    MISSING,
+    BudgetQuestion,
+    ItemTtl,
+    Key,
+    Severity,
+    SystemClock,
+    ThreadRef,
+)
+from cosmem_tui.model.lifecycle import ScopeLevel
+from cosmem_tui.model.telemetry import KeyLevel, TelemetryAbout, TelemetryProblem, Window
+from cosmem_tui.model.writes import WriteStatus
 from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
+from cosmem_tui.sources.monitor.settings import FLAGS as MONITOR_FLAGS  # plain data, no SDK
+from cosmem_tui.sources.monitor.settings import MonitorSettings
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_PARTIAL = 3  # a listing stopped before the end (RU budget, a failure): output is short
+EXIT_CONFLICT = 4  # a write met a concurrent change (412): nothing was overwritten
 
 
 def _positive_ru(text: str) -> float:
@@ -120,6 +137,40 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+    return value
+
+
+def _window_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--window",
+        type=Window.parse,
+        default=Window.M15,
+        metavar="|".join(w.label for w in Window),
+        help="how far back to look (default 15m)",
+    )
+
+
+def _monitor_options(parser: argparse.ArgumentParser, *, suppress: bool = True) -> None:
+    monitor = parser.add_argument_group(
+        "Azure Monitor (hot and throttle need only these, not a Cosmos endpoint)"
+    )
+    for flag in MONITOR_FLAGS:
+        monitor.add_argument(
+            flag.option,
+            dest=flag.key,
+            default=argparse.SUPPRESS if suppress else None,
+            metavar=flag.metavar,
+            help=f"{flag.help} (or {flag.env})",
+        )
+
+
 def _verbose_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     parser.add_argument(
         "-v",
@@ -168,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cosmem {__version__}")
     _source_options(parser, suppress=False)
+    _monitor_options(parser, suppress=False)
     _verbose_option(parser, suppress=False)
     parser.add_argument(
         "--theme",
@@ -175,11 +227,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="UI theme: cosmem-dark, cosmem-light, high-contrast, production",
     )
+    _writes_option(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     tenants = commands.add_parser("tenants", help="list tenants with thread and item counts")
     _counts_option(tenants, "items")
     _source_options(tenants, suppress=True)
+    _monitor_options(tenants)
     _verbose_option(tenants, suppress=True)
     _output_options(tenants)
 
@@ -187,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     threads.add_argument("tenant", nargs="?", help="the tenant (omit for schemas without one)")
     _counts_option(threads, "active")
     _source_options(threads, suppress=True)
+    _monitor_options(threads)
     _verbose_option(threads, suppress=True)
     _output_options(threads)
 
@@ -199,14 +254,125 @@ def build_parser() -> argparse.ArgumentParser:
     )
     turns.add_argument("--last", type=int, metavar="N", help="only the newest N turns")
     _source_options(turns, suppress=True)
+    _monitor_options(turns)
     _verbose_option(turns, suppress=True)
     _output_options(turns)
+
+    throttle = commands.add_parser(
+        "throttle",
+        help="RU/s, 429s, normalised RU per partition and latency from Azure Monitor "
+        "metrics (simulated on the demo)",
+    )
+    _window_option(throttle)
+    _monitor_options(throttle)
+    _source_options(throttle, suppress=True)
+    _output_options(throttle)
+
+    hot = commands.add_parser(
+        "hot",
+        help="partition keys by RU in the window from the diagnostic logs (simulated on "
+        "the demo): the hot tenant, its share and its 429s",
+    )
+    hot.add_argument(
+        "tenant",
+        nargs="?",
+        help="only this tenant's keys (its threads); omit for tenants",
+    )
+    hot.add_argument(
+        "--level",
+        choices=[level.value for level in KeyLevel],
+        default=KeyLevel.TENANT.value,
+        help="group by tenant (the first level of the key) or by the whole key "
+        "(default tenant; naming a tenant implies key)",
+    )
+    hot.add_argument(
+        "--top",
+        type=_positive_int,
+        default=DEFAULT_TOP,
+        metavar="N",
+        help=f"at most N keys, cut where the logs are (default {DEFAULT_TOP:,})",
+    )
+    _window_option(hot)
+    _monitor_options(hot)
+    _source_options(hot, suppress=True)
+    _output_options(hot)
+
+    advise = commands.add_parser(
+        "advise",
+        help="the container advisor: findings (rule, severity, evidence, fix) from the "
+        "container's properties and a bounded sample of item shapes",
+    )
+    advise.add_argument(
+        "--no-counts",
+        action="store_true",
+        help="do not count top-level keys for the skew rules (counting costs requests)",
+    )
+    _source_options(advise, suppress=True)
+    _output_options(advise)
+    _write_parsers(commands)
+    _ttl_parser(commands)
 
     demo = commands.add_parser("demo", help="create (or with --reset rebuild) the demo workspace")
     demo.add_argument("--reset", action="store_true", help="rebuild it from the seed")
     _source_options(demo, suppress=True)
     _import_parser(commands)
     return parser
+
+
+def _writes_option(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
+    parser.add_argument(
+        "--allow-writes",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="allow the few guarded writes (pin, set a ttl, erase a thread), each confirmed "
+        "and recorded in the audit log; without it nothing can be written",
+    )
+
+
+def _write_parsers(commands: Any) -> None:
+    what = {
+        "pin": ("pin an item as long-term memory (ttl -1)", "[TENANT] THREAD ID"),
+        "set-ttl": ("give an item a new ttl in seconds", "[TENANT] THREAD ID SECONDS"),
+        "erase-thread": ("delete every item of one thread (a deletion request)", "[TENANT] THREAD"),
+    }
+    for name, (text, usage) in what.items():
+        parser = commands.add_parser(
+            name,
+            help=f"{text}; needs --allow-writes",
+            description=f"{text[0].upper()}{text[1:]}. Shows what will change and asks on the "
+            "terminal (--yes for scripts; without a terminal and without --yes it refuses). "
+            "Written If-Match the ETag just read: a concurrent change is reported (exit 4), "
+            "never overwritten. Every write is recorded in the audit log "
+            "($XDG_DATA_HOME/cosmem/audit.jsonl).",
+        )
+        parser.add_argument("names", nargs="+", metavar=usage)
+        _writes_option(parser)
+        parser.add_argument(
+            "--yes", action="store_true", help="do not ask: the write is confirmed (scripts)"
+        )
+        _source_options(parser, suppress=True)
+
+
+def _ttl_parser(commands: Any) -> None:
+    ttl = commands.add_parser(
+        "ttl",
+        help="items by TTL class and how many expire within 1h/24h/7d/30d, for a tenant, "
+        "a thread, or the whole container",
+        description="Counts of the visible items by TTL class (short-term, long-term, "
+        "default: inherits the container's DefaultTimeToLive, ignored: TTL is off, invalid) "
+        "and how many expire within each horizon, from aggregate queries. Without a "
+        "tenant it covers the whole container: a fan-out over every physical partition.",
+    )
+    ttl.add_argument(
+        "names",
+        nargs="*",
+        metavar="[TENANT [THREAD]]",
+        help="a tenant, a tenant and a thread (a thread alone for schemas without "
+        "tenants); none: the whole container",
+    )
+    _source_options(ttl, suppress=True)
+    _verbose_option(ttl, suppress=True)
+    _output_options(ttl)
 
 
 def _import_parser(commands: Any) -> None:
@@ -331,7 +497,50 @@ def _session_options(args: argparse.Namespace) -> SessionOptions:
             auth=getattr(args, "auth", None),
             **tuning,
         )
-    return SessionOptions(workspace=args.workspace, schema=args.schema, cosmos=cosmos)
+    monitor = _monitor_settings(args, cosmos)
+    if monitor is not None and cosmos is None:
+        raise CliError(
+            "Azure Monitor settings (--resource-id, --workspace-id, COSMEM_*) go with a "
+            "Cosmos container (--endpoint); 'cosmem hot' and 'cosmem throttle' need only them"
+        )
+    return SessionOptions(
+        workspace=args.workspace,
+        schema=args.schema,
+        cosmos=cosmos,
+        monitor=monitor,
+        allow_writes=bool(getattr(args, "allow_writes", False)),
+    )
+
+
+def _monitor_settings(args: argparse.Namespace, cosmos: Any = None) -> MonitorSettings | None:
+    """Azure Monitor settings from the flags over the COSMEM_* environment (None: none)."""
+    from cosmem_tui.sources.monitor.settings import resolve
+
+    flags: dict[str, str | None] = {f.key: getattr(args, f.key, None) for f in MONITOR_FLAGS}
+    # The metrics and logs are filtered to the container being read.
+    flags["database"] = getattr(args, "database", None) or (cosmos.database if cosmos else None)
+    flags["container"] = getattr(args, "container", None) or (cosmos.container if cosmos else None)
+    timeout = getattr(args, "timeout", None)
+    flags["timeout"] = str(timeout) if timeout is not None else None
+    return resolve(flags)
+
+
+async def _telemetry_session(args: argparse.Namespace) -> Session:
+    """``hot`` and ``throttle``: Azure Monitor alone when it is configured (no Cosmos
+    endpoint needed), else the session the other commands open (the demo's simulator)."""
+    monitor = _monitor_settings(args)
+    if monitor is None or getattr(args, "workspace", None) is not None:
+        return await _session(args)
+    from cosmem_tui.compose import open_telemetry_session
+
+    session = await open_telemetry_session(
+        monitor,
+        auth=getattr(args, "auth", None),
+        notice=lambda line: print(f"cosmem: {visible(line)}", file=sys.stderr),
+    )
+    for note in session.notes:  # what opening found: not a Cosmos account, no region
+        print(f"cosmem: {visible(note)}", file=sys.stderr)
+    return session
 
 
 async def _session(args: argparse.Namespace) -> Session:
@@ -525,14 +734,16 @@ async def _top_level_threads(session: Session, args: argparse.Namespace, out: Te
     return _report_listing(session, listing, counts, "threads")
 
 
-async def _thread_ref(session: Session, names: list[str]) -> ThreadRef:
+async def _thread_ref(session: Session, names: list[str], command: str = "turns") -> ThreadRef:
     schema = session.schema
     if schema.has_tenant_level:
         if len(names) != 2:
-            raise CliError(f"usage: cosmem turns {schema.tenant_label.upper()} THREAD")
+            raise CliError(f"usage: cosmem {command} {schema.tenant_label.upper()} THREAD …")
         return await session.service.resolve(names[0], names[1])
     if len(names) != 1:
-        raise CliError(f"schema {schema.name} has no tenant level: usage: cosmem turns THREAD")
+        raise CliError(
+            f"schema {schema.name} has no tenant level: usage: cosmem {command} THREAD …"
+        )
     return await session.service.resolve(None, names[0])
 
 
@@ -603,21 +814,245 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+async def _cmd_throttle(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    service = session.throughput
+    if service is None:
+        raise CliError(NO_TELEMETRY)
+    report = await service.report(args.window)
+    with Output(args.format, records.THROUGHPUT_FIELDS, records.THROUGHPUT_FIELDS, out) as output:
+        for row in series_rows(report):
+            output.write(row)
+    return _report_telemetry(report.source, report.headline, report.problems, bool(report.series))
+
+
+async def _cmd_ttl(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    from cosmem_tui.core.lifecycle import LifecycleService
+    from cosmem_tui.model.ttl import container_ttl_words
+
+    service = LifecycleService(session.store, session.service)
+    scope = await service.scope_named(list(args.names))
+    where = scope.describe(session.schema.tenant_label)
+    with session.gateway.caused_by(f"cosmem ttl: {where}"), session.gateway.meter() as cost:
+        if scope.level is ScopeLevel.CONTAINER:
+            report = await service.container_report()
+        else:
+            report = await service.report(scope, lists=False)
+            service.check_found(report)
+    summary = report.summary
+    assert summary is not None
+    typed = args.format == "json"
+    fields = records.TTL_FIELDS if args.format != "table" else records.TTL_TABLE_FIELDS
+    with Output(args.format, records.TTL_FIELDS, fields, out) as output:
+        for record in records.ttl_records(summary, typed=typed):
+            output.write(record)
+    container = scope.level is ScopeLevel.CONTAINER
+    fan_out = " (a fan-out over every physical partition)" if container else ""
+    sim = " sim" if cost.simulated else ""
+    print(
+        f"cosmem: {visible(where)}{fan_out}: {container_ttl_words(report.container.default_ttl)}"
+        f"; {cost.requests} requests, {cost.request_units:,.1f} RU{sim}",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+async def _cmd_hot(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    service = session.hot_keys
+    if service is None:
+        raise CliError(NO_TELEMETRY)
+    service.top = args.top
+    # The key's one text form, as everywhere: 42 is the number, '"42"' the string.
+    tenant = Key.parse(args.tenant) if args.tenant is not None else None
+    report = await service.report(args.window, level=KeyLevel(args.level), tenant=tenant)
+    with Output(args.format, records.HOT_FIELDS, records.HOT_FIELDS, out) as output:
+        for usage in report.rows:
+            output.write(records.hot_record(usage, report.level, typed=output.fmt == "json"))
+    notes = [c for c in report.caveats if c.startswith("top ")]
+    for note in notes:  # a cut list must never pass for the whole one
+        print(f"cosmem: {note} (raise --top to see more)", file=sys.stderr)
+    status = _report_telemetry(report.source, report.headline, report.problems, bool(report.rows))
+    return status or (EXIT_PARTIAL if notes else EXIT_OK)
+
+
+def _report_telemetry(
+    source: TelemetryAbout,
+    headline: str,
+    problems: tuple[TelemetryProblem, ...],
+    has_data: bool,
+) -> int:
+    """Headline and problems on stderr (stdout stays machine-readable); exit 3 when a
+    part failed and the output is short, 1 when nothing came."""
+    label = (
+        f"{source.label} (simulated)"
+        if source.simulated and "simul" not in source.label
+        else source.label
+    )
+    print(f"cosmem: {visible(label)}: {visible(headline)}", file=sys.stderr)
+    for problem in problems:
+        print(f"cosmem: {visible(problem.describe())}", file=sys.stderr)
+    if problems and not has_data:
+        return EXIT_ERROR
+    return EXIT_PARTIAL if problems else EXIT_OK
+
+
+async def _cmd_advise(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    advisor = session.advisor
+    if advisor is None:
+        raise CliError("the advisor needs a memory store (a workspace or a Cosmos container)")
+    load = None
+    if session.hot_keys is not None:  # with telemetry: RU per tenant feeds the hotspot rule
+        try:
+            load = await session.hot_keys.report(Window.M15)
+        except StoreError as exc:
+            print(f"cosmem: telemetry not used: {visible(exc.message)}", file=sys.stderr)
+    report = await advisor.advise(load=load, count=not args.no_counts)
+    fields = records.ADVICE_FIELDS
+    table = ("severity", "rule", "title", "evidence", "fix")
+    with Output(args.format, fields, table, out) as output:
+        for finding in report.findings:
+            output.write(records.advice_record(finding))
+    counts = {s: len(report.by_severity(s)) for s in Severity}
+    unit = "RU sim" if session.gateway.totals().simulated else "RU"
+    print(
+        f"cosmem: advisor: {len(report.findings)} findings "
+        f"({', '.join(f'{n} {s.value}' for s, n in counts.items())}) from "
+        f"{report.sampled:,} sampled items ({report.sample_request_units:,.1f} {unit})",
+        file=sys.stderr,
+    )
+    for note in report.notes:
+        print(f"cosmem: note: {visible(note)}", file=sys.stderr)
+    # No sample where there were items to sample (the budget, a failure): the rules that
+    # read items could not run, so the list is short.
+    return EXIT_PARTIAL if report.sample_failed else EXIT_OK
+
+
+async def _cmd_write(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    """pin / set-ttl / erase-thread: plan from a fresh read, confirm, apply, report."""
+    writes = session.writes
+    if writes is None:  # _run_write refuses before opening a session; this is a backstop
+        raise CliError(f"cosmem {args.command} needs --allow-writes")
+    names = list(args.names)
+    seconds: int | None = None
+    if args.command == "set-ttl":
+        if len(names) < 2:
+            raise CliError("usage: cosmem set-ttl [TENANT] THREAD ID SECONDS")
+        seconds = _ttl_argument(names.pop())
+    if args.command == "erase-thread":
+        ref = await _thread_ref(session, names, "erase-thread")
+        plan = await writes.plan_erase(ref)
+    else:
+        if len(names) < 2:
+            raise CliError(f"usage: cosmem {args.command} [TENANT] THREAD ID")
+        item_id = names.pop()
+        ref = await _thread_ref(session, names, args.command)
+        plan = (
+            await writes.plan_pin(ref, item_id)
+            if seconds is None
+            else await writes.plan_ttl(ref, item_id, seconds)
+        )
+    for line in describe_plan(plan, session.clock.now(), str(writes.audit.path)):
+        print(f"cosmem: {visible(line)}", file=sys.stderr)
+    if not await _confirmed(args):
+        print("cosmem: nothing was written", file=sys.stderr)
+        return EXIT_ERROR
+    progress = _EraseProgress() if args.command == "erase-thread" else None
+    outcome = await writes.apply(plan, progress)
+    if progress is not None:
+        progress.done()
+    print(visible(outcome.message), file=out)
+    unit = "RU sim" if outcome.simulated else "RU"
+    print(
+        f"cosmem: {outcome.status.value}: {len(outcome.done_ids):,} item(s) written, "
+        f"{outcome.request_units:,.1f} {unit}; audit log {writes.audit.path}",
+        file=sys.stderr,
+    )
+    return {
+        WriteStatus.DONE: EXIT_OK,
+        WriteStatus.CONFLICT: EXIT_CONFLICT,
+        WriteStatus.STOPPED: EXIT_PARTIAL,
+    }.get(outcome.status, EXIT_ERROR)
+
+
+def _ttl_argument(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise CliError(
+            f"SECONDS must be a whole number (-1 for never, or 1..2147483647), not {text!r}"
+        ) from None
+
+
+def _check_write_flags(args: argparse.Namespace) -> None:
+    if not args.allow_writes:
+        raise CliError(
+            f"cosmem {args.command} changes data: add --allow-writes (the console is "
+            "read-only without it)"
+        )
+    if not args.yes and not (sys.stdin.isatty() and sys.stderr.isatty()):
+        raise CliError(
+            f"cosmem {args.command}: no terminal to confirm on; add --yes to write from a script"
+        )
+
+
+async def _confirmed(args: argparse.Namespace) -> bool:
+    """--yes, else a y on the terminal (``_check_write_flags`` made sure there is one)."""
+    if args.yes:
+        return True
+
+    def ask() -> bool:
+        print("cosmem: write this? [y/N] ", end="", file=sys.stderr, flush=True)
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+    return await asyncio.to_thread(ask)
+
+
+class _EraseProgress:
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self.shown = False
+
+    def __call__(self, deleted: int, total: int) -> None:
+        if self.enabled:
+            print(
+                f"\rcosmem: deleted {deleted:,} of {total:,} ", end="", file=sys.stderr, flush=True
+            )
+            self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            print(file=sys.stderr)
+
+
+NO_TELEMETRY = (
+    "no telemetry for this session: name the account with --resource-id (or "
+    "COSMEM_RESOURCE_ID) and its Log Analytics workspace with --workspace-id "
+    "(or COSMEM_WORKSPACE_ID); the demo workspace has a simulated workload"
+)
+
 Command = Callable[[Session, argparse.Namespace, TextIO], Any]
 _HEADLESS: dict[str, Command] = {
     "tenants": _cmd_tenants,
     "threads": _cmd_threads,
     "turns": _cmd_turns,
+    "throttle": _cmd_throttle,
+    "hot": _cmd_hot,
+    "advise": _cmd_advise,
+    "pin": _cmd_write,
+    "set-ttl": _cmd_write,
+    "erase-thread": _cmd_write,
+    "ttl": _cmd_ttl,
 }
+WRITE_COMMANDS = ("pin", "set-ttl", "erase-thread")
 
 
 async def _run_headless(command: Command, args: argparse.Namespace) -> int:
     ledger = _ledger_file(args)  # before the session: a bad path costs no request
     try:
-        session = await _session(args)
+        telemetry = args.command in ("hot", "throttle")
+        session = await (_telemetry_session if telemetry else _session)(args)
         if ledger is not None:
             ledger.attach(session.gateway)  # with what opening the session requested
-        if args.verbose:
+        if args.verbose and session.has_store:
             print(f"cosmem: schema {visible(session.schema_label)}", file=sys.stderr)
         try:
             # The ledger's default cause; steps that say more (list, count) say it inside.
@@ -662,11 +1097,13 @@ def main(argv: Iterable[str] | None = None) -> int:
             return _cmd_demo(args)
         if args.command == "import":
             return _cmd_import(args)
+        if args.command in WRITE_COMMANDS:
+            _check_write_flags(args)  # before any request: refused writes cost nothing
         quiet_sdk_logging()
         status = asyncio.run(_run_headless(_HEADLESS[args.command], args))
         sys.stdout.flush()
         return status
-    except (CliError, LookupFailed, StoreError, SchemaError) as exc:
+    except (CliError, LookupFailed, StoreError, SchemaError) as exc:  # WriteRefused too
         hint = ""
         if isinstance(exc, BudgetSpent):
             hint = f" (rerun with --ru-budget {exc.spent_ru + exc.needed_ru:,.0f} or more)"

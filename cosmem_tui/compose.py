@@ -18,16 +18,28 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cosmem_tui.core.advisor import AdvisorService
+from cosmem_tui.core.audit import AUDIT_FILE, AuditLog
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.core.directory import KeyDirectory
+from cosmem_tui.core.hot_keys import HotKeysService
 from cosmem_tui.core.session import (
+    ADVISOR,
     BROWSE,
+    HOT_KEYS,
     MEMORY,
+    TELEMETRY,
+    THROUGHPUT,
+    WRITES,
     Session,
     SessionOptions,
     cache_dir,
     config_dir,
+    data_dir,
 )
+from cosmem_tui.core.telemetry_reader import TelemetryReader
+from cosmem_tui.core.throughput import Container, ThroughputService
+from cosmem_tui.core.writes import WriteService
 from cosmem_tui.model import Clock, SystemClock
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
@@ -36,6 +48,8 @@ if TYPE_CHECKING:
     from cosmem_tui.core.demo.manifest import DemoManifest
     from cosmem_tui.core.schema_choice import SchemaChoice
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
+    from cosmem_tui.sources.monitor.settings import MonitorSettings
+    from cosmem_tui.sources.telemetry import Telemetry
 
 Notice = Callable[[str], None]
 
@@ -51,6 +65,8 @@ async def open_session(
     """
     clock = clock or SystemClock()
     if options.cosmos is None:
+        if options.monitor is not None:
+            raise ValueError("Azure Monitor settings go with a Cosmos container (--endpoint)")
         return await asyncio.to_thread(open_local_session, options, clock)
     return await open_cosmos_session(
         options.cosmos,
@@ -59,7 +75,97 @@ async def open_session(
         config_dir() / "schemas",
         cache_root=cache_dir() / "listings",
         notice=notice,
+        monitor=options.monitor,
+        allow_writes=options.allow_writes,
     )
+
+
+# -- telemetry ---------------------------------------------------------------------------------
+
+
+def telemetry_services(telemetry: Telemetry, clock: Clock, where: Container) -> dict[str, Any]:
+    """The telemetry use cases over one source, sharing one reader (and its reuse)."""
+    reader = TelemetryReader(telemetry, clock)
+    return {
+        TELEMETRY: reader,
+        THROUGHPUT: ThroughputService(reader, clock, where),
+        HOT_KEYS: HotKeysService(reader, clock, where),
+    }
+
+
+async def _open_monitor(
+    settings: MonitorSettings,
+    ledger: Gateway,
+    credential: Any,
+    clock: Clock,
+    *,
+    region_hint: str | None = None,
+    transport: Any = None,
+) -> tuple[Telemetry, list[str]]:
+    """Azure Monitor for the account; what opening it found goes to the session's notes."""
+    from cosmem_tui.sources.monitor.telemetry import open_monitor
+
+    with ledger.caused_by("open: locate the account for Azure Monitor"):
+        telemetry = await open_monitor(
+            settings,
+            gateway=ledger,
+            credential=credential,
+            clock=clock,
+            transport=transport,
+            region_hint=region_hint,
+        )
+    return telemetry, [problem.describe() for problem in telemetry.problems()]
+
+
+async def open_telemetry_session(
+    settings: MonitorSettings,
+    clock: Clock | None = None,
+    *,
+    auth: str | None = None,
+    transport: Any = None,
+    credential: Any = None,
+    notice: Notice | None = None,
+) -> Session:
+    """Azure Monitor alone (``cosmem hot`` / ``cosmem throttle``): no Cosmos endpoint,
+    no data-plane access needed — Monitoring Reader and Log Analytics Reader suffice."""
+    from cosmem_tui.sources.cosmos.auth import build_token_credential
+    from cosmem_tui.sources.cosmos.settings import AuthMode
+
+    clock = clock or SystemClock()
+    ledger = Gateway(clock=clock)
+    if notice is not None:
+        ledger.subscribe_notice(notice)
+    owned = credential is None
+    if credential is None:
+        mode = AuthMode.DEVICE_CODE if auth == AuthMode.DEVICE_CODE else AuthMode.AAD
+        credential = build_token_credential(mode, ledger.notice)
+    try:
+        telemetry, notes = await _open_monitor(
+            settings, ledger, credential, clock, transport=transport
+        )
+    except BaseException:
+        if owned:
+            await close_credential(credential)
+        raise
+    closers: list[Callable[[], Awaitable[None]]] = [telemetry.close]
+    if owned:
+        closers.insert(0, lambda: close_credential(credential))
+    return Session(
+        services=telemetry_services(
+            telemetry, clock, Container(settings.database, settings.container)
+        ),
+        ledger=ledger,
+        clock=clock,
+        is_demo=False,
+        credential=credential if owned else None,
+        notes=notes,
+        closers=closers,
+    )
+
+
+def audit_log() -> AuditLog:
+    """Where guarded writes are recorded: ``$XDG_DATA_HOME/cosmem/audit.jsonl``."""
+    return AuditLog(data_dir() / AUDIT_FILE)
 
 
 # -- the local workspace ---------------------------------------------------------------------
@@ -95,7 +201,7 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         build_demo(path, clock)
         notes.append(f"created the demo workspace at {path}")
     workspace = Workspace.open(path)
-    ledger = Gateway(clock=clock)
+    ledger = Gateway(clock=clock, writes_allowed=options.allow_writes)
     try:
         choice = _local_schema(options, workspace, ledger, clock)
         workspace.derive_for(choice.schema)  # for this session: the file is never written
@@ -104,15 +210,60 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         raise
     label = f"demo workspace {path}" if options.is_demo else f"workspace {path}"
     store = LocalStore(workspace, choice.schema, gateway=ledger, clock=clock, label=label)
+    directory = KeyDirectory(store, clock)
+    services: dict[str, Any] = {
+        MEMORY: store,
+        BROWSE: BrowseService(store, clock, directory),
+        ADVISOR: AdvisorService(store, directory),
+    }
+    closers: list[Callable[[], Awaitable[None]]] = [store.close]
+    manifest = _manifest(workspace)
+    # The embedded default has no Azure Monitor: a simulated workload over the
+    # workspace's own keys stands in (labelled "simulated" wherever it is shown).
+    telemetry = _simulated_telemetry(workspace, manifest, ledger, clock)
+    services.update(
+        telemetry_services(
+            telemetry,
+            clock,
+            Container(workspace.container.database, workspace.container.container),
+        )
+    )
+    closers.append(telemetry.close)
+    if options.allow_writes:  # the only place a workspace is opened for writing
+        from cosmem_tui.sources.local.writer import LocalWriter
+
+        try:
+            writer = LocalWriter(workspace, choice.schema, gateway=ledger, clock=clock)
+        except BaseException:
+            workspace.close()
+            raise
+        services[WRITES] = WriteService(writer, store, clock, audit_log())
+        closers.append(writer.close)
     return Session(
-        services={MEMORY: store, BROWSE: BrowseService(store, clock, KeyDirectory(store, clock))},
+        services=services,
         ledger=ledger,
         clock=clock,
         is_demo=options.is_demo,
-        manifest=_manifest(workspace),
+        manifest=manifest,
         notes=notes,
         schema_reason=choice.reason,
-        closers=[store.close],
+        closers=closers,
+    )
+
+
+def _simulated_telemetry(
+    workspace: Workspace, manifest: DemoManifest | None, ledger: Gateway, clock: Clock
+) -> Telemetry:
+    """The demo's live workload: its hot tenant bursts a little after the session starts
+    (the largest tenant plays the part in a workspace that is not the demo)."""
+    from cosmem_tui.sources.simulated import SimulatedTelemetry
+
+    return SimulatedTelemetry.from_workspace(
+        workspace,
+        hot_tenant=manifest.hot_tenant if manifest is not None else None,
+        gateway=ledger,
+        clock=clock,
+        started_at=clock.now(),
     )
 
 
@@ -161,6 +312,9 @@ async def open_cosmos_session(
     transport: Any = None,
     credential: Any = None,
     notice: Notice | None = None,
+    monitor: MonitorSettings | None = None,
+    monitor_transport: Any = None,
+    allow_writes: bool = False,
 ) -> Session:
     """Connect, choose the schema (detecting it unless named) and return the session.
 
@@ -176,7 +330,7 @@ async def open_cosmos_session(
     from cosmem_tui.sources.cosmos.auth import build_credential
     from cosmem_tui.sources.cosmos.store import CosmosStore
 
-    ledger = Gateway(budget_ru=settings.ru_budget, clock=clock)
+    ledger = Gateway(budget_ru=settings.ru_budget, clock=clock, writes_allowed=allow_writes)
     if notice is not None:  # before any request: detection may need to sign in
         ledger.subscribe_notice(notice)
     owned = credential is None
@@ -201,12 +355,67 @@ async def open_cosmos_session(
     if owned:
         closers.insert(0, lambda: close_credential(credential))  # closed last
     directory = KeyDirectory(store, clock, cache_root)
+    services: dict[str, Any] = {
+        MEMORY: store,
+        BROWSE: BrowseService(store, clock, directory),
+        ADVISOR: AdvisorService(store, directory),
+    }
+    if allow_writes:  # the only place a Cosmos writer is built
+        from cosmem_tui.sources.cosmos.writer import CosmosWriter
+
+        writer = CosmosWriter(account, choice.schema, store.container_properties, credential)
+        services[WRITES] = WriteService(writer, store, clock, audit_log())
+    notes: list[str] = []
+    if monitor is not None:
+        try:
+            monitor_services, monitor_closers, notes = await _monitor_for_cosmos(
+                monitor, settings, store, ledger, credential, clock, monitor_transport
+            )
+        except BaseException:
+            for close in reversed(closers):
+                await close()
+            raise
+        services.update(monitor_services)
+        closers.extend(monitor_closers)
     return Session(
-        services={MEMORY: store, BROWSE: BrowseService(store, clock, directory)},
+        services=services,
         ledger=ledger,
         clock=clock,
         is_demo=False,
         credential=credential if owned else None,
+        notes=notes,
         schema_reason=choice.reason,
         closers=closers,
     )
+
+
+async def _monitor_for_cosmos(
+    monitor: MonitorSettings,
+    settings: CosmosSettings,
+    store: Any,
+    ledger: Gateway,
+    credential: Any,
+    clock: Clock,
+    transport: Any,
+) -> tuple[dict[str, Any], list[Callable[[], Awaitable[None]]], list[str]]:
+    """Azure Monitor beside the container: the same credential when it is a token one
+    (a key cannot sign metrics calls: Entra ID then, on its own), the account's region
+    from the Cosmos metadata, and the metrics filtered to the container being read."""
+    from cosmem_tui.sources.cosmos.auth import build_token_credential
+    from cosmem_tui.sources.cosmos.settings import AuthMode
+
+    closers: list[Callable[[], Awaitable[None]]] = []
+    token_credential = credential
+    if not hasattr(credential, "get_token"):
+        token_credential = build_token_credential(AuthMode.AAD, ledger.notice)
+        closers.append(lambda: close_credential(token_credential))
+    region_hint = None
+    if monitor.region is None:
+        with ledger.caused_by("open: the account's region for Azure Monitor"):
+            region_hint = await store.account_region()
+    telemetry, notes = await _open_monitor(
+        monitor, ledger, token_credential, clock, region_hint=region_hint, transport=transport
+    )
+    closers.append(telemetry.close)
+    where = Container(settings.database, settings.container)
+    return telemetry_services(telemetry, clock, where), closers, notes

@@ -80,13 +80,26 @@ def test_the_contracts_catch_each_kind_of_breach(tmp_path: Path):
     assert "cosmem_tui.ui.rows -> cosmem_tui.cli" in report, report
 
 
+# The Azure backends are the places allowed to load an SDK; their plain-data modules
+# (settings the CLI resolves, query texts, region names) must still load without one.
+AZURE_BACKENDS = ("cosmem_tui.sources.cosmos", "cosmem_tui.sources.monitor")
+SDK_FREE = {
+    "cosmem_tui.sources.cosmos",
+    "cosmem_tui.sources.cosmos.settings",
+    "cosmem_tui.sources.cosmos.region",
+    "cosmem_tui.sources.monitor",
+    "cosmem_tui.sources.monitor.settings",
+    "cosmem_tui.sources.monitor.kql",
+}
+
+
 def headless_modules() -> list[str]:
     names = []
     for info in pkgutil.walk_packages([str(PACKAGE)], prefix="cosmem_tui."):
         if info.name.startswith("cosmem_tui.ui") or info.name == "cosmem_tui.__main__":
             continue
-        if info.name.startswith("cosmem_tui.sources.cosmos"):
-            continue  # the Cosmos backend is the one place allowed to load the SDK
+        if info.name.startswith(AZURE_BACKENDS) and info.name not in SDK_FREE:
+            continue
         names.append(info.name)
     return names
 
@@ -95,6 +108,7 @@ def test_importing_the_headless_core_loads_no_ui_and_no_azure():
     modules = headless_modules()
     assert "cosmem_tui.cli" in modules and "cosmem_tui.core.browse" in modules
     assert "cosmem_tui.core.output" in modules  # its rich.cells import waits for a table
+    assert set(modules) >= SDK_FREE  # settings and query texts load no Azure SDK
     probe = (
         "import importlib, json, sys\n"
         f"for name in {modules!r}: importlib.import_module(name)\n"

@@ -36,6 +36,8 @@ def test_the_wheel_runs_without_the_checkout(tmp_path: Path, demo_path: Path):
     names = zipfile.ZipFile(wheel).namelist()
     for shipped in (
         "cosmem_tui/queries/local/list_keys_tenants.sql",
+        "cosmem_tui/queries/kql/key_usage.kql",
+        "cosmem_tui/queries/kql/azurediagnostics/key_usage.kql",
         "cosmem_tui/themes/cosmem-dark.toml",
         "cosmem_tui/schemas/builtin/lab.toml",
         "cosmem_tui/core/demo/words.toml",

@@ -21,6 +21,11 @@ class UnknownItem(LookupFailed):
     pass
 
 
+class WriteRefused(LookupFailed):
+    """A write the console will not make as asked (an invalid ttl, nothing to erase, no
+    audit log): one line for the user, nothing written."""
+
+
 def is_expected(exc: BaseException) -> bool:
     """True for failures a person causes or meets (bad names, service errors, bad schemas)."""
     from cosmem_tui.schemas import SchemaError

@@ -218,17 +218,20 @@ def build_report(
     for r in usage_rows:
         key = parse_key(r["Key"])
         ru = _number(r["RU"])
-        peak = _number(r["PeakRUps"])
+        peak_there = _number(r["PartitionPeakRUps"])
         keys_total = _count(r["Keys"]) if keys_total is None else keys_total
         rows.append(
             KeyUsage(
                 key=key,
                 ru=ru,
-                peak_ru_s=peak,
+                peak_ru_s=_number(r["PeakRUps"]),
                 share=ru / total_ru if total_ru else 0.0,
                 partition=str(r["Partition"]),
                 partitions=_count(r["Partitions"]) or 1,
-                partition_share=peak / budget if budget else None,
+                partition_ru=_number(r["PartitionRU"]),
+                # A partition's budget is its own: compare what the key asked of that
+                # partition alone, not its busiest second over all its partitions.
+                partition_share=peak_there / budget if budget else None,
                 throttled=_throttles_of(key, logs.throttles, throttled),
                 storage_kb=storage.get(key),
             )
@@ -312,7 +315,10 @@ def skew_headline(
     hottest = max(partitions, key=lambda p: (p.peak_ru_s, p.ru), default=None)
     row = rows[0]
     if hottest is not None:
-        row = next((r for r in rows if r.partition == hottest.partition), rows[0])
+        # The key that spent most on the hottest partition (rows are by total RU, and a
+        # tenant spread over partitions may spend less on this one than another key).
+        there = [r for r in rows if r.partition == hottest.partition]
+        row = max(there, key=lambda r: r.partition_ru, default=rows[0])
     on_partition = hottest.ru if hottest is not None and row.partition == hottest.partition else 0
     label = row.key.text
     if len(label) > 40:
@@ -320,5 +326,5 @@ def skew_headline(
     container = f"{row.share * 100:.0f} % of the container's RU in {window.label}"
     if not on_partition:
         return f"{label} = {container}"
-    mine = row.ru / on_partition * 100
+    mine = row.partition_ru / on_partition * 100
     return f"{label} = {mine:.0f} % of RU on partition {row.partition}, {container}"

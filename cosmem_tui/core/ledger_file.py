@@ -42,6 +42,7 @@ FIELDS = (
     "simulated",
     "background",
     "retry_after_ms",
+    "unit",
 )
 
 
@@ -66,6 +67,7 @@ def ledger_record(charge: RequestCharge) -> dict[str, Any]:
         "simulated": charge.simulated,
         "background": charge.background,
         "retry_after_ms": _finite(charge.retry_after_ms),
+        "unit": charge.unit,  # "RU" for Cosmos; "call" for Azure Monitor (no RU)
     }
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from cosmem_tui.model import MISSING, JsonValue, Key, KeyCounts, Thread, Turn
+from cosmem_tui.model import MISSING, Finding, JsonValue, Key, KeyCounts, Thread, Turn
+from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlSummary, horizon_label
+from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
 
 TENANT_FIELDS = ("tenant", "threads", "items", "last_activity")
 THREAD_FIELDS = ("thread", "tenant", "turns", "last_activity", "short_term", "long_term")
@@ -22,6 +24,7 @@ TURN_FIELDS = (
     "text",
     "ttl",
     "ttl_state",
+    "ttl_class",
     "ttl_effective",
     "expires_at",
     "expires_in",
@@ -88,6 +91,7 @@ def turn_record(turn: Turn, now: float) -> dict[str, Any]:
         "text": turn_text(turn),
         "ttl": _stored(turn.ttl.raw),
         "ttl_state": turn.ttl.state.value,
+        "ttl_class": turn.ttl.ttl_class.value,  # short-term, long-term, default, ignored, invalid
         "ttl_effective": turn.ttl.effective
         if turn.ttl.effective is not None
         else (-1 if turn.ttl.state.value == "never" else None),
@@ -97,3 +101,113 @@ def turn_record(turn: Turn, now: float) -> dict[str, Any]:
         "part": turn.part,  # session documents: the message's index inside item "id"
         "messages": [{"role": m.role, "text": m.text} for m in turn.messages],
     }
+
+
+# -- telemetry ------------------------------------------------------------------------
+
+THROUGHPUT_FIELDS = ("time", "metric", "dimension", "value")
+HOT_FIELDS = (
+    "tenant",
+    "key",
+    "ru",
+    "peak_ru_s",
+    "share",
+    "partition_share",
+    "throttled",
+    "storage_kb",
+    "partition",
+    "partitions",
+)
+
+
+def hot_record(usage: KeyUsage, level: KeyLevel, *, typed: bool) -> dict[str, Any]:
+    """One row of the hot-keys table. ``tenant`` is the first level of the key; ``key``
+    the whole key at key level (None at tenant level). ``share`` is of the container's
+    RU in the window, ``partition_share`` the key's busiest second against its physical
+    partition's RU/s budget (above 1 means it alone wanted more than the partition has)."""
+    key = usage.key
+    tenant = Key.of(key.values[0])
+
+    def shown(value: Key) -> Any:
+        return value.json_value() if typed else value.text
+
+    return {
+        "tenant": shown(tenant),
+        "key": shown(key) if level is KeyLevel.KEY else None,
+        "ru": round(usage.ru, 2),
+        "peak_ru_s": round(usage.peak_ru_s, 2),
+        "share": round(usage.share, 4),
+        "partition_share": (
+            round(usage.partition_share, 4) if usage.partition_share is not None else None
+        ),
+        "throttled": usage.throttled,
+        "storage_kb": usage.storage_kb,
+        "partition": usage.partition,
+        "partitions": usage.partitions,
+    }
+
+
+# -- the advisor ----------------------------------------------------------------------
+
+ADVICE_FIELDS = ("rule", "severity", "title", "evidence", "fix", "count", "examples")
+
+
+def advice_record(finding: Finding) -> dict[str, Any]:
+    """One finding: the rule it comes from, how bad, what was seen, what to change."""
+    return {
+        "rule": finding.rule,
+        "severity": finding.severity.value,
+        "title": finding.title,
+        "evidence": finding.evidence,
+        "fix": finding.fix,
+        "count": finding.count,
+        "examples": list(finding.examples),  # item ids or key texts: data, escaped on output
+    }
+
+
+# -- lifecycle (cosmem ttl) ------------------------------------------------------------
+
+TTL_FIELDS = (
+    "scope",
+    "tenant",
+    "thread",
+    "class",
+    "count",
+    "expiring",
+    *(f"within_{horizon_label(h)}" for h in FORECAST_HORIZONS),
+)
+TTL_TABLE_FIELDS = ("class", "count", "expiring", *TTL_FIELDS[6:])
+
+
+def ttl_records(summary: TtlSummary, *, typed: bool) -> list[dict[str, Any]]:
+    """One record per TTL class, then ``all``: counts and how many expire by each horizon.
+
+    ``typed``: keys keep their JSON type (JSON); otherwise their text form (42 vs "42")."""
+
+    def key(value: Key | None) -> Any:
+        if value is None:
+            return None
+        return value.json_value() if typed else value.text
+
+    scope = summary.scope
+    base = {
+        "scope": scope.level.value,
+        "tenant": key(scope.tenant),
+        "thread": key(scope.thread.thread) if scope.thread is not None else None,
+    }
+    rows = []
+    for row in summary.rows:
+        record = {
+            **base,
+            "class": row.ttl_class.value,
+            "count": row.items,
+            "expiring": summary.expiring_in(row.ttl_class),
+        }
+        for n, horizon in enumerate(FORECAST_HORIZONS):
+            record[f"within_{horizon_label(horizon)}"] = row.within[n]
+        rows.append(record)
+    total = {**base, "class": "all", "count": summary.total, "expiring": summary.expiring}
+    for horizon, count in summary.forecast:
+        total[f"within_{horizon_label(horizon)}"] = count
+    rows.append(total)
+    return rows

@@ -23,14 +23,19 @@ from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.store import MemoryStore
 
 if TYPE_CHECKING:
+    from cosmem_tui.core.advisor import AdvisorService
     from cosmem_tui.core.demo.manifest import DemoManifest
+    from cosmem_tui.core.writes import WriteService
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
+    from cosmem_tui.sources.monitor.settings import MonitorSettings
 
 MEMORY = "memory"  # the MemoryStore service
 BROWSE = "browse"  # the BrowseService over it
 TELEMETRY = "telemetry"  # the TelemetryReader over Azure Monitor or the simulator
 THROUGHPUT = "throughput"  # the ThroughputService over it
 HOT_KEYS = "hot_keys"  # the HotKeysService over it
+ADVISOR = "advisor"  # the AdvisorService over the memory store
+WRITES = "writes"  # the WriteService: only in a session opened with --allow-writes
 
 APP_NAME = "cosmem"
 DEMO_FILE = "demo.sqlite"
@@ -60,6 +65,8 @@ class SessionOptions:
     workspace: Path | None = None  # None: the demo workspace in the user data dir
     schema: str | None = None  # None: the schema the workspace records, else "auto"
     cosmos: CosmosSettings | None = None  # a real container (--endpoint): no workspace then
+    monitor: MonitorSettings | None = None  # Azure Monitor for that account (--resource-id)
+    allow_writes: bool = False  # --allow-writes: pin, set a ttl, erase a thread (audited)
 
     @property
     def workspace_path(self) -> Path:
@@ -127,6 +134,21 @@ class Session:
     def hot_keys(self) -> HotKeysService | None:
         service: HotKeysService | None = self.services.get(HOT_KEYS)
         return service
+
+    @property
+    def advisor(self) -> AdvisorService | None:
+        service: AdvisorService | None = self.services.get(ADVISOR)
+        return service
+
+    @property
+    def writes(self) -> WriteService | None:
+        """The guarded writes; None unless the session was opened with --allow-writes."""
+        service: WriteService | None = self.services.get(WRITES)
+        return service
+
+    @property
+    def writes_allowed(self) -> bool:
+        return self.ledger.writes_allowed
 
     @property
     def schema(self) -> Schema:

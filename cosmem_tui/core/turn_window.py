@@ -174,6 +174,20 @@ class TurnWindow:
             return len(self._merged)
         return len(self._head.turns) if side is Side.HEAD else len(self._tail_rows)
 
+    def loaded_runs(self) -> list[tuple[int, list[Turn]]]:
+        """The loaded rows as runs of consecutive turns: (index of the first, its turns).
+
+        Within a run, neighbours are neighbours in the thread; between two runs lie rows
+        not loaded yet, so nothing may be said about what is between them."""
+        if self._merged is not None:
+            return [(0, self._merged)] if self._merged else []
+        runs = []
+        if self._head.turns:
+            runs.append((0, self._head.turns))
+        if self._tail_rows:
+            runs.append((len(self) - len(self._tail_rows), list(reversed(self._tail_rows))))
+        return runs
+
     def number(self, index: int) -> int:
         """A row's position for display: 1 = oldest; -1 = newest while the middle is unknown.
 

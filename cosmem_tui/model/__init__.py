@@ -1,5 +1,6 @@
 """Plain data shared by every layer (standard library only)."""
 
+from cosmem_tui.model.advice import AdviceReport, Finding, ItemShape, Severity
 from cosmem_tui.model.charges import BudgetQuestion, Meter, SessionTotals, Throttling
 from cosmem_tui.model.clock import Clock, FrozenClock, SystemClock
 from cosmem_tui.model.entities import (
@@ -25,12 +26,15 @@ from cosmem_tui.model.ttl import MISSING, ItemTtl, TtlClass, TtlState, resolve_t
 
 __all__ = [
     "MISSING",
+    "AdviceReport",
     "BudgetQuestion",
     "Clock",
     "ContainerProperties",
+    "Finding",
     "FrozenClock",
     "InvalidKey",
     "Item",
+    "ItemShape",
     "ItemTtl",
     "JsonValue",
     "Key",
@@ -46,6 +50,7 @@ __all__ = [
     "Scalar",
     "Scope",
     "SessionTotals",
+    "Severity",
     "SystemClock",
     "Tenant",
     "Thread",

@@ -63,8 +63,20 @@ class BudgetQuestion:
     spent_ru: float  # what the session has spent so far
     budget_ru: float  # the session's budget now
     estimate_ru: float  # what the rest of this action is expected to cost
+    # Set for an action that asks before it starts whatever the budget (a fan-out):
+    # why it asks, e.g. "a cross-partition aggregate: every physical partition".
+    reason: str = ""
 
     def describe(self) -> str:
+        if self.reason:
+            budget = (
+                f"of its {self.budget_ru:,.0f} RU budget" if self.budget_ru > 0 else "(no budget)"
+            )
+            return (
+                f"{self.reason}: {self.operation} ({self.target}) costs about "
+                f"{self.estimate_ru:,.0f} RU; the session has spent {self.spent_ru:,.1f} RU "
+                f"{budget}. Go on?"
+            )
         return (
             f"{self.operation} ({self.target}) needs about {self.estimate_ru:,.0f} RU more; "
             f"the session has spent {self.spent_ru:,.1f} of its {self.budget_ru:,.0f} RU "

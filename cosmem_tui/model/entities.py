@@ -210,6 +210,7 @@ class Kind(StrEnum):
     METADATA = "metadata"  # account, database or container properties
     LOCAL = "local"  # the local workspace: no HTTP, a modelled request
     MONITOR = "monitor"  # Azure Monitor (metrics, logs, the account's resource) or its simulator
+    WRITE = "write"  # a write of one item (patch, replace, delete): only with --allow-writes
 
 
 @dataclass(frozen=True, slots=True)

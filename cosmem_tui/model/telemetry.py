@@ -174,8 +174,19 @@ class LogName(StrEnum):
 LOG_COLUMNS: dict[LogName, tuple[str, ...]] = {
     # Keys: distinct keys in the window (the same on every row; more than the rows when
     # the top-N cut the list). Partition: the one where the key spent most; Partitions:
-    # how many it touched. PeakRUps: the largest RU the key spent in one second.
-    LogName.KEY_USAGE: ("Key", "Partition", "Partitions", "RU", "PeakRUps", "Keys"),
+    # how many it touched. PeakRUps: the largest RU the key spent in one second, all its
+    # partitions together. PartitionRU / PartitionPeakRUps: the same on its Partition
+    # alone (what it takes of that partition, and of that partition's budget).
+    LogName.KEY_USAGE: (
+        "Key",
+        "Partition",
+        "Partitions",
+        "RU",
+        "PeakRUps",
+        "PartitionRU",
+        "PartitionPeakRUps",
+        "Keys",
+    ),
     LogName.PARTITION_USAGE: ("Partition", "RU", "PeakRUps", "Keys"),
     LogName.THROTTLES: ("TimeGenerated", "OperationName", "Partition", "Throttled"),
     LogName.KEY_THROTTLES: ("Key", "Requests", "Throttled"),
@@ -267,6 +278,32 @@ class TelemetryAbout:
     min_refresh_s: float = 60.0
 
 
+# -- storage without Log Analytics --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RangeStorage:
+    """What one physical partition holds, as the container read reports it
+    (``populatePartitionKeyRangeStatistics``). ``top_keys`` are the service's own sample
+    of its largest logical keys (full keys, estimated KB): only outliers appear there."""
+
+    range_id: str
+    size_kb: int
+    documents: int
+    top_keys: tuple[tuple[Key, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerStorage:
+    """Storage of one container from Cosmos alone: per physical partition, plus the
+    container's totals from ``x-ms-resource-usage`` (None when the service sent none)."""
+
+    ranges: tuple[RangeStorage, ...]
+    size_kb: int | None = None  # collectionSize: documents and indexes
+    documents_size_kb: int | None = None  # documentsSize
+    documents: int | None = None  # documentsCount
+
+
 # -- reports ------------------------------------------------------------------------------
 
 
@@ -317,7 +354,8 @@ class KeyUsage:
     share: float  # of the container's RU in the window, 0..1
     partition: str  # the physical partition where it spent most
     partitions: int  # how many physical partitions it touched
-    partition_share: float | None  # its peak second against its partition's RU/s budget
+    partition_ru: float  # RU it spent on that partition
+    partition_share: float | None  # its busiest second there against the partition's budget
     throttled: int | None  # 429s on its requests (None: not known)
     storage_kb: int | None  # estimated storage (None: not among the largest keys)
 

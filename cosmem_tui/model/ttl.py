@@ -55,10 +55,62 @@ class TtlState(StrEnum):
 
 
 class TtlClass(StrEnum):
-    """Memory class as the console reports it: does this item go away by itself?"""
+    """Why an item lives as long as it does: the one classification every surface shows.
 
-    SHORT = "short"
-    LONG = "long"
+    * ``short-term``: its own valid positive ttl; it expires.
+    * ``long-term``: its own ``ttl: -1``; it never expires.
+    * ``default``: no ttl of its own, so the container's DefaultTimeToLive decides
+      (expires after it, or never when it is -1 or TTL is off).
+    * ``ignored``: it carries a ttl, valid or not, that does nothing: TTL is off on
+      the container.
+    * ``invalid``: its ttl is one the service does not accept (``null``, ``0``, a
+      string, a fraction, a boolean, a negative number other than -1, above the
+      maximum, an array, an object): treated as absent, the default applies.
+    """
+
+    SHORT = "short-term"
+    LONG = "long-term"
+    DEFAULT = "default"
+    IGNORED = "ignored"
+    INVALID = "invalid"
+
+    @property
+    def label(self) -> str:
+        """The class in words, as the lifecycle view, the detail and the CLI write it."""
+        return _CLASS_LABELS[self]
+
+
+_CLASS_LABELS: Final = {
+    TtlClass.SHORT: "short-term",
+    TtlClass.LONG: "long-term",
+    TtlClass.DEFAULT: "inherits container default",
+    TtlClass.IGNORED: "ignored — container TTL off",
+    TtlClass.INVALID: "invalid",
+}
+
+
+def classify(raw: object, container_default: int | None) -> TtlClass:
+    """The class of an item whose ttl property is ``raw`` (MISSING when absent)."""
+    if raw is MISSING:
+        return TtlClass.DEFAULT
+    if container_default is None:
+        return TtlClass.IGNORED  # any value, valid or not: TTL off makes it do nothing
+    own = valid_item_ttl(raw)
+    if own is None:
+        return TtlClass.INVALID
+    return TtlClass.LONG if own == -1 else TtlClass.SHORT
+
+
+def container_ttl_words(default_ttl: int | None) -> str:
+    """The container's TTL mode in words, as the portal says it (Off / On / On, default)."""
+    if default_ttl is None:
+        return "TTL off: nothing expires and item ttls are ignored"
+    if default_ttl == -1:
+        return "TTL on, no default: only items with their own ttl expire"
+    return (
+        f"TTL on, default {default_ttl:,} s ({format_duration(default_ttl)}): items without "
+        "their own ttl expire that long after their last write"
+    )
 
 
 class InvalidContainerTtl(ValueError):
@@ -151,7 +203,49 @@ class ItemTtl:
 
     @property
     def ttl_class(self) -> TtlClass:
-        return TtlClass.SHORT if self.state is TtlState.EXPIRES else TtlClass.LONG
+        return classify(self.raw, self.container_default)
+
+    @property
+    def expires(self) -> bool:
+        """Does the item go away by itself (whatever its class)?"""
+        return self.state is TtlState.EXPIRES
+
+    def when(self, now: float) -> str:
+        """When it goes, compactly: ``3h05m``, ``expired``, ``never``, ``ttl off``."""
+        if self.state is TtlState.OFF:
+            return "ttl off"
+        if self.state is TtlState.NEVER:
+            return "never"
+        remaining = self.remaining(now) or 0.0
+        return "expired" if remaining <= 0 else format_duration(remaining)
+
+    def source(self) -> str:
+        """Where its lifetime comes from, with the raw ttl as JSON (``"3600"`` keeps quotes)."""
+        shown = self.raw_display
+        cls = self.ttl_class
+        if cls is TtlClass.SHORT:
+            return f"its own ttl {shown}"
+        if cls is TtlClass.LONG:
+            return "its own ttl -1"
+        if cls is TtlClass.IGNORED:
+            reason = self.invalid_reason
+            flaw = f", which is also {reason}" if reason else ""
+            return f"ttl {shown} does nothing: TTL is off on the container{flaw}"
+        default = _default_words(self.container_default)
+        if cls is TtlClass.INVALID:
+            return f"ttl {shown} is {self.invalid_reason}: ignored, {default} applies"
+        return f"no ttl of its own: {default} applies"
+
+    def describe(self, now: float) -> str:
+        """One line: the class, then when it goes and why (detail, lifecycle view, CLI)."""
+        when = self.when(now)
+        if when in ("ttl off", "never"):
+            fate = "never expires"
+        elif when == "expired":
+            fate = "expired (hidden from queries)"
+        else:
+            fate = f"expires in {when}"
+        return f"{self.ttl_class.label}: {fate} — {self.source()}"
 
     def remaining(self, now: float) -> float | None:
         """Seconds until expiry (negative once expired), None if it never expires."""
@@ -176,6 +270,14 @@ class ItemTtl:
     def invalid_reason(self) -> str | None:
         """Why the item's own ttl is ignored, None when it is absent or valid."""
         return ttl_invalid_reason(self.raw)
+
+
+def _default_words(default_ttl: int | None) -> str:
+    if default_ttl is None:
+        return "the container's TTL (off)"
+    if default_ttl == -1:
+        return "the container default -1 (never)"
+    return f"the container default {default_ttl:,} s"
 
 
 def resolve_ttl(raw: object, last_write: int, container_default: int | None) -> ItemTtl:

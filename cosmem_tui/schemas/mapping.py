@@ -173,11 +173,9 @@ def _kind(schema: Schema, body: Mapping[str, JsonValue], problems: list[str]) ->
     if schema.kind is None:
         return schema.default_kind
     raw_kind = schema.kind.get(body)
-    if isinstance(raw_kind, str) and raw_kind:
-        return schema.kind_of(raw_kind)
-    if raw_kind is not MISSING:
+    if not (isinstance(raw_kind, str) and raw_kind) and raw_kind is not MISSING:
         problems.append(f"{_field_name(schema.kind)} is {_type_name(raw_kind)}")
-    return schema.default_kind
+    return schema.item_kind(body)
 
 
 def turns_from_item(schema: Schema, item: Item, container_default_ttl: int | None) -> list[Turn]:

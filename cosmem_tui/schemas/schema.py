@@ -170,6 +170,29 @@ class Schema:
     def kind_of(self, raw: str) -> str:
         return self.kind_map.get(raw, raw)
 
+    def item_kind(self, body: Mapping[str, JsonValue]) -> str:
+        """An item's kind: its kind field mapped, else the default (malformed included)."""
+        if self.kind is None:
+            return self.default_kind
+        raw = self.kind.get(body)
+        return self.kind_of(raw) if isinstance(raw, str) and raw else self.default_kind
+
+    def raw_kinds(self, kind: str) -> frozenset[str]:
+        """The stored values of the kind field that mean ``kind`` (before ``kind_map``)."""
+        raws = {raw for raw, mapped in self.kind_map.items() if mapped == kind}
+        if kind not in self.kind_map and kind:
+            raws.add(kind)  # a value the map does not rename means itself
+        return frozenset(raws)
+
+    def lifetimes(self) -> dict[str, int]:
+        """What the memory system gives each kind: expected effective ttl, -1 for never.
+
+        ``expected_ttl`` where the schema names one; the long-term kinds never expire.
+        """
+        expected = {kind: -1 for kind in self.long_term_kinds}
+        expected.update(self.expected_ttl)
+        return expected
+
     def list_projection(self) -> tuple[str, ...]:
         """Top-level properties a turn list needs; everything else (embeddings!) stays behind."""
         keep: list[str] = ["id"]

@@ -90,3 +90,18 @@ class BudgetSpent(StoreError):
         self.spent_ru = spent_ru
         self.budget_ru = budget_ru
         self.needed_ru = needed_ru
+
+
+class Conflict(StoreError):
+    """412: the item changed after it was read (its ETag moved); nothing was written."""
+
+    status = 412
+
+
+class WritesNotAllowed(StoreError):
+    """A write the session may not send: it was opened without --allow-writes.
+
+    Raised before anything goes on the wire; no ledger record (nothing was sent).
+    """
+
+    status = 0

@@ -13,6 +13,11 @@
   raises the budget by that much.
 * **Hold-off.** Every 429 sets the shared gate (``HoldOff``); each call awaits it, so a
   throttled account sees one probing request at a time and never a retry storm.
+* **Writes.** A session is read-only unless it was opened with ``writes_allowed``
+  (``--allow-writes``). A backend declares every write-capable call (``check_write``,
+  ``request(..., write=True)``) and the Gateway refuses it otherwise, before anything
+  is sent; the Cosmos wire guard (``cosmos/wire.py``) refuses any write verb that was
+  not declared.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from cosmem_tui.model import (
     SystemClock,
     Throttling,
 )
-from cosmem_tui.sources.errors import BudgetSpent, StoreError, Throttled
+from cosmem_tui.sources.errors import BudgetSpent, StoreError, Throttled, WritesNotAllowed
 from cosmem_tui.sources.holdoff import HoldOff
 
 Listener = Callable[[RequestCharge], None]
@@ -55,6 +60,7 @@ BACKGROUND_CONCURRENCY = 2  # background calls in flight at once (counts, sample
 
 # Meters and causes follow the asyncio task (contextvars are copied into tasks and into
 # to_thread calls), so concurrent UI workers each see only their own cost.
+_COSTED = (Kind.QUERY, Kind.POINT, Kind.LOCAL, Kind.WRITE)  # what estimates learn from
 _ACTIVE_METERS: ContextVar[tuple[Meter, ...]] = ContextVar("cosmem_meters", default=())
 _CAUSE: ContextVar[str] = ContextVar("cosmem_cause", default="")
 
@@ -92,6 +98,7 @@ class Gateway:
         budget_ru: float | None = None,
         hold_off: HoldOff | None = None,
         clock: Clock | None = None,
+        writes_allowed: bool = False,
     ) -> None:
         # Record times come from the session's clock (frozen in tests and snapshots).
         self.clock: Clock = clock or SystemClock()
@@ -100,6 +107,7 @@ class Gateway:
         self._granted_ru = 0.0  # what the user allowed foreground actions beyond it
         self._budget_step = self._budget_ru or 0.0  # a yes grants at least one more budget
         self.hold_off = hold_off or HoldOff()
+        self._writes_allowed = writes_allowed  # fixed for the session's life
         self._confirmer: Confirmer | None = None
         self._throttle_listeners: list[ThrottleListener] = []
         self._notice_listeners: list[Callable[[str], None]] = []
@@ -142,9 +150,14 @@ class Gateway:
 
     @asynccontextmanager
     async def request(
-        self, operation: str, scope: Scope, *, target: str = ""
+        self, operation: str, scope: Scope, *, target: str = "", write: bool = False
     ) -> AsyncIterator[RequestTicket]:
-        """One modelled request of a backend without HTTP (the local workspace)."""
+        """One modelled request of a backend without HTTP (the local workspace).
+
+        ``write``: the request changes data; refused (nothing recorded) unless the
+        session allows writes."""
+        if write:
+            self.check_write(operation, target)
         ticket = RequestTicket()
         started = self.timer()
         cancelled = False
@@ -175,7 +188,7 @@ class Gateway:
                     target=target,
                     activity_id=ticket.activity_id,
                     retry_after_ms=ticket.retry_after_ms,
-                    kind=Kind.LOCAL,
+                    kind=Kind.WRITE if write else Kind.LOCAL,
                     call=self.next_call(),
                     cancelled=cancelled,
                     cause=_CAUSE.get(),
@@ -212,7 +225,7 @@ class Gateway:
                     self._monitor_throttled += 1
             if record.cancelled:
                 self._cancelled += 1
-            if record.kind in (Kind.QUERY, Kind.POINT, Kind.LOCAL) and record.status == 200:
+            if record.kind in _COSTED and 200 <= record.status < 300:
                 count, total = self._cost_by_operation.get(record.operation, (0, 0.0))
                 self._cost_by_operation[record.operation] = (
                     count + 1,
@@ -253,6 +266,21 @@ class Gateway:
     def records(self) -> list[RequestCharge]:
         with self._lock:
             return list(self._records)
+
+    # -- writes -------------------------------------------------------------------------
+
+    @property
+    def writes_allowed(self) -> bool:
+        return self._writes_allowed
+
+    def check_write(self, operation: str, target: str) -> None:
+        """Every write-capable call declares itself here first: refused in a read-only
+        session (the default), before any request is made."""
+        if not self._writes_allowed:
+            raise WritesNotAllowed(
+                f"{operation} ({target}) refused: this session is read-only; "
+                "start cosmem with --allow-writes to change data"
+            )
 
     # -- the budget ---------------------------------------------------------------------
 
@@ -346,6 +374,27 @@ class Gateway:
             )
         with self._lock:  # yes: foreground actions may spend what the action said it needs
             self._granted_ru = max(budget, self._request_units) + needed - (self._budget_ru or 0.0)
+
+    async def ask_first(
+        self, operation: str, target: str, *, estimate_ru: float, reason: str
+    ) -> bool:
+        """Ask before an action the user must choose knowingly (a fan-out), whatever the
+        budget. A yes lets foreground work spend what it said it needs, so ``admit`` does
+        not ask again; with no one to ask (a headless pipe) the command itself is the
+        consent, and the budget still stops it."""
+        if self._confirmer is None:
+            return True
+        with self._lock:
+            spent = self._request_units
+            budget = self._foreground_budget()
+        question = BudgetQuestion(operation, target, spent, budget or 0.0, estimate_ru, reason)
+        if not await self._confirmer(question):
+            return False
+        with self._lock:
+            if self._budget_ru is not None:
+                needed = self._request_units + estimate_ru - self._budget_ru
+                self._granted_ru = max(self._granted_ru, needed)
+        return True
 
     # -- background work ----------------------------------------------------------------
 

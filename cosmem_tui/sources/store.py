@@ -15,8 +15,19 @@ Behaviour the contract suite pins down for every backend:
 * ``sample_items`` returns the most recently written visible items, whole, from any
   partition (a cross-partition request), stopping at ``limit`` items or once the
   request charge reaches ``max_request_units`` (always at least one item if any);
+* ``sample_shapes`` measures recent items where they are (size, vector lengths, messages)
+  and returns their shapes, never the items: the advisor's sample, bounded like
+  ``sample_items``;
 * for session-granularity schemas a thread's ``items`` counts the messages in its
   session documents (what the turn list will show), not the documents;
+* ``ttl_summary`` counts a scope's visible items by TTL class and how many expire
+  within each forecast horizon, with aggregate queries (never by listing the items):
+  a thread is one partition, a tenant a key prefix, the container a fan-out over
+  every physical partition, recorded as such;
+* ``ttl_items`` lists the first ``limit`` items of one lifecycle selection of a tenant
+  or thread (the soonest to expire within ``within`` seconds, the long-term kinds,
+  the items whose ttl drifts from their kind's) with the full count; the classes and
+  expiry follow ``model/ttl.py`` exactly, from ``_ts``;
 * every request passes the store's Gateway.
 """
 
@@ -27,6 +38,7 @@ from typing import Protocol, runtime_checkable
 from cosmem_tui.model import (
     ContainerProperties,
     Item,
+    ItemShape,
     Key,
     KeyCounts,
     KeyPage,
@@ -34,6 +46,7 @@ from cosmem_tui.model import (
     Thread,
     ThreadRef,
 )
+from cosmem_tui.model.lifecycle import TtlItems, TtlScope, TtlSelection, TtlSummary
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.gateway import Gateway
 
@@ -103,6 +116,29 @@ class MemoryStore(Protocol):
 
     async def sample_items(self, limit: int, *, max_request_units: float) -> list[Item]:
         """A few recent items for schema detection, bounded by count and by charge."""
+        ...
+
+    async def sample_shapes(self, limit: int, *, max_request_units: float) -> list[ItemShape]:
+        """The shapes of recent items for the advisor (projected: no embedding is read)."""
+        ...
+
+    async def ttl_summary(self, scope: TtlScope, now: int) -> TtlSummary:
+        """Items of ``scope`` by TTL class and the expiry forecast, as of ``now``."""
+        ...
+
+    async def ttl_items(
+        self,
+        scope: TtlScope,
+        now: int,
+        selection: TtlSelection,
+        *,
+        limit: int,
+        within: int | None = None,
+    ) -> TtlItems:
+        """The first ``limit`` items of a lifecycle selection of a tenant or a thread.
+
+        ``within`` (seconds, for ``EXPIRING``): items expiring in ``(now, now + within]``,
+        soonest first. ``LONG_TERM`` and ``DRIFT`` come newest write first."""
         ...
 
     async def close(self) -> None: ...

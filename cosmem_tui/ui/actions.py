@@ -87,6 +87,7 @@ class UiAction:
     commands: tuple[Command, ...] = ()
     palette: bool = True
     priority: bool = False  # runs in the app's key loop (browse keys: typed-ahead order)
+    writes: bool = False  # a guarded write: offered only in a session that allows writes
 
     def applies_to(self, view: str | None) -> bool:
         return self.views is None or (view is not None and view in self.views)
@@ -104,9 +105,11 @@ class UiAction:
 
 BROWSE = frozenset({"browse"})
 REQUESTS = frozenset({"requests"})
+ADVISE = frozenset({"advise"})
+LIFECYCLE = frozenset({"ttl"})
 HOT = frozenset({"hot"})
 TELEMETRY = frozenset({"throttle", "hot"})  # the views fed by Azure Monitor (or the simulator)
-LISTS = frozenset({"browse", "requests", "hot"})
+LISTS = frozenset({"browse", "requests", "advise", "ttl", "hot"})
 LIVE = frozenset({"requests", "throttle", "hot"})  # views with a refresh loop
 
 ACTIONS: tuple[UiAction, ...] = (
@@ -214,6 +217,126 @@ ACTIONS: tuple[UiAction, ...] = (
         "Browse",
         BROWSE,
         commands=(Command(("tenants", "users"), (), "back to the tenant list"),),
+    ),
+    # -- guarded writes (offered only with --allow-writes) -----------------------------------
+    UiAction(
+        "write.pin",
+        "P",
+        "pin",
+        "pin the turn as long-term memory (ttl -1), after a confirmation",
+        "Write",
+        BROWSE,
+        hint="pin",
+        hint_rank=10,
+        commands=(Command(("pin",), (), "pin the current turn as long-term memory"),),
+        priority=True,
+        writes=True,
+    ),
+    UiAction(
+        "write.set_ttl",
+        "E",
+        "set_ttl",
+        "give the turn a new ttl in seconds, after a confirmation",
+        "Write",
+        BROWSE,
+        commands=(Command(("set-ttl",), ("SECONDS",), "give the current turn a new ttl"),),
+        priority=True,
+        writes=True,
+    ),
+    UiAction(
+        "write.erase",
+        "X",
+        "erase_thread",
+        "erase the thread: delete every item of it, after a confirmation",
+        "Write",
+        BROWSE,
+        hint="erase",
+        hint_rank=11,
+        commands=(Command(("erase-thread",), (), "delete every item of the current thread"),),
+        priority=True,
+        writes=True,
+    ),
+    # -- the advisor -----------------------------------------------------------------------
+    UiAction(
+        "advise.run",
+        "r",
+        "run_advisor",
+        "check the container again (a new sample)",
+        "Advisor",
+        ADVISE,
+        hint="check again",
+        hint_rank=1,
+    ),
+    UiAction(
+        "browse.expiring",
+        "e",
+        "narrow_expiring",
+        "only the turns expiring within 1h, then 24h, 7d, all",
+        "Browse",
+        BROWSE,
+        commands=(
+            Command(("expiring",), ("1h|24h|7d|off",), "narrow the turns to those expiring"),
+        ),
+        priority=True,
+    ),
+    # -- lifecycle (TTL) ----------------------------------------------------------------
+    UiAction(
+        "ttl.scope",
+        "",
+        "app.switch_view('ttl')",
+        "the lifecycle of a tenant or thread (none: what browse has selected)",
+        "Lifecycle",
+        commands=(
+            Command(
+                ("ttl",),
+                ("[TENANT [THREAD]]",),
+                "lifecycle: TTL classes, forecast, soonest, long-term, idle, drift",
+            ),
+        ),
+        palette=False,
+    ),
+    UiAction(
+        "ttl.open",
+        "enter,l,right",
+        "open_in_browse",
+        "open the item or thread in browse",
+        "Lifecycle",
+        LIFECYCLE,
+        hint="open",
+        hint_rank=1,
+        priority=True,
+    ),
+    UiAction(
+        "ttl.container",
+        "f",
+        "forecast_container",
+        "count the whole container (a fan-out: asks first)",
+        "Lifecycle",
+        LIFECYCLE,
+        hint="whole container",
+        hint_rank=2,
+        priority=True,
+    ),
+    UiAction(
+        "ttl.reload",
+        "r",
+        "reload",
+        "count again, as of now",
+        "Lifecycle",
+        LIFECYCLE,
+        hint="reload",
+        hint_rank=8,
+        priority=True,
+    ),
+    UiAction(
+        "ttl.idle_gap",
+        "",
+        "idle_gap_prompt",
+        "set the idle gap (seconds) after which a resume starts a new episode",
+        "Lifecycle",
+        LIFECYCLE,
+        commands=(Command(("idle",), ("SECONDS",), "the idle gap (default 1800)"),),
+        palette=False,
     ),
     # -- hot tenants -----------------------------------------------------------------------
     UiAction(
@@ -365,6 +488,7 @@ class Registry:
 
     actions: tuple[UiAction, ...]
     keymap: dict[str, str] = field(default_factory=dict)
+    writes_allowed: bool = False  # the session's: write actions are offered only then
 
     def get(self, action_id: str) -> UiAction:
         for action in self.actions:
@@ -375,8 +499,11 @@ class Registry:
     def keys(self, action_id: str) -> str:
         return self.keymap.get(action_id) or self.get(action_id).keys
 
+    def offered(self, action: UiAction) -> bool:
+        return self.writes_allowed or not action.writes
+
     def for_view(self, view: str | None) -> list[UiAction]:
-        return [a for a in self.actions if a.applies_to(view)]
+        return [a for a in self.actions if a.applies_to(view) and self.offered(a)]
 
     def bindings(self, view: str | None, *, app_level: bool) -> list[Binding]:
         """Bindings for a view's screen (its own actions) or the app (everywhere ones)."""

@@ -241,9 +241,18 @@ class CosmemApp(App[None]):
         self._unsubscribe.append(lambda: gateway.set_confirmer(None))
         ledger_error = self._attach_ledger(session)
         source = "demo workspace" if session.is_demo else session.store.label
+        writes = session.writes is not None  # --allow-writes: offered, and shown in red
+        self.registry.writes_allowed = writes
         self.chrome = replace(
-            self.chrome, source=source, schema=session.schema_label, totals=gateway.totals()
+            self.chrome,
+            source=source,
+            schema=session.schema_label,
+            totals=gateway.totals(),
+            writes=writes,
         )
+        for screen in self.screens_by_view.values():
+            if screen.is_mounted:
+                screen.show_hints()
         self.session = session
         self.run_worker(self._fetch_container, group="container", exit_on_error=False)
         if session.notes:
@@ -363,8 +372,11 @@ class CosmemApp(App[None]):
                 self.exit()
             case ShowHelp():
                 self.action_help()
-            case SwitchView(name):
+            case SwitchView(name, args):
                 self.action_switch_view(name)
+                screen = self.screens_by_view.get(name)
+                if screen is not None:
+                    screen.open_with(args)  # a typed :NAME: what it names (or nothing)
             case _:
                 screen = self.screen
                 if isinstance(screen, ViewScreen):

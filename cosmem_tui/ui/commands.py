@@ -29,6 +29,7 @@ class ShowHelp:
 @dataclass(frozen=True)
 class SwitchView:
     view: str
+    args: tuple[str, ...] = ()  # what the view is asked to show (":ttl acme t1")
 
 
 @dataclass(frozen=True)
@@ -54,11 +55,47 @@ class SetWindow:
 
 
 @dataclass(frozen=True)
+class Pin:
+    pass
+
+
+@dataclass(frozen=True)
+class SetTtl:
+    seconds: int
+
+
+@dataclass(frozen=True)
+class EraseThread:
+    pass
+
+
+@dataclass(frozen=True)
+class NarrowExpiring:
+    within: int | None  # seconds; None: no narrowing
+
+
+EXPIRING_WORDS = {"1h": 3600, "24h": 86_400, "1d": 86_400, "7d": 604_800, "off": None}
+
+
+@dataclass(frozen=True)
 class Mistake:
     message: str
 
 
-Command = Quit | ShowHelp | SwitchView | ShowTenants | OpenTenant | OpenThread | SetWindow | Mistake
+Command = (
+    Quit
+    | ShowHelp
+    | SwitchView
+    | ShowTenants
+    | OpenTenant
+    | OpenThread
+    | Pin
+    | SetTtl
+    | EraseThread
+    | NarrowExpiring
+    | SetWindow
+    | Mistake
+)
 
 
 def parse_command(
@@ -88,6 +125,16 @@ def parse_command(
         return ShowHelp()
     if action.startswith("view.") and not args:
         return SwitchView(action.removeprefix("view."))
+    if action == "ttl.scope":
+        return (
+            SwitchView("ttl", tuple(args))
+            if len(args) <= 2
+            else Mistake(f"usage: :ttl [{label.upper()} [THREAD]]")
+        )
+    if action == "browse.expiring":
+        if len(args) != 1 or args[0].lower() not in EXPIRING_WORDS:
+            return Mistake("usage: :expiring 1h|24h|7d|off")
+        return NarrowExpiring(EXPIRING_WORDS[args[0].lower()])
     if action in ("browse.tenant", "browse.tenants", "browse.thread"):
         return _browse_command(action, args, label, schema, current_tenant)
     if action == "telemetry.window" and len(args) <= 1:
@@ -97,8 +144,24 @@ def parse_command(
             return SetWindow(Window.parse(args[0]))
         except ValueError as exc:
             return Mistake(one_line(str(exc), 80))
+    if action.startswith("write."):
+        return _write_command(action, args)
     usage = " or ".join(c.usage for c, _ in matches)
     return Mistake(f"usage: {usage}")
+
+
+def _write_command(action: str, args: list[str]) -> Command:
+    """``:pin``, ``:set-ttl SECONDS``, ``:erase-thread`` (offered only when writes are on)."""
+    if action == "write.set_ttl":
+        if len(args) != 1:
+            return Mistake("usage: :set-ttl SECONDS (-1 for never)")
+        try:
+            return SetTtl(int(args[0]))
+        except ValueError:
+            return Mistake(f"usage: :set-ttl SECONDS, a whole number, not {one_line(args[0], 20)}")
+    if args:
+        return Mistake(f"usage: :{'pin' if action == 'write.pin' else 'erase-thread'}")
+    return Pin() if action == "write.pin" else EraseThread()
 
 
 def _browse_command(

@@ -36,7 +36,8 @@ class ConfirmBudget(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(one_line(self.request.describe())), id="question")
-            yield Static(Text("y raise the budget and go on · n / esc stop here"), id="keys")
+            go = "go on" if self.request.reason else "raise the budget and go on"
+            yield Static(Text(f"y {go} · n / esc stop here"), id="keys")
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)

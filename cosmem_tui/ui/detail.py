@@ -9,7 +9,7 @@ from rich.text import Text
 
 from cosmem_tui.core.browse import TurnDetail
 from cosmem_tui.core.text import json_for_terminal, one_line, visible
-from cosmem_tui.model import MISSING, TtlState, Turn
+from cosmem_tui.model import MISSING, TtlClass, TtlState, Turn
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.rows import order_text
 
@@ -19,6 +19,16 @@ ROLE_STYLES = {
     "assistant": "bold #6cc38a",
     "system": "bold #c9a0ff",
     "tool": "bold #e5b454",
+}
+
+
+# The class line (ItemTtl.describe) in the colour of what the item does.
+CLASS_STYLES = {
+    TtlClass.SHORT: "bold yellow",
+    TtlClass.LONG: "bold green",
+    TtlClass.DEFAULT: "bold",
+    TtlClass.IGNORED: "bold",
+    TtlClass.INVALID: "bold yellow",
 }
 
 
@@ -37,6 +47,7 @@ def ttl_lines(turn: Turn, now: float) -> list[tuple[str, str]]:
     ttl = turn.ttl
     shown = ttl.raw_display
     reason = ttl.invalid_reason
+    headline = [(ttl.describe(now), CLASS_STYLES.get(ttl.ttl_class, "bold"))]
     if ttl.raw is MISSING:
         own = "no item ttl"
     elif reason is not None:
@@ -47,31 +58,30 @@ def ttl_lines(turn: Turn, now: float) -> list[tuple[str, str]]:
     written = f"last write (_ts) {utc(ttl.last_write)}"
     if ttl.state is TtlState.OFF:
         return [
+            *headline,
+            *flagged,
             (
                 "never expires: TTL is off on the container"
-                + (f" (item ttl {shown} is ignored)" if ttl.raw is not MISSING else ""),
+                + (f" (item ttl {shown} is ignored)" if ttl.raw is not MISSING else "")
+                + f" · {written}",
                 "dim",
             ),
-            *flagged,
-            (written, "dim"),
         ]
     default = f"container default {ttl.container_default}"
     if ttl.state is TtlState.NEVER:
         why = own if ttl.own == -1 else f"{own}; {default}"
-        return [(f"long-term: never expires ({why})", "green"), *flagged, (written, "dim")]
+        return [*headline, *flagged, (f"never expires ({why}) · {written}", "dim")]
     remaining = ttl.remaining(now) or 0.0
     source = own if ttl.own is not None else f"{own}; {default} applies"
     when = utc(ttl.expires_at)
     if remaining <= 0:
-        head = f"expired {format_duration(-remaining)} ago at {when} (hidden from new queries)"
-        style = "bold red"
+        at = f"expired {format_duration(-remaining)} ago, at {when}"
     else:
-        head = f"short-term: expires in {format_duration(remaining)} at {when}"
-        style = "bold yellow" if remaining <= 3600 else "yellow"
+        at = f"expires at {when}"
     return [
-        (head, style),
+        *headline,
         *flagged,
-        (f"ttl {ttl.effective}s ({source}), counted from the {written}", "dim"),
+        (f"{at}: ttl {ttl.effective}s ({source}), counted from the {written}", "dim"),
     ]
 
 

@@ -40,6 +40,8 @@ SCOPE_SHORT = {
     "prefix": "prefix",
     "range": "range",
     "cross-partition": "fan-out",
+    "metrics": "metrics",
+    "logs": "logs",
 }
 
 # Narrow terminals drop the activity id first and the cause last: why a request was
@@ -73,6 +75,12 @@ def status_cell(record: RequestCharge) -> Cell:
     return outcome, ""
 
 
+def _charge_cell(record: RequestCharge) -> Cell:
+    if record.unit != "RU":  # a monitoring call: billed per call, no RU
+        return record.unit, "dim"
+    return f"{record.request_units:,.1f}", "dim" if record.simulated else ""
+
+
 def record_cells(record: RequestCharge) -> list[Cell]:
     retry = f" (try {record.attempt})" if record.attempt > 1 else ""
     return safe_cells(
@@ -80,7 +88,7 @@ def record_cells(record: RequestCharge) -> list[Cell]:
             (f"{record.seq:,}", "dim"),
             (clock_of_day(record.at), "dim"),
             status_cell(record),
-            (f"{record.request_units:,.1f}", "dim" if record.simulated else ""),
+            _charge_cell(record),
             (f"{record.duration_ms:,.0f}", "dim"),
             (SCOPE_SHORT.get(record.scope.value, record.scope.value), "dim"),
             (record.operation + retry, ""),
@@ -140,6 +148,9 @@ def summary_lines(snapshot: LedgerSnapshot, width_hint: int = 0) -> list[str]:
         extra.append(f"{t.throttled:,}×429")
     if t.cancelled:
         extra.append(f"{t.cancelled:,} cancelled")
+    if t.monitor_calls:
+        throttled = f", {t.monitor_throttled:,} throttled" if t.monitor_throttled else ""
+        extra.append(f"{t.monitor_calls:,} monitor calls{throttled}")
     first = f"{t.requests:,} requests · {t.request_units:,.1f} {unit}{budget}"
     if extra:
         first += " · " + " · ".join(extra)

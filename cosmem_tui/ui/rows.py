@@ -7,16 +7,17 @@ cell may reach the terminal without ``core.text`` escaping, whichever field it s
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.text import one_line
+from cosmem_tui.core.turn_gaps import Gap, find_gaps
 from cosmem_tui.core.turn_window import TurnWindow
-from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlState, Turn
+from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlClass, TtlState, Turn
 from cosmem_tui.model.telemetry import HotKeysReport
-from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 SOON = 3600  # "expires within the hour" is what support gets asked about
@@ -271,18 +272,19 @@ def preview(turn: Turn) -> str:
 
 
 def expires_cell(turn: Turn, now: float) -> Cell:
+    """When the item goes (``ItemTtl.when``), toned; ``⚠`` when its own ttl is invalid."""
     ttl = turn.ttl
+    text = ttl.when(now)
     if ttl.state is TtlState.OFF:
-        return "ttl off", "dim"  # any item ttl is ignored anyway: nothing to flag here
+        return text, "dim"  # any item ttl is ignored anyway: nothing to flag here
     tone: Tone
+    if text == "expired":
+        return text, "bad"
     if ttl.state is TtlState.NEVER:
-        text, tone = "never", "good"
+        tone = "good"
     else:
-        remaining = ttl.remaining(now) or 0
-        if remaining <= 0:
-            return "expired", "bad"
-        text, tone = format_duration(remaining), "warn" if remaining <= SOON else ""
-    if ttl.invalid_reason is not None:
+        tone = "warn" if (ttl.remaining(now) or 0) <= SOON else ""
+    if ttl.ttl_class is TtlClass.INVALID:
         # The item asks for a lifetime (ttl "3600") that is ignored: this is the default's.
         return f"⚠ {text}", "warn"
     return text, tone
@@ -305,7 +307,16 @@ def turn_cells(turn: Turn, now: float, position: int | None = None) -> list[Cell
 
 
 class TurnRows:
-    def __init__(self, window: TurnWindow, clock: Clock, *, positional: bool = False) -> None:
+    """A thread's turns (window rows), with a marker row where the turn numbers jump.
+
+    Rows are *display* rows: the window's rows plus one marker before each gap
+    (``core/turn_gaps.py``) when ``gaps`` is on (integer orders). ``window_index`` and
+    ``display_index`` translate; a marker has no window index.
+    """
+
+    def __init__(
+        self, window: TurnWindow, clock: Clock, *, positional: bool = False, gaps: bool = False
+    ) -> None:
         self.window = window
         self.clock = clock
         # Schemas ordered by a time (created_at, sort_key…) number their rows instead:
@@ -314,19 +325,64 @@ class TurnRows:
         # from the newest end count back from it (-1 = newest): their place from the
         # oldest is not known yet, and a count from the end does not shift.
         self.positional = positional
+        self.gaps_on = gaps
+        self.gaps: list[Gap] = []
+        self._befores: list[int] = []  # window index of the row after each gap
+        self._markers: list[int] = []  # display index of each marker
+        self.refresh_gaps()
+
+    def refresh_gaps(self) -> None:
+        """Find the gaps again (pages arrived: runs grew or merged)."""
+        self.gaps = find_gaps(self.window) if self.gaps_on else []
+        self._befores = [g.before for g in self.gaps]
+        self._markers = [g.before + k for k, g in enumerate(self.gaps)]
 
     def __len__(self) -> int:
-        return len(self.window)
+        return len(self.window) + len(self.gaps)
+
+    def display_index(self, index: int) -> int:
+        """Where window row ``index`` is shown."""
+        return index + bisect.bisect_right(self._befores, index)
+
+    def window_index(self, display: int) -> int | None:
+        """The window row shown at ``display`` (None: a gap marker)."""
+        k = bisect.bisect_left(self._markers, display)
+        if k < len(self._markers) and self._markers[k] == display:
+            return None
+        return display - k
+
+    def gap_at(self, display: int) -> Gap | None:
+        k = bisect.bisect_left(self._markers, display)
+        if k < len(self._markers) and self._markers[k] == display:
+            return self.gaps[k]
+        return None
+
+    def turn_at(self, display: int) -> Turn | None:
+        index = self.window_index(display)
+        return self.window.get(index) if index is not None else None
 
     def row(self, index: int) -> list[Cell] | None:
-        turn = self.window.get(index)
+        gap = self.gap_at(index)
+        if gap is not None:
+            return safe_cells([("⋯", "warn"), ("", ""), ("", ""), (gap.describe(), "warn")])
+        window_index = self.window_index(index)
+        assert window_index is not None
+        turn = self.window.get(window_index)
         if turn is None:
             return None
-        number = self.window.number(index) if self.positional else None
+        number = self.window.number(window_index) if self.positional else None
         return turn_cells(turn, self.clock.now(), number)
 
     def search_text(self, index: int) -> str | None:
-        turn = self.window.get(index)
+        turn = self.turn_at(index)
         if turn is None:
-            return None
+            return None  # not loaded, or a marker: a text filter keeps turns only
         return " ".join([turn.item_id, turn.kind, *(m.text for m in turn.messages)])
+
+    def expiring_within(self, index: int, seconds: int) -> bool:
+        """Is the row a loaded turn that expires within ``seconds`` from now?"""
+        turn = self.turn_at(index)
+        if turn is None or not turn.ttl.expires:
+            return False
+        remaining = turn.ttl.remaining(self.clock.now()) or 0
+        return 0 < remaining <= seconds

@@ -67,17 +67,18 @@ class HotKeyReports(Protocol):
 
 def throughput_of(session: Session | None) -> ThroughputReports | None:
     """The session's throughput service; None without telemetry (no --resource-id)."""
-    if session is None:
-        return None
-    service: ThroughputReports | None = session.services.get("throughput")
-    return service
+    return session.throughput if session is not None else None
 
 
 def hot_keys_of(session: Session | None) -> HotKeyReports | None:
-    if session is None:
-        return None
-    service: HotKeyReports | None = session.services.get("hot_keys")
-    return service
+    return session.hot_keys if session is not None else None
+
+
+def forget_answers(session: Session | None) -> None:
+    """``ctrl+r``: the next refresh asks the source again instead of reusing answers."""
+    reader = session.telemetry if session is not None else None
+    if reader is not None:
+        reader.forget()
 
 
 def concerns(problem: TelemetryProblem, kind: str, names: Iterable[str]) -> bool:

@@ -19,7 +19,7 @@ from cosmem_tui.model.telemetry import HotKeysReport, TelemetryAbout, Throughput
 from cosmem_tui.ui.commands import Mistake, SetWindow, parse_command
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.refresh import RefreshLoop
-from cosmem_tui.ui.telemetry import is_unconfigured, next_window
+from cosmem_tui.ui.telemetry import forget_answers, is_unconfigured, next_window
 from cosmem_tui.ui.view import ViewScreen
 
 R = TypeVar("R", ThroughputReport, HotKeysReport)
@@ -167,6 +167,7 @@ class TelemetryScreen(ViewScreen, Generic[R]):
 
     def action_refresh_now(self) -> None:
         if self.source() is not None:
+            forget_answers(self.session)  # asked for now: not an answer kept from before
             self.loop.refresh_now()
 
     def run_view_command(self, line: str) -> None:

@@ -190,6 +190,11 @@ class ViewScreen(Screen[None]):
     def action_last(self) -> None:
         self.move("last")
 
+    def open_with(self, args: tuple[str, ...]) -> None:
+        """``:NAME ARGS``: what the view was asked to show (views without arguments say so)."""
+        if args:
+            self.set_status(f":{self.VIEW} takes no arguments", error=True)
+
     def run_view_command(self, line: str) -> None:
         """A ``:`` command the app did not handle itself (the view's own, or a mistake)."""
         from cosmem_tui.ui.commands import Mistake, parse_command

@@ -42,6 +42,18 @@ def _requests() -> Screen[None]:
     return RequestsScreen()
 
 
+def _advise() -> Screen[None]:
+    from cosmem_tui.ui.advise import AdviseScreen
+
+    return AdviseScreen()
+
+
+def _lifecycle() -> Screen[None]:
+    from cosmem_tui.ui.lifecycle import LifecycleScreen
+
+    return LifecycleScreen()
+
+
 def _throughput() -> Screen[None]:
     from cosmem_tui.ui.throughput import ThroughputScreen
 
@@ -86,6 +98,22 @@ VIEWS: tuple[ViewSpec, ...] = (
         _hot,
         frozenset({"hot_keys"}),
         "which tenant spends the RU: keys by RU with their shares, live",
+    ),
+    ViewSpec(
+        "advise",
+        "Advisor",
+        "A",
+        _advise,
+        frozenset({"memory", "advisor"}),
+        "the container advisor: findings with rule, severity, evidence and fix",
+    ),
+    ViewSpec(
+        "ttl",
+        "Lifecycle",
+        "L",
+        _lifecycle,
+        frozenset({"memory"}),
+        "what expires, when and why: TTL classes, forecast, soonest, long-term, idle, drift",
     ),
 )
 

@@ -256,6 +256,35 @@ async def test_every_request_is_charged_through_the_gateway(backend: Backend) ->
     assert totals.request_units >= sum(r.request_units for r in records)
 
 
+async def test_sample_shapes_measure_items_without_returning_them(backend: Backend) -> None:
+    """The advisor's sample: sizes, vectors (top level and nested), messages and ttl,
+    measured by the store, the same on every backend."""
+    nested = [{"role": "user", "content": "hi", "embedding": EMBEDDING}]
+    items = [
+        *lab_items(),
+        exchange("acme", "t3", 0, ttl="3600", messages=nested),
+        exchange("acme", "t3", 1, vector=["not", "numbers"]),
+    ]
+    store = await backend.make_store(items, schema=LAB, default_ttl=-1)
+    shapes = await store.sample_shapes(50, max_request_units=1000)
+    by_id = {s.id: s for s in shapes}
+    assert set(by_id) == {i["id"] for i in items}  # every visible item, each once
+    assert by_id["t1-1"].vectors == (("/embedding", 4),)
+    assert by_id["t3-0"].vectors == (("/messages/0/embedding", 4),)
+    assert by_id["t3-1"].vectors == ()  # an array of strings is no embedding
+    assert by_id["t1-0"].ttl == 3600 and by_id["t1-2"].ttl is MISSING
+    assert by_id["t3-0"].ttl == "3600"  # kept as stored: a string stays a string
+    assert by_id["t1-0"].partition_key == ("acme", "t1")
+    assert by_id["t1-0"].messages == 2 and by_id["g1-a"].created == "2026-11-29T10:00:00Z"
+    assert by_id["t1-3"].kind == "summary" and by_id["t1-0"].kind is MISSING
+    sizes = {i: s.size for i, s in by_id.items()}
+    assert all(size is not None and 200 < size < 2000 for size in sizes.values())
+    assert (sizes["t1-1"] or 0) > (sizes["t1-0"] or 0)  # the embedding counts in its size
+    assert all(r.operation == "sample-shapes" for r in store.gateway.records()[-1:])
+    capped = await store.sample_shapes(3, max_request_units=1000)
+    assert len(capped) == 3
+
+
 def test_order_key_follows_cosmos_type_order() -> None:
     values = [MISSING, None, False, True, -1, 2.5, 3, "", "a", [1], {"a": 1}]
     assert [order_key(v)[0] for v in values] == sorted(order_key(v)[0] for v in values)

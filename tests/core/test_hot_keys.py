@@ -34,10 +34,10 @@ def table(name: LogName, *rows: tuple[Any, ...]) -> LogTable:
 
 USAGE = table(
     LogName.KEY_USAGE,
-    # Key, Partition, Partitions, RU, PeakRUps, Keys
-    ('["contoso"]', "2", 2, 6300.0, 950.0, 5),
-    ('["fabrikam"]', "1", 1, 2000.0, 120.0, 5),
-    ("[42]", "2", 1, 1000.0, 80.0, 5),  # a numeric tenant stays a number
+    # Key, Partition, Partitions, RU, PeakRUps, PartitionRU, PartitionPeakRUps, Keys
+    ('["contoso"]', "2", 2, 6300.0, 1200.0, 5800.0, 950.0, 5),
+    ('["fabrikam"]', "1", 1, 2000.0, 120.0, 2000.0, 120.0, 5),
+    ("[42]", "2", 1, 1000.0, 80.0, 1000.0, 80.0, 5),  # a numeric tenant stays a number
 )
 PARTITIONS = table(
     LogName.PARTITION_USAGE,
@@ -95,8 +95,10 @@ async def test_rows_and_shares():
     contoso = report.rows[0]
     assert report.total_ru == 10_000.0  # the container's RU: the partitions' sum
     assert contoso.share == 0.63
-    # 4,000 RU/s over the four ranges the metrics know (not the two in the logs)
+    # its busiest second on partition 2 alone (950, not 1,200 over both partitions)
+    # against 4,000 RU/s over the four ranges the metrics know (not the two in the logs)
     assert contoso.partition_share == 950.0 / 1000.0
+    assert contoso.peak_ru_s == 1200.0 and contoso.partition_ru == 5800.0
     assert (contoso.partition, contoso.partitions) == ("2", 2)
     assert contoso.throttled == 42 and contoso.storage_kb == 2_500_000
     fabrikam = report.rows[1]
@@ -110,7 +112,7 @@ async def test_rows_and_shares():
     assert report.keys_total == 5
     assert report.caveats[0] == "top 3 of 5 keys by RU"
     assert (
-        report.headline == "contoso = 79 % of RU on partition 2, 63 % of the container's RU in 15m"
+        report.headline == "contoso = 72 % of RU on partition 2, 63 % of the container's RU in 15m"
     )
     assert report.data_as_of == NOW - 40
     assert "logs lag 20 s – 3 min behind the requests: data as of 07:59:50 UTC" in report.caveats

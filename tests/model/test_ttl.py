@@ -39,7 +39,7 @@ def test_container_ttl_off_means_nothing_expires(raw, ts):
     ttl = resolve_ttl(raw, ts, None)
     assert ttl.state is TtlState.OFF
     assert ttl.expires_at is None and ttl.effective is None
-    assert ttl.ttl_class is TtlClass.LONG
+    assert ttl.ttl_class is (TtlClass.DEFAULT if raw is MISSING else TtlClass.IGNORED)
     if raw is not MISSING:
         assert any("ignored" in p for p in ttl.problems)
 

@@ -25,6 +25,11 @@
  *   7. a query the engine cannot run (DISTINCT, GROUP BY, OFFSET/LIMIT, a subquery in
  *      FROM) is refused with 400 at once, as the engine would refuse it — but without
  *      its failing parse, which takes seconds on a long query.
+ *   8. a container read asking for statistics (x-ms-documentdb-populatepartitionstatistics)
+ *      answers them in the body — per partition key range its size, document count and
+ *      largest keys — and one asking for quota info (x-ms-documentdb-populatequotainfo)
+ *      gets the x-ms-resource-usage header (stock: both ignored). Sizes are the items'
+ *      JSON lengths: the shapes are the service's, the numbers only plausible.
  *
  * Known and left as is (the console never relies on them): DISTINCT, GROUP BY and
  * OFFSET/LIMIT are rejected by the query engine (400); prefix hierarchical-key
@@ -88,8 +93,9 @@ function headerKey(req) {
 
 // -- TTL (shim 5) --------------------------------------------------------------------
 
+// The service accepts -1 and 1..2147483647 (Int32 max); anything else is as if absent.
 function validItemTtl(ttl) {
-  return Number.isInteger(ttl) && (ttl === -1 || ttl >= 1);
+  return Number.isInteger(ttl) && (ttl === -1 || (ttl >= 1 && ttl <= 2147483647));
 }
 
 function expiresAt(doc, defaultTtl) {
@@ -272,6 +278,72 @@ function patchHandlers() {
     });
 }
 
+// -- storage statistics of a container read (shim 8) ------------------------------------
+
+const STATS_HEADER = "x-ms-documentdb-populatepartitionstatistics";
+const QUOTA_HEADER = "x-ms-documentdb-populatequotainfo";
+const TOP_KEYS = 3; // the service reports the three largest keys of a range …
+const KEY_SHARE = 0.01; // … that hold at least 1 % of its documents
+
+const asked = (req, name) => String(req.headers[name] || "").toLowerCase() === "true";
+
+function storage(collection) {
+  const documents = collection.documents;
+  documents._purgeExpired();
+  const keys = new Map();
+  let bytes = 0;
+  let count = 0;
+  for (const item of documents._data.values()) {
+    const doc = item.read();
+    if (!doc) continue;
+    const size = Buffer.byteLength(JSON.stringify(doc));
+    const key = documents._getPartition(doc);
+    const entry = keys.get(key) || { bytes: 0, count: 0 };
+    entry.bytes += size;
+    entry.count += 1;
+    keys.set(key, entry);
+    bytes += size;
+    count += 1;
+  }
+  return { keys, bytes, count };
+}
+
+function patchContainerRead() {
+  const kb = n => Math.ceil(n / 1024);
+  load(PKG, "handler/read-collection").default = (account, req, res, { dbId, collId }) => {
+    const collection = account.database(dbId).collection(collId);
+    const coll = collection.read();
+    if (!coll) {
+      res.statusCode = 404;
+      return {};
+    }
+    res.setHeader("x-ms-documentdb-collection-index-transformation-progress", "-1");
+    const stats = asked(req, STATS_HEADER);
+    if (!stats && !asked(req, QUOTA_HEADER)) return coll;
+    const { keys, bytes, count } = storage(collection);
+    if (asked(req, QUOTA_HEADER)) {
+      res.setHeader(
+        "x-ms-resource-usage",
+        `functions=0;storedProcedures=0;triggers=0;documentSize=${Math.ceil(bytes / 1048576)};` +
+          `documentsSize=${kb(bytes)};documentsCount=${count};collectionSize=${kb(bytes)};`
+      );
+      res.setHeader("x-ms-resource-quota", "functions=25;storedProcedures=100;triggers=25;" +
+        "documentSize=10240;documentsSize=10485760;documentsCount=-1;collectionSize=10485760;");
+    }
+    if (!stats) return coll;
+    const largest = [...keys.entries()]
+      .filter(([, entry]) => entry.count >= count * KEY_SHARE)
+      .sort((a, b) => b[1].bytes - a[1].bytes)
+      .slice(0, TOP_KEYS)
+      .map(([key, entry]) => ({ partitionKey: JSON.parse(key), sizeInKB: kb(entry.bytes) }));
+    // One physical partition: every key lives in range "0".
+    const statistics = [
+      { id: "0", sizeInKB: kb(bytes), documentCount: count, partitionKeys: largest }
+    ];
+    return { ...coll, statistics };
+  };
+}
+
 // -- ORDER BY with undefined values (shim 6) ---------------------------------------------
 
 function patchQueryEngine() {
@@ -319,6 +391,7 @@ function main() {
   const args = parseArgs(process.argv.slice(2));
   patchDocuments();
   patchHandlers();
+  patchContainerRead();
   patchQueryEngine();
   // Loaded only now: the router captures the handler functions when it is built.
   const server = load(PKG, "index");

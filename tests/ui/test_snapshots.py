@@ -72,3 +72,26 @@ async def test_request_ledger(svg_snapshot, make_app, demo_path, size):
         await pilot.press("slash", *"browse: open", "enter")
         await settle(pilot)
         assert normalise(app.export_screenshot()) == svg_snapshot
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_advisor_view(svg_snapshot, make_app, demo_path, size):
+    """The advisor on the demo: findings worst first, the first one's evidence and fix."""
+    app = make_app(demo_path)
+    async with app.run_test(size=SIZES[size]) as pilot:
+        await settle(pilot)
+        await pilot.press("A")
+        await settle(pilot)
+        assert normalise(app.export_screenshot()) == svg_snapshot
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_lifecycle_view(svg_snapshot, make_app, demo_path, size):
+    """:ttl following browse: the first tenant's TTL classes, forecast and lists."""
+    app = make_app(demo_path)
+    async with app.run_test(size=SIZES[size]) as pilot:
+        await settle(pilot)
+        for key in ("enter", "L"):
+            await pilot.press(key)
+            await settle(pilot)
+        assert normalise(app.export_screenshot()) == svg_snapshot

@@ -119,6 +119,7 @@ def usage(name: str, ru: float, **extra) -> KeyUsage:  # type: ignore[no-untyped
         share=ru / 1000,
         partition="0",
         partitions=1,
+        partition_ru=ru,
         partition_share=None,
         throttled=None,
         storage_kb=None,

@@ -9,7 +9,8 @@ The client is configured so that the console, not the SDK, owns retrying:
   request once; ``calls.CosmosCalls`` retries after the shared hold-off instead.
 * **no connection-level retries** either (``retry_connect`` / ``retry_read`` 0): a dead
   endpoint fails at once and the call's deadline (``asyncio.timeout``) is the real one.
-* a response hook that turns every HTTP response into a ledger record (``wire``).
+* a response hook that turns every HTTP response into a ledger record (``wire``), and a
+  request hook that refuses any write verb not declared as a write (``wire.on_request``).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class CosmosAccount:
             connection_timeout=settings.timeout_s,
             read_timeout=settings.timeout_s,
             raw_response_hook=wire.on_response,
+            raw_request_hook=wire.on_request,  # no undeclared write ever leaves
             user_agent_suffix=f"cosmem/{__version__}",
             **options,
         )

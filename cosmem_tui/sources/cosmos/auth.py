@@ -61,7 +61,16 @@ def build_credential(settings: CosmosSettings, notice: Notice) -> Any:
     if settings.auth in (AuthMode.KEY, AuthMode.CONNECTION_STRING):
         assert settings.key is not None
         return settings.key
-    if settings.auth is AuthMode.DEVICE_CODE:
+    return build_token_credential(settings.auth, notice)
+
+
+def build_token_credential(auth: AuthMode, notice: Notice) -> Any:
+    """An async Entra ID credential: by device code when asked, else the default chain.
+
+    Azure Monitor takes only tokens, so a session that reads Cosmos with a key still
+    signs in this way for metrics and logs.
+    """
+    if auth is AuthMode.DEVICE_CODE:
         from azure.identity import DeviceCodeCredential
 
         # The sign-in goes to the directory the user names (docs: set AZURE_TENANT_ID),

@@ -31,7 +31,7 @@ from cosmem_tui.model import Scope
 from cosmem_tui.sources.cosmos import wire
 from cosmem_tui.sources.cosmos.failures import translate
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
-from cosmem_tui.sources.errors import RequestTimedOut, Throttled
+from cosmem_tui.sources.errors import RequestTimedOut, Throttled, WritesNotAllowed
 from cosmem_tui.sources.gateway import Gateway
 
 T = TypeVar("T")
@@ -83,9 +83,17 @@ class CosmosCalls:
         remaining_ru: float | None = None,
         not_found: str | None = None,
         budgeted: bool = True,
+        write: bool = False,
     ) -> T:
-        """Run ``send`` (which makes SDK requests) as one call; see the module docstring."""
+        """Run ``send`` (which makes SDK requests) as one call; see the module docstring.
+
+        ``write``: the call changes data. Refused unless the session allows writes, and
+        only its requests may carry a write verb (``wire.on_request``). After a 429 it is
+        tried again like any call: a throttled write was not executed, and it goes
+        If-Match, so it can never apply twice."""
         gateway = self.gateway
+        if write:
+            gateway.check_write(operation, target)
         if budgeted:
             await gateway.admit(
                 operation,
@@ -108,7 +116,15 @@ class CosmosCalls:
                             await stack.enter_async_context(gateway.background_slot())
                         await stack.enter_async_context(gateway.hold_off.turn())
                         binding = wire.Binding(
-                            gateway, operation, scope, target, call_id, attempt, background, cause
+                            gateway,
+                            operation,
+                            scope,
+                            target,
+                            call_id,
+                            attempt,
+                            background,
+                            cause,
+                            write=write,
                         )
                         pending = binding
                         with wire.bind(binding):
@@ -118,7 +134,7 @@ class CosmosCalls:
                                 raise
                             except Exception as exc:
                                 pending = None
-                                if not _answered(exc):
+                                if not _answered(exc) and not isinstance(exc, WritesNotAllowed):
                                     binding.no_answer(cancelled=False)
                                 error = translate(exc, self.settings, not_found=not_found)
                                 if error is None:

@@ -22,6 +22,7 @@ from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings, redact
 from cosmem_tui.sources.cosmos.wire import retry_after_ms
 from cosmem_tui.sources.errors import (
     BadRequest,
+    Conflict,
     ConnectionFailed,
     Forbidden,
     NotFound,
@@ -99,6 +100,10 @@ def from_response(
         )
     if status == 408:
         return RequestTimedOut(f"408 request timeout: {account} did not finish the request")
+    if status == 412:
+        return Conflict(
+            "412 precondition failed: the item changed after it was read; nothing was written"
+        )
     if status == 400:
         return BadRequest(f"400 bad request: {first_line(exc.message)}")
     return StoreError(f"{status} from {account}: {first_line(exc.message)}", status=status)

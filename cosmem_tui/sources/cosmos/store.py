@@ -28,26 +28,35 @@ from cosmem_tui.model import (
     MISSING,
     ContainerProperties,
     Item,
+    ItemShape,
     JsonValue,
     Key,
     KeyCounts,
     KeyPage,
     Page,
+    PartitionKeyDefinition,
     Scope,
     Thread,
     ThreadRef,
     TtlState,
     resolve_ttl,
 )
+from cosmem_tui.model.telemetry import ContainerStorage
 from cosmem_tui.schemas import FieldPath, Granularity, Schema, SchemaError
 from cosmem_tui.sources.cosmos.account import CosmosAccount
 from cosmem_tui.sources.cosmos.calls import CosmosCalls, Parameters, Route
 from cosmem_tui.sources.cosmos.container import check_schema_fits, container_properties
+from cosmem_tui.sources.cosmos.lifecycle import LifecycleQueries
 from cosmem_tui.sources.cosmos.listing import KeyLister, Strategy
+from cosmem_tui.sources.cosmos.region import write_region
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
+from cosmem_tui.sources.cosmos.shapes import shape_from_row, shape_projection
 from cosmem_tui.sources.cosmos.sql import object_of, prop, render
+from cosmem_tui.sources.cosmos.storage import container_storage
+from cosmem_tui.sources.cosmos.ttl_sql import expiring_condition
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.shapes import ShapeSpec, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
 
 _TOKEN_PREFIX = "C1."
@@ -85,27 +94,59 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
             + [f"{prop(path)} = @th{i}" for i, path in enumerate(_unkeyed_thread_paths(schema))]
         ),
         "order": prop(schema.order.path) if schema.order is not None else prop("/id"),
+        # Lifecycle lists: the key fields, the kind field, _ts and ttl (ttl_rows*.sql).
+        "lifecycle_projection": object_of(
+            [
+                "id",
+                *thread_tops,
+                *([schema.tenant.top] if schema.tenant is not None else []),
+                *([schema.kind.top] if schema.kind is not None else []),
+                "_ts",
+                "ttl",
+            ]
+        ),
         "since_where": "",  # key listings: filled with the _ts filter of a reload
         "since_and": "",
     }
     if schema.tenant is not None:
         slots["tenant"] = prop(schema.tenant)
+    # The advisor's sample and an erase's listing; the store refines {{shape}} with the
+    # vector paths the container's policy declares once it has read the container.
+    key_paths = [FieldPath.parse(p) for p in schema.partition_key]
+    slots["shape"] = shape_projection(shape_spec(schema, _keyed_by(schema)))
+    slots["item_ref"] = item_reference(key_paths)
     return slots
 
 
-def expiring_condition(default_ttl: int | None) -> str:
-    """SQL that is true for an item whose effective ttl is positive (it will expire)."""
-    ttl = 'c["ttl"]'
-    valid = f"(IS_NUMBER({ttl}) AND {ttl} = FLOOR({ttl}))"
-    if default_ttl is None:
-        return "false"  # TTL off: nothing expires, an item's ttl is ignored
-    if default_ttl == -1:
-        return f"({valid} AND {ttl} > 0)"  # only items with their own positive ttl
-    return f"NOT ({valid} AND {ttl} = -1)"  # all but items pinned with ttl -1
+def _keyed_by(schema: Schema) -> ContainerProperties:
+    """A container as the schema expects it (its key; no policies known yet)."""
+    paths = tuple(schema.partition_key)
+    kind = "MultiHash" if len(paths) > 1 else "Hash"
+    return ContainerProperties("", "", PartitionKeyDefinition(paths, kind), None)
+
+
+def item_reference(key_paths: Sequence[FieldPath]) -> str:
+    """The ``{{item_ref}}`` slot: what an erase needs of each item (never its content)."""
+    entries = ['"id": c["id"]', '"etag": c["_etag"]', '"ttl": c["ttl"]']
+    entries += [f'"pk{i}": {prop(p)}' for i, p in enumerate(key_paths)]
+    return "{" + ", ".join(entries) + "}"
 
 
 def _unkeyed_thread_paths(schema: Schema) -> list[FieldPath]:
     return [p for p in schema.thread_paths if p.text not in schema.partition_key]
+
+
+def thread_parameters(schema: Schema, ref: ThreadRef) -> tuple[dict[str, Any], ...]:
+    """The @parameters of ``{{partition_filter}}`` for one thread."""
+    values = schema.partition_key_for(ref)
+    parameters = tuple({"name": f"@pk{i}", "value": v} for i, v in enumerate(values))
+    by_path = dict(
+        zip((p.text for p in schema.thread_paths), schema.thread_values(ref), strict=True)
+    )
+    return parameters + tuple(
+        {"name": f"@th{i}", "value": by_path[p.text]}
+        for i, p in enumerate(_unkeyed_thread_paths(schema))
+    )
 
 
 def _encode_token(direction: str, token: str) -> str:
@@ -129,7 +170,7 @@ def _number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-class CosmosStore:
+class CosmosStore(LifecycleQueries):
     """Reads one container. Exposes no write operations: the console is read-only."""
 
     def __init__(
@@ -268,6 +309,41 @@ class CosmosStore:
             self._slots["expiring"] = expiring_condition(self._props.default_ttl)
         return self._props
 
+    async def account_region(self) -> str | None:
+        """The account's first write region, as region hosts spell it ("eastus"): where
+        Azure Monitor's regional metrics host for it lives (one account read)."""
+
+        async def read() -> Any:
+            await self._account.enter()
+            # azure.cosmos.aio exposes the account read only under this name
+            return await self._account.client._get_database_account()
+
+        account = await self._calls.call(
+            "read-account", Scope.METADATA, self._settings.account, read, budgeted=False
+        )
+        return write_region(getattr(account, "WritableLocations", None) or [])
+
+    async def range_storage(self, *, background: bool = False) -> ContainerStorage:
+        """Storage per physical partition and the container's totals, from one container
+        read with statistics and quota info (no Log Analytics needed)."""
+        settings = self._settings
+
+        async def read() -> tuple[dict[str, Any], dict[str, Any]]:
+            await self._account.enter()
+            body = await self._container.read(
+                populate_partition_key_range_statistics=True, populate_quota_info=True
+            )
+            return dict(body), dict(body.get_response_headers())
+
+        body, headers = await self._calls.call(
+            "read-storage",
+            Scope.METADATA,
+            f"{settings.database}/{settings.container}",
+            read,
+            background=background,
+        )
+        return container_storage(body, headers)
+
     async def _explain_missing_container(self) -> None:
         """A 404 on the container: say whether the database itself is missing."""
         settings = self._settings
@@ -310,9 +386,12 @@ class CosmosStore:
         target: str,
         parameters: Parameters = (),
         background: bool = False,
+        slots: Mapping[str, str] | None = None,
     ) -> AsyncIterator[Any]:
-        """Every row of a query; ``route`` None: each physical range in turn (explicitly)."""
-        query = render(name, self._slots)
+        """Every row of a query; ``route`` None: each physical range in turn (explicitly).
+
+        ``slots``: fragments this one query adds to the schema's (lifecycle conditions)."""
+        query = render(name, {**self._slots, **slots} if slots else self._slots)
         routes: Sequence[Route]
         if route is None:
             ranges = await self._calls.feed_ranges(background=background)
@@ -495,19 +574,7 @@ class CosmosStore:
     # -- turns ----------------------------------------------------------------------------
 
     def _turn_parameters(self, ref: ThreadRef) -> tuple[dict[str, Any], ...]:
-        values = self._schema.partition_key_for(ref)
-        parameters = tuple({"name": f"@pk{i}", "value": v} for i, v in enumerate(values))
-        by_path = dict(
-            zip(
-                (p.text for p in self._schema.thread_paths),
-                self._schema.thread_values(ref),
-                strict=True,
-            )
-        )
-        return parameters + tuple(
-            {"name": f"@th{i}", "value": by_path[p.text]}
-            for i, p in enumerate(_unkeyed_thread_paths(self._schema))
-        )
+        return thread_parameters(self._schema, ref)
 
     async def page_turns(
         self,
@@ -595,6 +662,52 @@ class CosmosStore:
                 )
                 kept.extend(self._item(row) for row in page.rows if isinstance(row, Mapping))
         return kept[:limit]
+
+    async def sample_shapes(self, limit: int, *, max_request_units: float) -> list[ItemShape]:
+        """Shapes of recent items (projected), the limit shared out over the ranges."""
+        if limit < 1:
+            raise ValueError(f"sample size must be at least 1, got {limit}")
+        props = await self.container_properties()
+        spec = shape_spec(self._schema_or_none, props)
+        query = render("sample_shapes", {"shape": shape_projection(spec)})
+        kept: dict[tuple[str, str], ItemShape] = {}
+        with self.gateway.meter() as meter:
+            ranges = await self._calls.feed_ranges(background=True)
+            full: dict[int, int] = {}  # ranges that gave all they were asked: maybe more
+            for done, feed_range in enumerate(ranges):
+                if len(kept) >= limit or (kept and meter.request_units >= max_request_units):
+                    break
+                # An even share of what is left per range, so one range cannot fill it.
+                quota = -(-(limit - len(kept)) // (len(ranges) - done))
+                rows = await self._shape_rows(query, spec, feed_range, quota, limit)
+                if len(rows) >= quota:
+                    full[done] = quota
+                for row in rows:
+                    kept.setdefault((row.id, json.dumps(row.partition_key)), row)
+            # Ranges with fewer items left room: ask the full ones for more (newest first
+            # again, so their first rows repeat and are skipped).
+            for index, asked in full.items():
+                if len(kept) >= limit or meter.request_units >= max_request_units:
+                    break
+                more = asked + limit - len(kept)
+                rows = await self._shape_rows(query, spec, ranges[index], more, limit)
+                for row in rows:
+                    kept.setdefault((row.id, json.dumps(row.partition_key)), row)
+        return list(kept.values())[:limit]
+
+    async def _shape_rows(
+        self, query: str, spec: ShapeSpec, feed_range: Mapping[str, Any], count: int, limit: int
+    ) -> list[ItemShape]:
+        page = await self._calls.page(
+            query,
+            Route(Scope.RANGE, feed_range=feed_range),
+            operation="sample-shapes",
+            target=f"shapes of {limit} recent items",
+            parameters=({"name": "@limit", "value": count},),
+            page_size=count,
+            background=True,
+        )
+        return [shape_from_row(r, spec) for r in page.rows if isinstance(r, Mapping)]
 
     async def close(self) -> None:
         await self._account.close()

@@ -6,6 +6,11 @@ partition-range reads, and error answers (429s included). The call being served 
 found through a context variable bound around each attempt (``bind``), so concurrent
 calls never mix up their records. An attempt that ends without any answer (a timeout,
 a cancellation, a refused connection) gets one record of its own (``Binding.no_answer``).
+
+The client is also built with ``raw_request_hook=on_request``, the last gate before the
+wire: a request with a write verb (PUT, PATCH, DELETE, or a POST that is not a query)
+is refused unless it belongs to a call declared as a write, in a session that allows
+writes. Nothing a read path does can send one, even by mistake.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from cosmem_tui.model import Kind, RequestCharge, Scope
+from cosmem_tui.sources.errors import WritesNotAllowed
 from cosmem_tui.sources.gateway import Gateway
 
 CHARGE = "x-ms-request-charge"
@@ -41,6 +47,7 @@ class Binding:
     attempt: int
     background: bool
     cause: str
+    write: bool = False  # a declared write (CosmosCalls.call(write=True)): may send one
     responses: int = 0
     throttles: int = 0
     items: int = 0
@@ -74,7 +81,7 @@ class Binding:
         cancelled: bool = False,
         own: bool = False,
     ) -> None:
-        scope = self.scope if kind in (Kind.QUERY, Kind.POINT) else Scope.METADATA
+        scope = self.scope if kind in (Kind.QUERY, Kind.POINT, Kind.WRITE) else Scope.METADATA
         target = f"{self.target} · range {range_id}" if range_id else self.target
         operation = self.operation
         if self.closed and not own:
@@ -135,8 +142,20 @@ def retry_after_ms(headers: Any) -> float | None:
         return None
 
 
+def is_write(method: str, headers: Any) -> bool:
+    """Does this request change data? Every verb but GET/HEAD, save query POSTs."""
+    method = method.upper()
+    if method in ("GET", "HEAD", "OPTIONS"):
+        return False
+    if method == "POST":
+        return not (headers.get(IS_QUERY) or headers.get(QUERY_PLAN))
+    return True  # PUT, PATCH, DELETE, and anything unknown
+
+
 def request_kind(method: str, url: str, headers: Any) -> Kind:
     """What an SDK request was for, from its method, path and headers."""
+    if is_write(method, headers):
+        return Kind.WRITE
     if headers.get(QUERY_PLAN):
         return Kind.QUERY_PLAN
     path = urlparse(url).path.rstrip("/")
@@ -154,6 +173,25 @@ def _number(headers: Any, name: str) -> float:
     with suppress(TypeError, ValueError):  # a malformed header must not break the request
         return float(headers.get(name) or 0.0)
     return 0.0
+
+
+def on_request(request: Any) -> None:
+    """azure-core ``raw_request_hook``: refuse a write verb that is not a declared write."""
+    http = request.http_request
+    if not is_write(http.method, http.headers):
+        return
+    binding = _CURRENT.get()
+    if (
+        binding is not None
+        and binding.write
+        and not binding.closed
+        and binding.gateway.writes_allowed
+    ):
+        return
+    raise WritesNotAllowed(
+        f"refused to send {http.method.upper()} {urlparse(http.url).path}: "
+        "not a declared write of a session opened with --allow-writes"
+    )
 
 
 def on_response(response: Any) -> None:

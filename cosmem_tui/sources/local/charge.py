@@ -12,6 +12,10 @@ behaviour and every record is marked simulated:
   container (``physical_partitions``, 4 in the demo workspace); single-partition
   and prefix queries visit one.
 
+* write (a ttl change rewrites the item): 10 RU for the first KB, 2 RU per further KB;
+  delete: 5 RU plus 1 RU per further KB; a write refused by its condition (412) or
+  finding nothing (404): 1 RU.
+
 These figures are deliberately round: they are for comparing navigation steps
 ("a fan-out costs 4× a prefix query"), not for capacity planning.
 """
@@ -27,6 +31,11 @@ PER_ITEM_RETURNED_RU = 0.35
 PER_KB_RETURNED_RU = 0.1
 PER_ITEM_SCANNED_RU = 0.005
 DEFAULT_PHYSICAL_PARTITIONS = 4
+WRITE_BASE_RU = 10.0
+WRITE_PER_KB_RU = 2.0
+DELETE_BASE_RU = 5.0
+DELETE_PER_KB_RU = 1.0
+REFUSED_RU = 1.0
 
 
 def point_read_charge(size_bytes: int) -> float:
@@ -49,3 +58,15 @@ def query_charge(
         + PER_ITEM_SCANNED_RU * scanned
     )
     return round(charge, 2)
+
+
+def _extra_kb(size_bytes: int) -> int:
+    return max(0, math.ceil(size_bytes / 1024) - 1)
+
+
+def write_charge(size_bytes: int) -> float:
+    return WRITE_BASE_RU + WRITE_PER_KB_RU * _extra_kb(size_bytes)
+
+
+def delete_charge(size_bytes: int) -> float:
+    return DELETE_BASE_RU + DELETE_PER_KB_RU * _extra_kb(size_bytes)

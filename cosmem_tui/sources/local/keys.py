@@ -80,3 +80,14 @@ def item_expiry(body: Mapping[str, JsonValue], ts: int, default_ttl: int | None)
     own = valid_item_ttl(body.get("ttl", MISSING))
     effective = own if own is not None else default_ttl
     return None if effective == -1 else ts + effective
+
+
+def sqlite_json_path(path: FieldPath) -> str:
+    """The SQLite JSON path of a field path: /messages -> $."messages" (a bound value)."""
+    steps = []
+    for part in path.parts:
+        if part.isdigit():
+            steps.append(f"[{part}]")
+        else:
+            steps.append('."' + part.replace("\\", "\\\\").replace('"', '\\"') + '"')
+    return "$" + "".join(steps)

@@ -18,6 +18,7 @@ from cosmem_tui.model import (
     Clock,
     ContainerProperties,
     Item,
+    ItemShape,
     Key,
     KeyCounts,
     KeyPage,
@@ -27,19 +28,23 @@ from cosmem_tui.model import (
     Thread,
     ThreadRef,
 )
-from cosmem_tui.schemas import FieldPath, Granularity, Schema, SchemaError
+from cosmem_tui.model.lifecycle import ScopeLevel, TtlItems, TtlScope, TtlSelection, TtlSummary
+from cosmem_tui.schemas import Granularity, Schema, SchemaError
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.local import lifecycle
 from cosmem_tui.sources.local.charge import (
     DEFAULT_PHYSICAL_PARTITIONS,
     point_read_charge,
     query_charge,
 )
-from cosmem_tui.sources.local.keys import pk_text
+from cosmem_tui.sources.local.keys import pk_text, sqlite_json_path
 from cosmem_tui.sources.local.workspace import Workspace
+from cosmem_tui.sources.shapes import shape_of, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
 
 _SYSTEM_PROPERTIES = ("_ts", "_etag")
+_SHAPE_BYTES = 160  # what one projected item shape weighs on the wire (modelled charge)
 
 
 def _encode_position(rank: int, value: Any, item_id: str) -> str:
@@ -57,17 +62,6 @@ def _decode_position(token: str) -> tuple[int, Any, str]:
         return rank, value, item_id
     except (ValueError, binascii.Error, TypeError) as exc:
         raise BadRequest(f"invalid continuation token ({exc})") from None
-
-
-def sqlite_json_path(path: FieldPath) -> str:
-    """The SQLite JSON path of a field path: /messages -> $."messages" (a bound value)."""
-    steps = []
-    for part in path.parts:
-        if part.isdigit():
-            steps.append(f"[{part}]")
-        else:
-            steps.append('."' + part.replace("\\", "\\\\").replace('"', '\\"') + '"')
-    return "$" + "".join(steps)
 
 
 class LocalStore:
@@ -361,6 +355,113 @@ class LocalStore:
                 simulated=True,
             )
         return kept
+
+    async def sample_shapes(self, limit: int, *, max_request_units: float) -> list[ItemShape]:
+        """The shapes of recent items (the advisor's sample), charged as a projection."""
+        if limit < 1:
+            raise ValueError(f"sample size must be at least 1, got {limit}")
+        spec = shape_spec(self._schema_or_none, self._workspace.container)
+        async with self._gateway.request(
+            "sample-shapes", Scope.CROSS_PARTITION, target=f"shapes of {limit} recent items"
+        ) as ticket:
+            rows = await asyncio.to_thread(
+                self._workspace.query, "sample_items", {"now": self._now(), "limit": limit}
+            )
+            kept: list[ItemShape] = []
+            for item_id, pk_json, ts, etag, body in rows:
+                charge = query_charge(
+                    Scope.CROSS_PARTITION,
+                    returned=len(kept) + 1,
+                    returned_bytes=_SHAPE_BYTES * (len(kept) + 1),
+                    scanned=len(kept) + 1,
+                    physical_partitions=self._physical_partitions,
+                )
+                if kept and charge > max_request_units:
+                    break
+                item = Item(item_id, tuple(json.loads(pk_json)), ts, etag, json.loads(body))
+                kept.append(shape_of(item, spec, len(body.encode("utf-8"))))
+            ticket.items = len(kept)
+            ticket.charge(
+                query_charge(
+                    Scope.CROSS_PARTITION,
+                    returned=len(kept),
+                    returned_bytes=_SHAPE_BYTES * len(kept),
+                    scanned=len(kept),
+                    physical_partitions=self._physical_partitions,
+                ),
+                simulated=True,
+            )
+        return kept
+
+    # -- lifecycle (TTL) ------------------------------------------------------------------
+
+    async def ttl_summary(self, scope: TtlScope, now: int) -> TtlSummary:
+        """Items by TTL class and the expiry forecast: one aggregate over the scope."""
+        params = {
+            **lifecycle.scope_parameters(self._schema, scope),
+            **lifecycle.summary_parameters(now, self._workspace.container.default_ttl),
+        }
+        container = scope.level is ScopeLevel.CONTAINER
+        name = "ttl_summary_container" if container else "ttl_summary_scoped"
+        request_scope = lifecycle.scope_of_request(scope.level, self._turn_scope)
+        target = scope.describe(self._schema.tenant_label)
+        async with self._gateway.request("ttl-summary", request_scope, target=target) as ticket:
+            rows = await asyncio.to_thread(self._workspace.query, name, params)
+            classes, forecast, last_write = lifecycle.summary_rows(rows)
+            ticket.items = len(rows)
+            ticket.charge(
+                query_charge(
+                    request_scope,
+                    returned=len(rows),
+                    returned_bytes=48 * len(rows),
+                    scanned=sum(classes.values()),
+                    physical_partitions=self._physical_partitions,
+                ),
+                simulated=True,
+            )
+        default_ttl = self._workspace.container.default_ttl
+        return TtlSummary.of(scope, now, default_ttl, classes, forecast, last_write)
+
+    async def ttl_items(
+        self,
+        scope: TtlScope,
+        now: int,
+        selection: TtlSelection,
+        *,
+        limit: int,
+        within: int | None = None,
+    ) -> TtlItems:
+        """The first ``limit`` items of a lifecycle selection of a tenant or a thread."""
+        if scope.level is ScopeLevel.CONTAINER:
+            raise ValueError("lifecycle lists are scoped to a tenant or a thread")
+        if selection is TtlSelection.EXPIRING and (within is None or within < 1):
+            raise ValueError("expiring items need a horizon (within, in seconds)")
+        params = {
+            **lifecycle.scope_parameters(self._schema, scope),
+            **lifecycle.kind_parameters(self._schema),
+            "now": now,
+            "until": now + (within or 0),
+            "limit": check_page_size(limit),
+        }
+        request_scope = lifecycle.scope_of_request(scope.level, self._turn_scope)
+        target = f"{selection.value} in {scope.describe(self._schema.tenant_label)}"
+        name = lifecycle.SELECTION_QUERIES[selection]
+        default_ttl = self._workspace.container.default_ttl
+        async with self._gateway.request("ttl-items", request_scope, target=target) as ticket:
+            rows = await asyncio.to_thread(self._workspace.query, name, params)
+            found = lifecycle.items_from_rows(self._schema, selection, rows, default_ttl)
+            ticket.items = len(rows)
+            ticket.charge(
+                query_charge(
+                    request_scope,
+                    returned=len(rows),
+                    returned_bytes=160 * len(rows),
+                    scanned=found.count,
+                    physical_partitions=self._physical_partitions,
+                ),
+                simulated=True,
+            )
+        return found
 
     async def close(self) -> None:
         await asyncio.to_thread(self._workspace.close)

@@ -19,6 +19,7 @@ from cosmem_tui.sources.local.builder import WorkspaceBuilder, building
 from cosmem_tui.sources.local.keys import schema_signature
 from cosmem_tui.sources.local.session_keys import shadow_derived_columns
 from cosmem_tui.sources.local.workspace_file import FORMAT_VERSION, WorkspaceFile
+from cosmem_tui.sources.query_texts import load_query
 
 _HEADER = b"SQLite format 3\x00"
 _WAL_VERSION = 2  # header bytes 18 and 19 (write and read version): 2 = WAL, 1 = rollback
@@ -67,7 +68,18 @@ class Workspace(WorkspaceFile):
             return False
         with self._lock:
             shadow_derived_columns(self._db, schema)
+            self._shadowed = True
         return True
+
+    def refresh_item(self, pk: str, item_id: str) -> None:
+        """A guarded write changed or deleted this item (through ``WorkspaceWriter``): bring
+        this session's own keys up to date. Writes only this connection's temp database."""
+        if not getattr(self, "_shadowed", False):
+            return  # the file's own columns: the writer already changed them
+        with self._lock:
+            params = {"pk": pk, "id": item_id}
+            self._db.execute(load_query("local", "shadow_refresh"), params)
+            self._db.execute(load_query("local", "shadow_update"), params)
 
 
 def _read_only_uri(path: Path) -> str:

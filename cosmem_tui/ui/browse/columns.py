@@ -23,11 +23,13 @@ from cosmem_tui.core.browse import BrowseService, TurnDetail, TurnPage
 from cosmem_tui.core.directory import Listing
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import visible
+from cosmem_tui.core.turn_gaps import missing_total
 from cosmem_tui.core.turn_window import Side, TurnKey, TurnWindow
 from cosmem_tui.model import Key, Meter, Thread, ThreadRef, Turn
+from cosmem_tui.model.lifecycle import horizon_label
 from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, Window
 from cosmem_tui.model.ttl import format_duration
-from cosmem_tui.schemas import ValueType
+from cosmem_tui.schemas import Granularity, ValueType
 from cosmem_tui.ui.detail import render_detail
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
@@ -436,7 +438,10 @@ class FailedTurnRows(TurnRows):
         self.column = column
 
     def placeholder(self, index: int) -> str | None:
-        side = self.window.side_for(index)
+        window_index = self.window_index(index)
+        if window_index is None:
+            return None
+        side = self.window.side_for(window_index)
         failed = self.column.failed.get(side) if side is not None else None
         return f"page failed: {visible(failed)} · {RETRY}" if failed is not None else None
 
@@ -446,6 +451,8 @@ class TurnColumn(RowList):
         super().__init__(TURN_COLUMNS, id="turns", empty_text="no turns")
         self.session: Session | None = None
         self.window: TurnWindow | None = None
+        self.rows: TurnRows | None = None
+        self.expiring_within: int | None = None  # the "expiring within" narrowing (seconds)
         self.loader = Loader(self, "turns")
         self.fetching: set[Side] = set()
         self.failed: dict[Side, str] = {}  # the pages that failed, by the end they came from
@@ -475,17 +482,38 @@ class TurnColumn(RowList):
             self.follow_end = False
         order = session.schema.order
         positional = order is not None and order.type in TIME_ORDERS
-        rows = FailedTurnRows(self, self.window, session.clock, positional=positional)
-        self.set_source(rows, empty_text="loading turns…")
+        # Missing turns can be counted only where the order is an integer sequence.
+        gaps = (
+            order is not None
+            and order.type is ValueType.INT
+            and session.schema.granularity is not Granularity.SESSION
+        )
+        self.rows = FailedTurnRows(
+            self, self.window, session.clock, positional=positional, gaps=gaps
+        )
+        self.expiring_within = None
+        self.set_source(self.rows, empty_text="loading turns…")
         self.border_title = plain(f"turns of {ref.thread.text}")
         self.border_subtitle = plain("loading…")
         self.fetch(Side.HEAD, first=True)
         if keep is not None and keep.side is Side.TAIL:
             self.fetch(Side.TAIL)
 
+    def _window_index(self, display: int | None) -> int | None:
+        """The window row at a display row; a gap marker stands for the turn after it."""
+        if display is None or self.rows is None:
+            return None
+        index = self.rows.window_index(display)
+        if index is None:
+            index = self.rows.window_index(display + 1)
+        return index
+
+    def _display_index(self, index: int) -> int:
+        return self.rows.display_index(index) if self.rows is not None else index
+
     def reload_here(self) -> ReloadTarget | None:
         """Where the cursor is, in terms a fresh window can find again."""
-        if self.window is None or (index := self.current_index) is None:
+        if self.window is None or (index := self._window_index(self.current_index)) is None:
             return None
         side, distance = self.window.anchor(index)
         return ReloadTarget(self.turn_under_cursor(), side, distance)
@@ -526,6 +554,8 @@ class TurnColumn(RowList):
         assert self.window is not None
         current = self.turn_under_cursor()
         self.window.apply(side, page)
+        if self.rows is not None:
+            self.rows.refresh_gaps()
         self.source_changed()
         self._place_cursor(current)
         self._subtitle(f"page: {cost_text(cost)}")
@@ -540,8 +570,17 @@ class TurnColumn(RowList):
         known = known if self.window.complete or total is None else f"~{known}"
         failed = f" — {len(self.failed)} page{'s' if len(self.failed) > 1 else ''} failed"
         self.border_subtitle = plain(
-            f"{self.window.loaded:,} of {known} loaded{failed if self.failed else ''} · {tail}"
+            f"{self.window.loaded:,} of {known} loaded{failed if self.failed else ''}"
+            f"{self.missing_note()} · {tail}"
         )
+
+    def missing_note(self) -> str:
+        """`` · 11 missing``: turns the integer sequence lacks among the loaded rows."""
+        if self.rows is None or not self.rows.gaps or self.window is None:
+            return ""
+        missing, lower_bound = missing_total(self.rows.gaps)
+        at_least = "≥" if lower_bound or not self.window.complete else ""
+        return f" · {at_least}{missing:,} missing"
 
     def _page_failed(self, side: Side, error: str) -> None:
         self.fetching.discard(side)
@@ -560,22 +599,23 @@ class TurnColumn(RowList):
     @on(RowList.NeedRows)
     def _need_rows(self, event: RowList.NeedRows) -> None:
         window = self.window
-        if window is None:
+        index = self._window_index(event.index)
+        if window is None or index is None:
             return
-        side = window.side_for(event.index)
-        if self.follow_end and event.index == len(window) - 1 and window.can_fetch(Side.TAIL):
+        side = window.side_for(index)
+        if self.follow_end and index == len(window) - 1 and window.can_fetch(Side.TAIL):
             side = Side.TAIL  # End with an unknown total: the newest turns, not the next page
         if side is not None and side not in self.failed:  # a failed page waits for r
             self.fetch(side)
 
     def turn_under_cursor(self) -> TurnKey | None:
-        index = self.current_index
-        turn = self.window.get(index) if self.window is not None and index is not None else None
+        turn = self.current_turn
         return turn.key if turn is not None else None
 
     @property
     def current_turn(self) -> Turn | None:
-        index = self.current_index
+        """The turn under the cursor (on a gap marker: the turn after the gap)."""
+        index = self._window_index(self.current_index)
         return self.window.get(index) if self.window is not None and index is not None else None
 
     def _place_cursor(self, current: TurnKey | None) -> None:
@@ -587,6 +627,7 @@ class TurnColumn(RowList):
             return
         index = window.index_of(current) if current is not None else None
         if index is not None:
+            index = self._display_index(index)
             before = self.current_index
             if before is not None and index != before and not self.filter_text:
                 # Rows moved (a merge, a page above): move the view with them.
@@ -605,11 +646,11 @@ class TurnColumn(RowList):
         if index is None:
             index = window.at_anchor(target.side, target.distance)
             if window.can_fetch(target.side) and window.loaded_from(target.side) <= target.distance:
-                self.move_cursor(index)
+                self.move_cursor(self._display_index(index))
                 self.fetch(target.side)
                 return
         self.reload_target = None
-        self.select_index(index)
+        self.select_index(self._display_index(index))
 
     def moved(self, action: str) -> None:
         """The user moved the cursor: End follows the newest turn, nothing pulls it back."""
@@ -625,6 +666,27 @@ class TurnColumn(RowList):
         if number > 0:
             return f"turn #{number:,}"
         return "newest turn" if number == -1 else f"turn #{-number:,} from the newest"
+
+    def narrow_expiring(self, within: int | None) -> str:
+        """Show only the loaded turns that expire within ``within`` s (None: all); the
+        status line to show."""
+        self.expiring_within = within
+        rows = self.rows
+        if within is None or rows is None:
+            self.set_narrow(None)
+            return ""
+        self.set_narrow(lambda index: rows.expiring_within(index, within))
+        return self.narrow_status(within)
+
+    def narrow_status(self, within: int, *, thread_total: int | None = None) -> str:
+        shown = self.row_count
+        turns = "turn" if shown == 1 else "turns"
+        line = f"expiring within {horizon_label(within)}: {shown:,} {turns}"
+        if self.window is not None and not self.window.complete:
+            line += " among the loaded rows"
+            if thread_total is not None:
+                line += f" (the thread has {thread_total:,} such items: scroll to load them)"
+        return line + " · e widens · Esc clears"
 
     def partial_note(self) -> str:
         return " (loaded rows only)" if self.window is not None and not self.window.complete else ""

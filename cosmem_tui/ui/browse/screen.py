@@ -18,10 +18,12 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from cosmem_tui.core.lifecycle import LifecycleService
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnKey
-from cosmem_tui.model import Key, ThreadRef
+from cosmem_tui.model import Key, Meter, ThreadRef
+from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlScope
 from cosmem_tui.ui.browse.columns import (
     DetailPane,
     KeyColumn,
@@ -34,17 +36,25 @@ from cosmem_tui.ui.browse.columns import (
     TurnsFailed,
 )
 from cosmem_tui.ui.commands import (
+    EraseThread,
     Mistake,
+    NarrowExpiring,
     OpenTenant,
     OpenThread,
+    Pin,
+    SetTtl,
     ShowTenants,
     parse_command,
 )
 from cosmem_tui.ui.messages import describe_error, plain
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.row_list import RowList
+from cosmem_tui.ui.write_flow import run_write
 
 WIDE = 110  # columns from which a third Miller column fits
+WRITE_ACTIONS = frozenset({"pin", "set_ttl", "erase_thread"})  # only with --allow-writes
+EXPIRING_STEPS = FORECAST_HORIZONS[:3]  # e: 1 h, 24 h, 7 d
 COUNTDOWN_REFRESH_S = 30.0  # "expires in" columns move on without a request
 
 
@@ -140,6 +150,33 @@ class BrowseScreen(ViewScreen):
     @property
     def keys(self):  # type: ignore[no-untyped-def]  # the KeyRows, for tests and benchmarks
         return self.top.rows
+
+    def lifecycle_scope(self) -> TtlScope:
+        """What the lifecycle view follows: the open thread, else the open tenant, else the
+        highlighted row of the top list (a tenant, or a thread without tenants)."""
+        if self.session is None:
+            return TtlScope.container()
+        if self.level >= Level.TURNS and (ref := self.turn_column.ref) is not None:
+            return TtlScope.of_thread(ref)
+        if self.level >= Level.THREADS and (tenant := self.thread_column.tenant) is not None:
+            return TtlScope.of_tenant(tenant)
+        key = self.top.current_key
+        if key is None:
+            return TtlScope.container()
+        if self.session.schema.has_tenant_level:
+            return TtlScope.of_tenant(key)
+        return TtlScope.of_thread(ThreadRef(None, key))
+
+    def show_in_browse(self, ref: ThreadRef, item_id: str | None) -> None:
+        """Open a thread (from another view), and one of its items when ``item_id`` is given."""
+        if self.session is None:
+            return
+        if ref.tenant is not None:
+            self._select_key_row(ref.tenant.text)
+            self.open_threads(ref.tenant)
+        self.open_turns(ref, None)
+        if item_id is not None:
+            self.open_detail((item_id, None))
 
     # -- the session ------------------------------------------------------------------------
 
@@ -336,6 +373,9 @@ class BrowseScreen(ViewScreen):
             focused.set_filter("")
             self.show_filter_status(focused)
             return
+        if isinstance(focused, TurnColumn) and focused.expiring_within is not None:
+            self._narrow_expiring(None)
+            return
         if self.session is None:
             return
         if self.level > Level.TENANTS:
@@ -367,9 +407,139 @@ class BrowseScreen(ViewScreen):
         if self.level is Level.TENANTS:
             self.top.count_shown_now()
 
+    def action_narrow_expiring(self) -> None:
+        """``e``: the turns expiring within 1 h, then 24 h, then 7 d, then all again."""
+        self.keys_to_the_bar()
+        if self.level < Level.TURNS:
+            self._narrow_expiring(None)
+            return
+        steps = [*EXPIRING_STEPS, None]
+        current = self.turn_column.expiring_within
+        self._narrow_expiring(steps[(steps.index(current) + 1) % len(steps)])
+
+    def _narrow_expiring(self, within: int | None) -> None:
+        if self.session is None:
+            return
+        if self.level < Level.TURNS:
+            self.set_status("only a thread's turns narrow to what expires: open a thread first")
+            return
+        if self.level is Level.DETAIL:
+            self.level = Level.TURNS
+            self.layout_columns()
+        status = self.turn_column.narrow_expiring(within)
+        self.set_status(status)
+        if within is not None:
+            self._count_expiring_in_thread(within)
+
+    def _count_expiring_in_thread(self, within: int) -> None:
+        """The thread's own count (one single-partition aggregate), beside the loaded rows."""
+        assert self.session is not None
+        column = self.turn_column
+        ref = column.ref
+        if ref is None or column.window is None or column.window.complete:
+            return  # every row is loaded: the rows are the count
+        service = LifecycleService(self.session.store, self.session.service)
+
+        async def count() -> int:
+            summary = await service.store.ttl_summary(TtlScope.of_thread(ref), service.now())
+            return summary.within(within)
+
+        def counted(total: int, _cost: Meter) -> None:
+            if column.expiring_within == within and column.ref == ref:
+                self.set_status(column.narrow_status(within, thread_total=total))
+
+        column.loader.start(
+            self.session,
+            count,
+            counted,
+            lambda error: self.set_status(error, error=True),
+            cause="browse: count expiring turns",
+            group="expiring-count",
+        )
+
     def action_show_tenants(self) -> None:
         self.level = Level.TENANTS
         self.layout_columns()
+
+    # -- guarded writes (only with --allow-writes) -----------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in WRITE_ACTIONS:  # not offered, not run: the session cannot write
+            return self.session is not None and self.session.writes is not None
+        return True
+
+    def target_item(self) -> tuple[ThreadRef, str] | None:
+        """The turn a pin or a new ttl applies to: the current row, or the open turn."""
+        if self.level is Level.DETAIL and (key := self.detail_pane.key) is not None:
+            ref = self.turn_column.ref
+            return (ref, key[0]) if ref is not None else None
+        if self.level is Level.TURNS and (turn := self.turn_column.current_turn) is not None:
+            ref = self.turn_column.ref
+            return (ref, turn.item_id) if ref is not None else None
+        return None
+
+    def target_thread(self) -> ThreadRef | None:
+        """The thread an erase applies to: the open one, or the current thread row."""
+        if self.level >= Level.TURNS:
+            return self.turn_column.ref
+        if self.level is Level.THREADS and (thread := self.thread_column.current_thread):
+            return thread.ref
+        if self.level is Level.TENANTS and self.session is not None:
+            key = self.top.current_key
+            if key is not None and not self.session.schema.has_tenant_level:
+                return ThreadRef(None, key)  # the top list holds the threads
+        return None
+
+    def action_pin(self) -> None:
+        self.keys_to_the_bar()
+        self._write_ttl(-1)
+
+    def action_set_ttl(self) -> None:
+        self.keys_to_the_bar()
+        if self.target_item() is None:
+            self.set_status("open a thread and pick a turn to give it a new ttl", error=True)
+            return
+        self.mount_bar()
+        self.query_one(CommandBar).open("command", "set-ttl ")
+
+    def _write_ttl(self, ttl: int) -> None:
+        target = self.target_item()
+        if target is None:
+            self.set_status("open a thread and pick a turn first", error=True)
+            return
+        ref, item_id = target
+        verb = "pin" if ttl == -1 else "set ttl"
+        run_write(
+            self,
+            f"browse: {verb}",
+            lambda writes: writes.plan_ttl(ref, item_id, ttl),
+            lambda outcome: self.action_reload(),
+        )
+
+    def action_erase_thread(self) -> None:
+        self.keys_to_the_bar()
+        ref = self.target_thread()
+        if ref is None:
+            self.set_status("pick a thread to erase", error=True)
+            return
+        run_write(
+            self,
+            "browse: erase thread",
+            lambda writes: writes.plan_erase(ref),
+            lambda outcome: self._erased(ref),
+        )
+
+    def _erased(self, ref: ThreadRef) -> None:
+        """Back to the list the thread was in, reloaded."""
+        if self.session is None:
+            return
+        if ref.tenant is not None and self.session.schema.has_tenant_level:
+            self.open_threads(ref.tenant)
+        else:
+            self.level = Level.TENANTS
+            self.layout_columns()
+            self.session.service.directory.forget(ref.thread)
+            self.top.load()
 
     def filter_note(self, target: RowList) -> str:
         return self.turn_column.partial_note() if target.id == "turns" else ""
@@ -391,6 +561,14 @@ class BrowseScreen(ViewScreen):
                 self.show_tenant(tenant)
             case OpenThread(tenant, thread, tenant_given):
                 self._open_named_thread(tenant, thread, tenant_given=tenant_given)
+            case Pin():
+                self._write_ttl(-1)
+            case SetTtl(seconds):
+                self._write_ttl(seconds)
+            case EraseThread():
+                self.action_erase_thread()
+            case NarrowExpiring(within):
+                self._narrow_expiring(within)
             case Mistake(message):
                 self.set_status(message, error=True)
             case _:

@@ -27,6 +27,7 @@ class Chrome:
     totals: SessionTotals | None = None
     throttle: str = ""  # "429 · holding off 0.6 s" while the account throttles us
     view: str = ""  # the view's title, shown when there is room
+    writes: bool = False  # the session allows writes (--allow-writes): shown in red
 
 
 class SessionHeader(Widget):
@@ -79,14 +80,18 @@ class SessionHeader(Widget):
         width = self.size.width
         right = self._right()
         title = " cosmem "
-        room = max(0, width - cell_len(title) - cell_len(right) - 1)
+        writes = " WRITES ON " if self.chrome.writes else ""
+        title_cells = cell_len(title) + cell_len(writes)
+        room = max(0, width - title_cells - cell_len(right) - 1)
         left = self._left()
         if cell_len(left) > room:
             left = set_cell_size(left, max(0, room - 1)) + "…" if room > 1 else ""
         text = Text(no_wrap=True, overflow="crop")
         text.append(title, "bold reverse")
+        if writes:  # never cut: whoever looks at the screen must see it
+            text.append(writes, "bold white on red")
         text.append(" " + left)
-        gap = max(1, width - cell_len(title) - 1 - cell_len(left) - cell_len(right))
+        gap = max(1, width - title_cells - 1 - cell_len(left) - cell_len(right))
         text.append(" " * gap)
         text.append(right, "bold")
         return text

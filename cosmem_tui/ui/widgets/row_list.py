@@ -9,7 +9,7 @@ safe by ``cosmem_tui.core.text``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, Protocol
 
@@ -170,6 +170,9 @@ class RowList(ScrollView, can_focus=True):
         self.empty_text = empty_text
         self.cursor = 0  # position in the (possibly filtered) view
         self.filter_text = ""
+        # A narrowing beside the text filter (a view's own, e.g. "expiring within 1 h"):
+        # only source rows it keeps are shown.
+        self.narrow: Callable[[int], bool] | None = None
         self._view: list[int] | None = None  # source indices matching the filter
         self._need_pending = False
         self._column_fit: tuple[int, list[tuple[int, int]]] | None = None
@@ -185,6 +188,7 @@ class RowList(ScrollView, can_focus=True):
         self._shown = None
         self.message = None
         self.filter_text = ""
+        self.narrow = None
         self._view = None
         self.cursor = 0
         self._need_pending = False
@@ -222,7 +226,7 @@ class RowList(ScrollView, can_focus=True):
         """Rows were added or loaded: keep the cursor on the same source row."""
         current = self.current_index
         self._need_pending = False
-        if self.filter_text:
+        if self.filter_text or self.narrow is not None:
             self._apply_filter()
             if current is not None and self._view is not None and current in self._view:
                 self.cursor = self._view.index(current)
@@ -243,16 +247,35 @@ class RowList(ScrollView, can_focus=True):
         self.refresh()
         self.post_message(self.Highlighted(self, self.current_index))
 
+    def set_narrow(self, keep: Callable[[int], bool] | None) -> None:
+        """Show only the source rows ``keep`` accepts (None: all), with any text filter."""
+        current = self.current_index
+        self.narrow = keep
+        self._apply_filter()
+        if current is not None and self._view is not None and current in self._view:
+            self.cursor = self._view.index(current)
+        else:
+            self.cursor = 0
+        self._resize()
+        self._scroll_cursor_into_view()
+        self.refresh()
+        self.post_message(self.Highlighted(self, self.current_index))
+
     def _apply_filter(self) -> None:
-        if not self.filter_text:
+        if not self.filter_text and self.narrow is None:
             self._view = None
             return
         needle = self.filter_text.casefold()
+        keep = self.narrow
         view = []
         for i in range(len(self.source)):
-            text = self.source.search_text(i)
-            if text is not None and needle in text.casefold():
-                view.append(i)
+            if keep is not None and not keep(i):
+                continue
+            if needle:
+                text = self.source.search_text(i)
+                if text is None or needle not in text.casefold():
+                    continue
+            view.append(i)
         self._view = view
 
     @property
@@ -272,6 +295,8 @@ class RowList(ScrollView, can_focus=True):
         """Put the cursor on source row ``index`` (clearing a filter that hides it)."""
         if self._view is not None and index not in self._view:
             self.set_filter("")
+        if self._view is not None and index not in self._view:
+            self.set_narrow(None)  # the narrowing hides it too: the row wins
         position = self._view.index(index) if self._view is not None else index
         self.move_cursor(position)
 

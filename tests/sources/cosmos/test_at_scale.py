@@ -223,3 +223,46 @@ async def test_a_half_throttled_listing_costs_about_two_attempts_per_page(accoun
     per_call = Counter(r.call for r in records)
     assert max(per_call.values()) == max(r.attempt for r in records)
     assert all(e.priority == "Low" for e in sent)  # priority-based execution: Low
+
+
+async def test_the_lifecycle_of_a_tenant_split_across_two_ranges(account, fake_gateway):
+    """Counts add up over both ranges of a split prefix; lists merge them in order."""
+    from cosmem_tui.model import TtlClass
+    from cosmem_tui.model.lifecycle import DAY, TtlScope, TtlSelection
+
+    now = int(fake_gateway.clock.now())
+    items = tenants(200)
+    split = [
+        exchange(SPLIT, thread, 10 + i, ttl=ttl, **extra)
+        for i, (thread, ttl, extra) in enumerate(
+            [
+                ("t0", 600, {}),
+                ("t1", 7200, {}),
+                ("t0", 3 * DAY, {}),
+                ("t1", -1, {"type": "summary"}),
+                ("t0", -1, {"type": "fact"}),
+                ("t1", "3600", {}),
+            ]
+        )
+    ]
+    store = account(items + split, split=[[SPLIT]], ru_budget=5000)
+    assert len(fake_gateway.ranges_of_prefix("db", "memory0", [SPLIT])) == 2
+    scope = TtlScope.of_tenant(Key.of(SPLIT))
+    summary = await store.ttl_summary(scope, now)
+    # The tenant's own two turns (no ttl: the default -1) plus the six above.
+    assert dict(summary.classes) == {
+        TtlClass.SHORT: 3,
+        TtlClass.LONG: 2,
+        TtlClass.DEFAULT: 2,
+        TtlClass.IGNORED: 0,
+        TtlClass.INVALID: 1,
+    }
+    assert dict(summary.forecast) == {3600: 1, DAY: 2, 7 * DAY: 3, 30 * DAY: 3}
+    soonest = await store.ttl_items(scope, now, TtlSelection.EXPIRING, limit=2, within=7 * DAY)
+    assert [i.item_id for i in soonest.items] == ["t0-10", "t1-11"] and soonest.count == 3
+    long_term = await store.ttl_items(scope, now, TtlSelection.LONG_TERM, limit=1)
+    assert long_term.count == 2 and len(long_term.items) == 1
+    whole = await store.ttl_summary(TtlScope.container(), now)
+    assert whole.total == 400 + 6
+    ranges = {e.range_id for e in fake_gateway.log.queries() if "COUNT(1)" in (e.query or "")}
+    assert len(ranges) == 4  # the whole container: every range, one at a time

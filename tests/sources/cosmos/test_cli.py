@@ -197,3 +197,26 @@ def test_a_budget_must_be_a_positive_number(capsys, budget):
         main(["tenants", "--ru-budget", budget])
     assert caught.value.code == 2
     assert "--ru-budget" in capsys.readouterr().err
+
+
+def test_advise_on_the_peer_and_a_sample_past_the_budget_exits_3(capsys, peer_container):
+    code, out, err = run(capsys, "advise", *peer_container, "--schema", "lab", "--json")
+    assert code == 0 and "cosmem: advisor:" in err
+    assert {"index-exclude-unused", "index-composite"} <= {f["rule"] for f in json.loads(out)}
+    code, out, err = run(
+        capsys, "advise", *peer_container, "--schema", "lab", "--ru-budget", "1", "--json"
+    )
+    assert code == 3 and "no item sample" in err and "RU budget" in err
+
+
+def test_a_pin_on_the_peer_is_audited_as_the_account_key(
+    capsys, peer_container, isolated_user_dirs
+):
+    args = ("pin", "acme", "t1", "t1-2", *peer_container, "--schema", "lab")
+    code, out, _ = run(capsys, *args, "--allow-writes", "--yes")
+    assert code == 0 and "now has ttl -1" in out
+    path = isolated_user_dirs / "data" / "cosmem" / "audit.jsonl"
+    (line,) = [json.loads(x) for x in path.read_text().splitlines()]
+    assert line["who"] == "account key" and line["after_ttl"] == -1 and line["status"] == 200
+    code, out, _ = run(capsys, "turns", "acme", "t1", *peer_container, "--schema", "lab", "--json")
+    assert next(t for t in json.loads(out) if t["id"] == "t1-2")["ttl"] == -1

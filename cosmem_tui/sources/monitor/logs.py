@@ -1,0 +1,316 @@
+"""Log questions → KQL aggregations in Log Analytics, sent together in ``query_batch``.
+
+All ``LogQuery``s of one call go out in one batch (split every 10 requests, the batch
+API's limit), with the TABLES probe beside them unless the caller asked for it: the
+probe counts, for this account and window, the rows of each diagnostic table. From it:
+
+* the **mode**: resource-specific tables (``CDB*``) when they hold rows, else the legacy
+  ``AzureDiagnostics`` table when it holds Cosmos rows — then the questions are asked
+  again in that dialect, and the mode is remembered for the next calls;
+* **NO_CATEGORY** for a question whose table holds nothing: the answer names the
+  diagnostic category to send to the workspace.
+
+Every text aggregates where the logs are and ends in ``top N``: no raw log rows are
+downloaded. Cells come back as plain values (datetimes as epoch seconds, ``dynamic``
+cells decoded from their JSON text); a partial result keeps its rows and says PARTIAL;
+a failed item says what the service said, innermost message first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from azure.monitor.query import (
+    LogsBatchQuery,
+    LogsQueryError,
+    LogsQueryPartialResult,
+    LogsQueryResult,
+    LogsTable,
+)
+
+from cosmem_tui.model.telemetry import (
+    LOG_COLUMNS,
+    LogAnswer,
+    LogName,
+    LogQuery,
+    LogTable,
+    ProblemKind,
+    Span,
+    TelemetryProblem,
+)
+from cosmem_tui.sources.monitor.calls import MonitorCalls
+from cosmem_tui.sources.monitor.clients import MonitorClients
+from cosmem_tui.sources.monitor.failures import MonitorFailure, Service, one_line
+from cosmem_tui.sources.monitor.kql import NEEDS, Category, KqlError, LogMode, render
+from cosmem_tui.sources.monitor.metrics import span_datetimes
+from cosmem_tui.sources.monitor.settings import ENV, MonitorSettings
+
+BATCH_LIMIT = 10  # requests per query_batch (the Log Analytics batch API's limit)
+PROBE_TOP = 100
+ItemResult = LogsQueryResult | LogsQueryPartialResult | LogsQueryError | MonitorFailure
+
+
+def about(name: LogName) -> str:
+    return f"logs: {name.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class TableCounts:
+    """What the TABLES probe found: rows per table (``AzureDiagnostics/<Category>``)."""
+
+    rows: Mapping[str, int]
+
+    def has(self, category: Category, mode: LogMode) -> bool:
+        return self.rows.get(category.table_in(mode), 0) > 0
+
+    def mode(self) -> LogMode | None:
+        for mode in LogMode:  # resource-specific first: Microsoft's recommendation
+            if any(self.has(category, mode) for category in Category):
+                return mode
+        return None
+
+    def missing(self, name: LogName, mode: LogMode) -> tuple[Category, ...]:
+        return tuple(c for c in NEEDS[name] if not self.has(c, mode))
+
+
+def no_workspace(query: LogQuery) -> LogAnswer:
+    return LogAnswer(
+        query,
+        problem=TelemetryProblem(
+            ProblemKind.NO_WORKSPACE,
+            "no Log Analytics workspace configured: per-key RU, 429s by key and storage "
+            "by key come from the account's diagnostic logs",
+            f"set --workspace-id / {ENV['workspace_id']} to the workspace that receives "
+            "the account's diagnostic logs",
+            about(query.name),
+        ),
+    )
+
+
+def no_category(
+    query: LogQuery, missing: Sequence[Category], settings: MonitorSettings
+) -> LogAnswer:
+    names = " and ".join(c.value for c in missing)
+    return LogAnswer(
+        query,
+        problem=TelemetryProblem(
+            ProblemKind.NO_CATEGORY,
+            f"no {names} logs from {settings.account} in workspace {settings.workspace_id} "
+            "for this window",
+            f"send the {names} diagnostic category of {settings.account} to this workspace "
+            "(diagnostic setting, destination table: resource-specific); logs arrive "
+            "minutes after it is saved",
+            about(query.name),
+        ),
+    )
+
+
+def cell(value: Any, kind: str) -> Any:
+    """One cell as plain data: datetimes → epoch seconds, ``dynamic`` JSON text → value."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.timestamp()
+    if kind == "dynamic" and isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def to_table(name: LogName, tables: Sequence[LogsTable]) -> LogTable:
+    expected = LOG_COLUMNS[name]
+    if not tables:
+        raise MonitorFailure(ProblemKind.QUERY_ERROR, "Log Analytics answered without a table")
+    table = tables[0]
+    columns = tuple(table.columns)
+    if columns != expected:
+        raise MonitorFailure(
+            ProblemKind.QUERY_ERROR,
+            f"the {name.value} query returned columns {', '.join(columns)}; "
+            f"expected {', '.join(expected)}",
+            "the query text is the console's: report it",
+        )
+    kinds = list(table.columns_types)
+    rows = tuple(
+        tuple(cell(value, kind) for value, kind in zip(row, kinds, strict=True))
+        for row in table.rows
+    )
+    return LogTable(columns, rows)
+
+
+def as_of(name: LogName, table: LogTable) -> float | None:
+    """The newest log time in the answer, for the questions whose rows carry one."""
+    if name is not LogName.THROTTLES:
+        return None
+    times = [t for t in (r[0] for r in table.rows) if isinstance(t, int | float)]
+    return max(times) if times else None
+
+
+def probe_counts(result: ItemResult | None) -> TableCounts | None:
+    if not isinstance(result, LogsQueryResult):
+        return None  # a failed or partial probe says nothing reliable
+    try:
+        table = to_table(LogName.TABLES, result.tables)
+    except MonitorFailure:
+        return None
+    rows: dict[str, int] = {}
+    for name, count in table.rows:
+        if isinstance(name, str) and isinstance(count, int | float):
+            rows[name] = int(count)
+    return TableCounts(rows)
+
+
+def covering(spans: Sequence[Span]) -> Span:
+    return Span(min(s.start for s in spans), max(s.end for s in spans))
+
+
+class LogsSource:
+    def __init__(
+        self, calls: MonitorCalls, clients: MonitorClients, settings: MonitorSettings
+    ) -> None:
+        self._calls = calls
+        self._clients = clients
+        self._settings = settings
+        self.mode: LogMode | None = None  # unknown until a probe found rows
+
+    async def answer(self, queries: Sequence[LogQuery]) -> list[LogAnswer]:
+        workspace = self._settings.workspace_id
+        if workspace is None:
+            return [no_workspace(q) for q in queries]
+        if not queries:
+            return []
+        if self._calls.held_for(Service.LOGS) > 0:
+            failure = self._calls.held(Service.LOGS)
+            return [LogAnswer(q, problem=failure.problem(about(q.name))) for q in queries]
+        asked = list(queries)
+        # The caller's own TABLES question is the probe, unless its top could cut the list
+        # of tables short (a missing row would read as a missing category).
+        probe_at = next(
+            (i for i, q in enumerate(asked) if q.name is LogName.TABLES and q.top >= PROBE_TOP),
+            None,
+        )
+        if probe_at is None:  # the console's own probe rides along, answered to no one
+            asked.append(
+                LogQuery(LogName.TABLES, covering([q.span for q in queries]), top=PROBE_TOP)
+            )
+            probe_at = len(asked) - 1
+        mode = self.mode or LogMode.RESOURCE_SPECIFIC
+        results = await self._ask(workspace, asked, mode)
+        counts = probe_counts(results[probe_at])
+        found = counts.mode() if counts is not None else None
+        if found is not None and found is not mode:
+            data = [i for i, q in enumerate(asked) if q.name is not LogName.TABLES]
+            again = await self._ask(workspace, [asked[i] for i in data], found)
+            for i, result in zip(data, again, strict=True):
+                results[i] = result
+            mode = found
+        if found is not None:
+            self.mode = found
+        return [self._answer(query, results[i], counts, mode) for i, query in enumerate(queries)]
+
+    def _answer(
+        self,
+        query: LogQuery,
+        result: ItemResult | None,
+        counts: TableCounts | None,
+        mode: LogMode,
+    ) -> LogAnswer:
+        if counts is not None and query.name is not LogName.TABLES:
+            # Before the item's own failure: a table that was never created fails the
+            # query ("failed to resolve table"), and the category is what to fix.
+            missing = counts.missing(query.name, counts.mode() or mode)
+            if missing:
+                return no_category(query, missing, self._settings)
+        if isinstance(result, MonitorFailure):
+            return LogAnswer(query, problem=result.problem(about(query.name)))
+        try:
+            return self._converted(query, result)
+        except MonitorFailure as failure:
+            return LogAnswer(query, problem=failure.problem(about(query.name)))
+
+    def _converted(self, query: LogQuery, result: ItemResult | None) -> LogAnswer:
+        if isinstance(result, LogsQueryResult):
+            table = to_table(query.name, result.tables)
+            return LogAnswer(query, table, as_of=as_of(query.name, table))
+        if isinstance(result, LogsQueryPartialResult):
+            table = to_table(query.name, result.partial_data)
+            said = one_line(getattr(result.partial_error, "message", "") or "")
+            problem = TelemetryProblem(
+                ProblemKind.PARTIAL,
+                "Log Analytics returned part of the answer" + (f": {said}" if said else ""),
+                "these rows are incomplete; a shorter window may answer in full",
+                about(query.name),
+            )
+            return LogAnswer(query, table, problem, as_of(query.name, table))
+        if isinstance(result, LogsQueryError):
+            raise self._item_failure(result)
+        raise MonitorFailure(ProblemKind.QUERY_ERROR, "Log Analytics sent no answer for it")
+
+    def _item_failure(self, error: LogsQueryError) -> MonitorFailure:
+        said = one_line(error.message or error.code or "")
+        if "throttl" in (error.code or "").lower():
+            self._calls.hold(Service.LOGS, None)
+            return MonitorFailure(
+                ProblemKind.THROTTLED,
+                f"Log Analytics is throttling the console: {said}",
+                "the console holds off Log Analytics for a while",
+                retry_after_s=self._calls.held_for(Service.LOGS),
+            )
+        return MonitorFailure(ProblemKind.QUERY_ERROR, f"Log Analytics refused the query: {said}")
+
+    async def _ask(
+        self, workspace: str, queries: Sequence[LogQuery], mode: LogMode
+    ) -> list[ItemResult | None]:
+        """Each query's result (or the failure of its batch), in order."""
+        results: list[ItemResult | None] = [None] * len(queries)
+        sendable: list[tuple[int, LogsBatchQuery]] = []
+        for i, query in enumerate(queries):
+            try:
+                text = render(
+                    query,
+                    mode,
+                    resource_id=self._settings.resource_id,
+                    database=query.database or self._settings.database,
+                    container=query.container or self._settings.container,
+                )
+            except KqlError as exc:
+                results[i] = MonitorFailure(ProblemKind.QUERY_ERROR, str(exc))
+                continue
+            batch_query = LogsBatchQuery(
+                workspace,
+                text,
+                timespan=span_datetimes(query.span),
+                server_timeout=max(1, int(self._settings.timeout_s)),
+            )
+            sendable.append((i, batch_query))
+        for first in range(0, len(sendable), BATCH_LIMIT):
+            chunk = sendable[first : first + BATCH_LIMIT]
+            names = [queries[i].name.value for i, _ in chunk]
+            try:
+                answers = await self._send(chunk, names)
+            except MonitorFailure as failure:
+                for i, _ in chunk:
+                    results[i] = failure
+                continue
+            for (i, _), answer in zip(chunk, answers, strict=True):
+                results[i] = answer
+        return results
+
+    async def _send(
+        self, chunk: Sequence[tuple[int, LogsBatchQuery]], names: Sequence[str]
+    ) -> list[LogsQueryResult | LogsQueryPartialResult | LogsQueryError]:
+        client = self._clients.logs()
+        requests = [q for _, q in chunk]
+
+        async def send() -> list[LogsQueryResult | LogsQueryPartialResult | LogsQueryError]:
+            return await client.query_batch(requests)
+
+        return await self._calls.run(
+            Service.LOGS, "logs: " + "+".join(names), ", ".join(names), send
+        )

@@ -1,0 +1,235 @@
+"""``SimulatedTelemetry``: the Telemetry source of the embedded default.
+
+It answers the questions the Azure Monitor source answers, in the same shapes
+(``metrics.py``, ``logs.py``), from a simulated workload over the workspace's own keys
+(``workload.py``), so the throughput and hot-tenant views move live with no account.
+``about`` says it is simulated, and the screen says so.
+
+* Time is the session's clock: nothing here reads the wall clock.
+* Every call is recorded in the session's ledger like a monitoring call (kind
+  ``monitor``, unit ``call``, no RU, marked simulated), with the action that caused it.
+* The keys are read on the first call (one grouped query, about 70 ms on the demo),
+  off the event loop like every answer: constructing the source costs nothing.
+* A failure is an answer with a problem, never an exception: an unsupported question
+  gets the 400 Azure would give; a fault of the simulator, a problem saying so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from cosmem_tui.model import Clock, Key, Kind, RequestCharge, Scalar, Scope
+from cosmem_tui.model.telemetry import (
+    LogAnswer,
+    LogQuery,
+    MetricAnswer,
+    MetricQuery,
+    ProblemKind,
+    TelemetryAbout,
+    TelemetryProblem,
+)
+from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.local.workspace_file import WorkspaceFile
+from cosmem_tui.sources.simulated.logs import LogAnswers
+from cosmem_tui.sources.simulated.metrics import MetricAnswers
+from cosmem_tui.sources.simulated.problems import logs_about, metrics_about, simulator_failed
+from cosmem_tui.sources.simulated.workload import (
+    DEFAULT_SEED,
+    Workload,
+    WorkloadShape,
+)
+from cosmem_tui.sources.simulated.workspace_keys import physical_partitions, read_keys
+
+LABEL = "simulated workload"
+MIN_REFRESH_S = 2.0  # the simulation moves every second; the refresh loop's floor is 2 s
+
+_A = TypeVar("_A", MetricAnswer, LogAnswer)
+_Q = TypeVar("_Q", MetricQuery, LogQuery)
+
+
+@dataclass(frozen=True, slots=True)
+class _Answers:
+    metrics: MetricAnswers
+    logs: LogAnswers
+
+
+class SimulatedTelemetry:
+    """The Telemetry protocol over a simulated workload (see the module docstring)."""
+
+    def __init__(self, build: Callable[[], _Answers], *, gateway: Gateway, clock: Clock) -> None:
+        self._build = build
+        self._gateway = gateway
+        self._clock = clock
+        self._answers: _Answers | None = None
+        self._lock = threading.Lock()
+        self._about = TelemetryAbout(
+            label=LABEL,
+            simulated=True,
+            has_logs=True,
+            log_mode="simulated",
+            min_refresh_s=MIN_REFRESH_S,
+        )
+
+    @classmethod
+    def from_workspace(
+        cls,
+        workspace: WorkspaceFile,
+        *,
+        hot_tenant: Scalar | Key | None,
+        gateway: Gateway,
+        clock: Clock,
+        started_at: float,
+        seed: int = DEFAULT_SEED,
+        shape: WorkloadShape | None = None,
+    ) -> SimulatedTelemetry:
+        """The workload of a workspace's keys, read on the first call (see the module
+        docstring). ``hot_tenant``: the demo manifest's (None: the largest tenant)."""
+
+        def build() -> _Answers:
+            keys = read_keys(workspace, started_at)
+            chosen = shape or WorkloadShape(partitions=physical_partitions(workspace))
+            workload = Workload(
+                keys, hot_tenant=hot_tenant, seed=seed, started_at=started_at, shape=chosen
+            )
+            names = workspace.container
+            return _answers(workload, names.database, names.container)
+
+        return cls(build, gateway=gateway, clock=clock)
+
+    @classmethod
+    def from_workload(
+        cls,
+        workload: Workload,
+        *,
+        gateway: Gateway,
+        clock: Clock,
+        database: str,
+        container: str,
+    ) -> SimulatedTelemetry:
+        """Over a workload built elsewhere (a synthetic key set, a benchmark)."""
+        answers = _answers(workload, database, container)
+        return cls(lambda: answers, gateway=gateway, clock=clock)
+
+    # -- the protocol ---------------------------------------------------------------------
+
+    @property
+    def about(self) -> TelemetryAbout:
+        return self._about
+
+    @property
+    def gateway(self) -> Gateway:
+        return self._gateway
+
+    async def metrics(self, queries: Sequence[MetricQuery]) -> list[MetricAnswer]:
+        asked = list(queries)
+        now = self._clock.now()
+        results = await self._run(asked, lambda a, q: a.metrics.answer(q, now), self._metric_failed)
+        for query, (answer, ms) in zip(asked, results, strict=True):
+            self._record(
+                f"metrics: {query.name}",
+                Scope.METRICS,
+                ", ".join(query.metrics),
+                len(answer.series),
+                answer.problem,
+                ms,
+            )
+        return [answer for answer, _ in results]
+
+    async def logs(self, queries: Sequence[LogQuery]) -> list[LogAnswer]:
+        asked = list(queries)
+        now = self._clock.now()
+        results = await self._run(asked, lambda a, q: a.logs.answer(q, now), self._log_failed)
+        for query, (answer, ms) in zip(asked, results, strict=True):
+            target = f"{query.name.value} by {query.level.value}"
+            if query.tenant is not None:
+                target += f" of {query.tenant.text}"
+            rows = len(answer.table.rows) if answer.table is not None else 0
+            self._record(f"logs: {query.name.value}", Scope.LOGS, target, rows, answer.problem, ms)
+        return [answer for answer, _ in results]
+
+    async def close(self) -> None:
+        """Let go of the workload and its cached minutes (the workspace is the store's)."""
+        with self._lock:
+            self._answers = None
+
+    # -- answering ------------------------------------------------------------------------
+
+    def _loaded(self) -> _Answers:
+        with self._lock:
+            if self._answers is None:
+                self._answers = self._build()
+            return self._answers
+
+    async def _run(
+        self,
+        queries: list[_Q],
+        answer: Callable[[_Answers, _Q], _A],
+        failed: Callable[[_Q, BaseException], _A],
+    ) -> list[tuple[_A, float]]:
+        timer = self._gateway.timer
+
+        def work() -> list[tuple[_A, float]]:
+            results: list[tuple[_A, float]] = []
+            try:
+                answers = self._loaded()
+            except Exception as exc:  # the workspace could not be read: every answer says so
+                return [(failed(query, exc), 0.0) for query in queries]
+            for query in queries:
+                started = timer()
+                try:
+                    result = answer(answers, query)
+                except Exception as exc:  # a fault here must not take the other tiles down
+                    result = failed(query, exc)
+                results.append((result, (timer() - started) * 1000.0))
+            return results
+
+        return await asyncio.to_thread(work)
+
+    @staticmethod
+    def _metric_failed(query: MetricQuery, error: BaseException) -> MetricAnswer:
+        return MetricAnswer(query, problem=simulator_failed(metrics_about(query.name), error))
+
+    @staticmethod
+    def _log_failed(query: LogQuery, error: BaseException) -> LogAnswer:
+        return LogAnswer(query, problem=simulator_failed(logs_about(query.name.value), error))
+
+    def _record(
+        self,
+        operation: str,
+        scope: Scope,
+        target: str,
+        items: int,
+        problem: TelemetryProblem | None,
+        duration_ms: float,
+    ) -> None:
+        status = 200
+        if problem is not None:
+            status = 400 if problem.kind is ProblemKind.QUERY_ERROR else 500
+        self._gateway.record(
+            RequestCharge(
+                operation=operation,
+                scope=scope,
+                request_units=0.0,
+                duration_ms=duration_ms,
+                item_count=items,
+                status=status,
+                simulated=True,
+                target=target,
+                kind=Kind.MONITOR,
+                call=self._gateway.next_call(),
+                cause=Gateway.cause(),
+                at=self._clock.now(),
+                unit="call",
+            )
+        )
+
+
+def _answers(workload: Workload, database: str, container: str) -> _Answers:
+    return _Answers(
+        MetricAnswers(workload, database=database, container=container),
+        LogAnswers(workload, database=database, container=container),
+    )

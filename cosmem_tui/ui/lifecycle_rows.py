@@ -1,0 +1,218 @@
+"""What the lifecycle view shows, as text: the summary lines and the rows of its one list.
+
+Pure functions of a ``LifecycleReport`` and the time: no widgets. The list holds
+sections (the soonest to expire, the long-term records, the idle threads, the drift),
+each a header row and its rows; every row is keyed, so the cursor stays on its item
+when the report is counted again, and knows what ``enter`` opens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cosmem_tui.core.lifecycle import IdleThread, LifecycleReport
+from cosmem_tui.core.text import one_line
+from cosmem_tui.model import ThreadRef, TtlClass
+from cosmem_tui.model.lifecycle import (
+    LifecycleItem,
+    TtlItems,
+    TtlSummary,
+    horizon_label,
+    lifetime,
+    lifetime_words,
+)
+from cosmem_tui.model.ttl import container_ttl_words, format_duration
+from cosmem_tui.ui.rows import SOON, safe_cells
+from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
+
+LIFECYCLE_COLUMNS = (
+    Column("EXPIRES", 8, "right"),
+    Column("CLASS", 10, drop_order=2),
+    Column("KIND", 9, drop_order=3),
+    Column("THREAD", 18, drop_order=1),
+    Column("ITEM · WHY", min_width=32),
+)
+
+CLASS_SHORT = {  # the CLASS column is narrow: the class's own word where it fits
+    TtlClass.SHORT: "short-term",
+    TtlClass.LONG: "long-term",
+    TtlClass.DEFAULT: "default",
+    TtlClass.IGNORED: "ignored",
+    TtlClass.INVALID: "⚠ invalid",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One row: a section header, an item, or an idle thread."""
+
+    key: tuple[str, str]  # (section, item id or thread) — where the cursor returns
+    cells: tuple[Cell, ...]
+    ref: ThreadRef | None = None  # what enter opens: the thread …
+    item_id: str | None = None  # … and the item in it (None: the thread itself)
+    search: str = ""
+
+
+def summary_lines(report: LifecycleReport, tenant_label: str) -> list[str]:
+    """The lines above the list: the scope and container mode, classes, forecast."""
+    where = report.scope.describe(tenant_label)
+    mode = container_ttl_words(report.container.default_ttl)
+    summary = report.summary
+    if summary is None:
+        return [
+            f"{where} · {mode}",
+            "not counted: the whole container is a fan-out over every physical partition",
+            "f counts it (asks first, with its cost) · :ttl TENANT [THREAD] or browse "
+            "a tenant for its lifecycle",
+        ]
+    return [f"{where} · {mode}", classes_line(summary), forecast_line(summary)]
+
+
+def classes_line(summary: TtlSummary) -> str:
+    # The classes' own words (as cosmem ttl writes them); "ignored" only when TTL is off.
+    parts = [f"{c.value} {n:,}" for c, n in summary.classes if n or c is not TtlClass.IGNORED]
+    return f"{summary.total:,} items: " + " · ".join(parts)
+
+
+def forecast_line(summary: TtlSummary) -> str:
+    buckets = " · ".join(f"{horizon_label(h)} {n:,}" for h, n in summary.forecast)
+    return f"expiring within {buckets} · {summary.expiring:,} expire, {summary.never:,} never"
+
+
+def _when(item: LifecycleItem, now: float) -> Cell:
+    ttl = item.ttl
+    text = ttl.when(now)
+    tone: Tone = "dim"
+    if text == "expired":
+        tone = "bad"
+    elif ttl.expires:
+        tone = "warn" if (ttl.remaining(now) or 0) <= SOON else ""
+    elif text == "never":
+        tone = "good"
+    return text, tone
+
+
+def _thread_cell(ref: ThreadRef | None) -> Cell:
+    return (one_line(ref.thread.text) if ref is not None else "(no thread)"), "dim"
+
+
+def item_entry(section: str, item: LifecycleItem, now: float, why: str = "") -> Entry:
+    cls = item.ttl.ttl_class
+    tone: Tone = "warn" if cls is TtlClass.INVALID else ("accent" if item.kind != "turn" else "")
+    note = item.item_id + (f" · {why}" if why else "")
+    cells = safe_cells(
+        [
+            _when(item, now),
+            (CLASS_SHORT[cls], "warn" if cls is TtlClass.INVALID else "dim"),
+            (one_line(item.kind, 20), tone),
+            _thread_cell(item.ref),
+            (note, ""),
+        ]
+    )
+    search = " ".join(
+        [item.item_id, item.kind, cls.value, item.ref.thread.text if item.ref else ""]
+    )
+    return Entry((section, item.item_id), tuple(cells), item.ref, item.item_id, search)
+
+
+def header_entry(section: str, title: str) -> Entry:
+    # In the wide column: the others are narrow, and dropped first on a narrow terminal.
+    rules: list[Cell] = [("─" * (c.width or 0), "accent") for c in LIFECYCLE_COLUMNS[:-1]]
+    return Entry((section, ""), tuple(safe_cells([*rules, (f"── {title}", "accent")])))
+
+
+def _count_title(title: str, found: TtlItems) -> str:
+    if found.complete:
+        return f"{title}: {found.count:,}"
+    return f"{title}: {len(found.items):,} of {found.count:,}"
+
+
+def idle_entry(idle: IdleThread, gap: int) -> Entry:
+    thread = idle.thread
+    why = (
+        f"no write for {format_duration(idle.idle_s)} (gap {format_duration(gap)}): "
+        "a resume starts a new episode"
+    )
+    cells = safe_cells(
+        [
+            (format_duration(idle.idle_s), "dim"),
+            (f"{thread.short_term}/{thread.long_term}", "dim"),
+            ("thread", "dim"),
+            _thread_cell(thread.ref),
+            (why, ""),
+        ]
+    )
+    return Entry(("idle", thread.ref.thread.text), tuple(cells), thread.ref, None, thread.name)
+
+
+def drift_why(item: LifecycleItem) -> str:
+    return (
+        f"lives {lifetime_words(lifetime(item.ttl))}, {item.kind} expects "
+        f"{lifetime_words(item.expected)}"
+    )
+
+
+def entries(report: LifecycleReport, now: float) -> list[Entry]:
+    """The list: each section that has something to say, with its count."""
+    rows: list[Entry] = []
+    soonest = report.soonest
+    if soonest is not None and soonest.items:
+        title = _count_title("soonest to expire", soonest)
+        summary = report.summary
+        if report.soonest_within is not None and summary is not None:
+            if report.soonest_within in dict(summary.forecast):
+                title += f" within {horizon_label(report.soonest_within)}"
+            if soonest.count < summary.expiring:
+                title += f" ({summary.expiring:,} expire in all)"
+        rows.append(header_entry("soonest", title))
+        rows += [item_entry("soonest", i, now) for i in soonest.items]
+    long_term = report.long_term
+    if long_term is not None and long_term.items:
+        rows.append(header_entry("long", _count_title("long-term records", long_term)))
+        rows += [item_entry("long", i, now) for i in long_term.items]
+    if report.idle:
+        total = f" of {report.threads:,}" if report.threads is not None else ""
+        rows.append(
+            header_entry(
+                "idle",
+                f"idle threads: {len(report.idle):,}{total} (a resume starts a new episode)",
+            )
+        )
+        rows += [idle_entry(i, report.idle_gap_s) for i in report.idle]
+    drift = report.drift
+    if drift is not None and drift.items:
+        rows.append(header_entry("drift", _count_title("lifetime ≠ schema's", drift)))
+        rows += [item_entry("drift", i, now, drift_why(i)) for i in drift.items]
+    return rows
+
+
+def empty_text(report: LifecycleReport | None) -> str:
+    if report is None:
+        return "counting…"
+    if report.summary is None:
+        return "f counts the whole container (asks first)"
+    if report.summary.total == 0:
+        return "no visible items here"
+    return "nothing expires soon, no long-term records, no idle threads, no drift"
+
+
+class LifecycleRows:
+    """The rows of the list (``RowList`` source)."""
+
+    def __init__(self, rows: list[Entry]) -> None:
+        self.entries = rows
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def row(self, index: int) -> list[Cell]:
+        return list(self.entries[index].cells)
+
+    def search_text(self, index: int) -> str:
+        return self.entries[index].search
+
+    def index_of(self, key: tuple[str, str]) -> int | None:
+        for index, entry in enumerate(self.entries):
+            if entry.key == key:
+                return index
+        return None

@@ -1,0 +1,85 @@
+"""One guarded write from a view: plan in a worker, confirm on screen, apply in a worker.
+
+The plan is a fresh read (the item's ttl and ETag, or the thread's item count); the
+confirmation shows ``describe_plan``'s lines; only a ``y`` applies it. The outcome
+(written, a 412 conflict, nothing found, declined) goes to the status line and to the
+view's ``done`` callback, which reloads what changed. Without ``--allow-writes`` the
+session has no ``WriteService`` and nothing here runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from functools import partial
+
+from cosmem_tui.core.text import one_line
+from cosmem_tui.core.writes import WriteService, describe_plan
+from cosmem_tui.model.writes import WriteOutcome, WritePlan, WriteStatus
+from cosmem_tui.ui.confirm_write import ConfirmWrite
+from cosmem_tui.ui.messages import describe_error
+from cosmem_tui.ui.view import ViewScreen
+
+Planner = Callable[[WriteService], Awaitable[WritePlan]]
+
+
+def run_write(
+    screen: ViewScreen,
+    cause: str,
+    planner: Planner,
+    done: Callable[[WriteOutcome], None],
+) -> None:
+    session = screen.session
+    writes = session.writes if session is not None else None
+    if session is None or writes is None:
+        screen.set_status("writes are off: start cosmem with --allow-writes", error=True)
+        return
+    gateway = session.gateway
+    screen.set_status("reading what the write would change…")
+
+    async def plan_it() -> None:
+        try:
+            with gateway.caused_by(cause):
+                plan = await planner(writes)
+        except Exception as exc:
+            screen.call_later(screen.set_status, describe_error(exc), True)
+            return
+        lines = describe_plan(plan, session.clock.now(), str(writes.audit.path))
+        screen.call_later(confirm, plan, lines)
+
+    def confirm(plan: WritePlan, lines: list[str]) -> None:
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                screen.set_status("nothing was written")
+                return
+            screen.set_status("writing…")
+            screen.run_worker(
+                partial(apply_it, plan), group="write", exclusive=True, exit_on_error=False
+            )
+
+        screen.app.push_screen(ConfirmWrite(lines), answered)
+
+    async def apply_it(plan: WritePlan) -> None:
+        def progress(deleted: int, total: int) -> None:
+            screen.call_later(screen.set_status, f"erasing: {deleted:,} of {total:,} deleted")
+
+        try:
+            with gateway.caused_by(cause):
+                outcome = await writes.apply(plan, progress)
+        except Exception as exc:
+            screen.call_later(screen.set_status, describe_error(exc), True)
+            return
+        screen.call_later(finish, outcome)
+
+    def finish(outcome: WriteOutcome) -> None:
+        done(outcome)  # reloads what changed; the reloaded list clears the status line,
+        failed = outcome.status is not WriteStatus.DONE  # so the outcome is a notice too
+        screen.set_status(outcome.message, error=failed)
+        screen.app.notify(
+            one_line(outcome.message),
+            title="write" if not failed else f"write: {outcome.status.value}",
+            severity="error" if failed else "information",
+            timeout=30 if failed else 10,
+            markup=False,  # ids and keys are data
+        )
+
+    screen.run_worker(plan_it, group="write", exclusive=True, exit_on_error=False)

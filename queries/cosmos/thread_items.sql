@@ -1,0 +1,5 @@
+-- The next items of a thread an erase deletes: single-partition, at most @limit, only
+-- id, ETag, ttl and the key values ({{item_ref}}). The erase asks again after each
+-- batch (the deleted items are gone), so it never follows a continuation over rows
+-- it is deleting.
+SELECT TOP @limit VALUE {{item_ref}} FROM c WHERE {{partition_filter}}

@@ -1,0 +1,77 @@
+"""Fixtures: the fake Azure, a frozen clock's gateway, and a source opened on them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from cosmem_tui.model import FrozenClock
+from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.monitor.clients import RetrySettings
+from cosmem_tui.sources.monitor.settings import MonitorSettings, parse_resource_id
+from cosmem_tui.sources.monitor.telemetry import MonitorTelemetry, open_monitor
+from tests.sources.monitor.azure_fake import RESOURCE_ID, WORKSPACE, AzureFake, FakeCredential
+
+# Retries as in production but with short backoffs: the tests never sleep for long.
+FAST_RETRY = RetrySettings(total=2, backoff_factor=0.01, backoff_max_s=0.05, max_wait_s=3.0)
+
+
+@pytest.fixture
+def fake() -> AzureFake:
+    return AzureFake()
+
+
+@pytest.fixture
+def credential() -> FakeCredential:
+    return FakeCredential()
+
+
+@pytest.fixture
+def gateway(clock: FrozenClock) -> Gateway:
+    return Gateway(clock=clock)
+
+
+@pytest.fixture
+def settings() -> MonitorSettings:
+    return MonitorSettings(
+        resource=parse_resource_id(RESOURCE_ID),
+        workspace_id=WORKSPACE,
+        region="eastus",
+        database="memory",
+        container="turns",
+    )
+
+
+Opener = Callable[..., Awaitable[MonitorTelemetry]]
+
+
+@pytest.fixture
+async def open_source(
+    fake: AzureFake,
+    credential: FakeCredential,
+    gateway: Gateway,
+    clock: FrozenClock,
+    settings: MonitorSettings,
+) -> AsyncIterator[Opener]:
+    opened: list[MonitorTelemetry] = []
+
+    async def make(**changes: Any) -> MonitorTelemetry:
+        hint = changes.pop("region_hint", None)
+        telemetry = await open_monitor(
+            replace(settings, **changes),
+            gateway=gateway,
+            credential=credential,
+            clock=clock,
+            transport=fake.transport(),
+            region_hint=hint,
+            retry=FAST_RETRY,
+        )
+        opened.append(telemetry)
+        return telemetry
+
+    yield make
+    for telemetry in opened:
+        await telemetry.close()

@@ -1,0 +1,269 @@
+"""The KQL texts: one per question and mode, each aggregating and bounded, and values
+that go in as literals no tenant name can break out of."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from cosmem_tui.model import Key
+from cosmem_tui.model.telemetry import LOG_COLUMNS, KeyLevel, LogName, LogQuery, Span
+from cosmem_tui.sources.monitor.kql import (
+    KqlError,
+    LogMode,
+    kql_dynamic,
+    kql_string,
+    query_text,
+    render,
+    text_name,
+)
+from cosmem_tui.sources.query_texts import queries_root
+from tests.sources.monitor.azure_fake import RESOURCE_ID
+
+SPAN = Span(1_795_996_800 - 900, 1_795_996_800)
+HOSTILE = [
+    'acme"; CDBDataPlaneRequests | take 1000000 //',
+    "back\\slash\\",
+    'ends with a backslash and quote \\"',
+    "new\nline | take 1000000",
+    "carriage\rreturn",
+    "tab\there",
+    "nul\x00and\x1bescape",
+    "bidi \u202e txt",
+    "lone \ud800 surrogate",
+    "'single' quotes",
+    '@"verbatim"',
+    "",
+]
+
+# -- a small lexer for KQL string literals (what the service would see as one token) -------
+
+_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t", "r": "\r"}
+
+
+def lex(text: str) -> list[tuple[str, str]]:
+    """Tokens of ``text``: ("string", value) for each string literal, ("code", text) for
+    the code between them. Raises on an unterminated literal or a raw line break in one."""
+    tokens: list[tuple[str, str]] = []
+    code: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        if ch == "@" and i + 1 < len(text) and text[i + 1] in "\"'":
+            quote, j, value = text[i + 1], i + 2, []
+            while True:
+                if j >= len(text) or text[j] == "\n":
+                    raise ValueError(f"unterminated verbatim literal at {i}")
+                if text[j] == quote:
+                    if text[j + 1 : j + 2] == quote:
+                        value.append(quote)
+                        j += 2
+                        continue
+                    break
+                value.append(text[j])
+                j += 1
+        elif ch in "\"'":
+            quote, j, value = ch, i + 1, []
+            while True:
+                if j >= len(text) or text[j] in "\r\n":
+                    raise ValueError(f"unterminated literal at {i}: {text[i : i + 40]!r}")
+                if text[j] == "\\":
+                    if text[j + 1] not in _ESCAPES:
+                        raise ValueError(f"unknown escape \\{text[j + 1]}")
+                    value.append(_ESCAPES[text[j + 1]])
+                    j += 2
+                    continue
+                if text[j] == quote:
+                    break
+                value.append(text[j])
+                j += 1
+        else:
+            code.append(ch)
+            i += 1
+            continue
+        tokens.append(("code", "".join(code)))
+        code = []
+        tokens.append(("string", "".join(value)))
+        i = j + 1
+    tokens.append(("code", "".join(code)))
+    return tokens
+
+
+def literal_value(literal: str) -> str:
+    """The string a literal made by ``kql_string`` stands for, checking its shape."""
+    tokens = lex(literal)
+    strings = [value for kind, value in tokens if kind == "string"]
+    assert len(strings) == 1, tokens
+    outside = "".join(value for kind, value in tokens if kind == "code")
+    if outside == "":
+        return strings[0]
+    assert outside == "tostring(parse_json())", outside
+    decoded = json.loads(strings[0])
+    assert isinstance(decoded, str)
+    return decoded
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_a_string_parameter_is_one_literal_that_reads_back_as_itself(value: str):
+    literal = kql_string(value)
+    assert "\n" not in literal and "\r" not in literal
+    assert literal_value(literal) == value
+
+
+def test_a_dynamic_parameter_keeps_the_json_types():
+    literal = kql_dynamic([42, "42", True, None, 'a"b\n'])
+    tokens = lex(literal)
+    assert [kind for kind, _ in tokens] == ["code", "string", "code"]
+    assert tokens[0][1] == "parse_json(" and tokens[2][1] == ")"
+    assert json.loads(tokens[1][1]) == [42, "42", True, None, 'a"b\n']
+
+
+def skeleton(text: str) -> str:
+    """``text`` with every string value blanked: what the query *does*. A value spelled
+    through JSON (``tostring(parse_json("…"))``) counts as one string too."""
+    code = "".join(value if kind == "code" else "<string>" for kind, value in lex(text))
+    return code.replace("tostring(parse_json(<string>))", "<string>")
+
+
+def p_tenant(text: str) -> object:
+    line = next(line for line in text.splitlines() if line.startswith("let p_tenant = "))
+    tokens = lex(line)
+    (value,) = [v for k, v in tokens if k == "string"]
+    return json.loads(value)
+
+
+@pytest.mark.parametrize("name", [n for n in LogName if n is not LogName.TABLES])
+@pytest.mark.parametrize("mode", list(LogMode))
+def test_a_hostile_tenant_stays_one_literal_in_every_query(name: LogName, mode: LogMode):
+    benign = render(
+        LogQuery(name, SPAN, level=KeyLevel.KEY, tenant=Key.of("acme"), top=50),
+        mode,
+        resource_id=RESOURCE_ID,
+        database="memory",
+        container="turns",
+    )
+    for value in HOSTILE:
+        text = render(
+            LogQuery(name, SPAN, level=KeyLevel.KEY, tenant=Key.of(value), top=50),
+            mode,
+            resource_id=RESOURCE_ID,
+            database=value,
+            container=value,
+        )
+        assert skeleton(text) == skeleton(benign)
+        assert p_tenant(text) == [value]
+        assert "let p_top = 50;" in text
+
+
+def rendered(query: LogQuery) -> str:
+    return render(
+        query, LogMode.RESOURCE_SPECIFIC, resource_id=RESOURCE_ID, database=None, container=None
+    )
+
+
+def test_numbers_and_strings_stay_apart_in_the_tenant_filter():
+    as_number = rendered(LogQuery(LogName.KEY_USAGE, SPAN, tenant=Key.of(42)))
+    as_string = rendered(LogQuery(LogName.KEY_USAGE, SPAN, tenant=Key.of("42")))
+    assert p_tenant(as_number) == [42]
+    assert p_tenant(as_string) == ["42"]
+    assert "let p_has_tenant = true;" in as_number
+    unfiltered = rendered(LogQuery(LogName.KEY_USAGE, SPAN))
+    assert "let p_has_tenant = false;" in unfiltered
+    assert 'let p_database = "";' in unfiltered  # no filter: every database of the account
+
+
+def test_top_is_bounded():
+    for top in (0, -5, 10_000_000):
+        with pytest.raises(KqlError):
+            rendered(LogQuery(LogName.KEY_USAGE, SPAN, top=top))
+
+
+# -- the texts themselves ------------------------------------------------------------------
+
+
+def stages(text: str) -> list[str]:
+    """The top-level pipe stages of the final statement (after the last ``let``)."""
+    code = "".join(v if k == "code" else '""' for k, v in lex(text))
+    depth, statements, current = 0, [], []
+    for ch in code:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == ";" and depth == 0:
+            statements.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    statements.append("".join(current))
+    final = [s for s in statements if s.strip()][-1]
+    parts, depth, current = [], 0, []
+    for ch in final:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "|" and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current).strip())
+    return parts
+
+
+@pytest.mark.parametrize("name", list(LogName))
+@pytest.mark.parametrize("mode", list(LogMode))
+def test_every_text_aggregates_and_ends_in_a_bound(name: LogName, mode: LogMode):
+    text = query_text(name, mode)
+    final = stages(text)
+    assert re.fullmatch(r"top p_top by [\w, ]+(desc|asc)", " ".join(final[-1].split())), final[-1]
+    assert "summarize" in text  # aggregated in Log Analytics: never raw rows
+    assert not re.search(r"\b(take|limit)\b", text)
+    used = set(re.findall(r"\bp_\w+", text))
+    assert used <= {
+        "p_resource_id",
+        "p_database",
+        "p_container",
+        "p_by_tenant",
+        "p_has_tenant",
+        "p_tenant",
+        "p_top",
+    }
+    assert "p_resource_id" in used  # never another account's rows in a shared workspace
+
+
+@pytest.mark.parametrize("name", list(LogName))
+@pytest.mark.parametrize("mode", list(LogMode))
+def test_every_text_says_the_columns_the_contract_fixes(name: LogName, mode: LogMode):
+    path = queries_root() / "kql" / f"{text_name(name, mode)}.kql"
+    raw = path.read_text(encoding="utf-8")
+    line = next(line for line in raw.splitlines() if line.startswith("// Columns: "))
+    assert tuple(line.removeprefix("// Columns: ").split(", ")) == LOG_COLUMNS[name]
+    final = " ".join(stages(query_text(name, mode))[-2].split())
+    for column in LOG_COLUMNS[name]:
+        assert re.search(rf"\b{column}\b", final), (column, final)
+
+
+def test_legacy_texts_read_the_suffixed_columns_defensively():
+    for name in (LogName.KEY_USAGE, LogName.THROTTLES, LogName.KEY_STORAGE):
+        text = query_text(name, LogMode.AZURE_DIAGNOSTICS)
+        assert 'ResourceProvider == "MICROSOFT.DOCUMENTDB"' in text
+        assert 'column_ifexists("databaseName_s", "")' in text
+        assert 'column_ifexists("databasename_s", "")' in text
+    assert 'todouble(column_ifexists("requestCharge_s", ""))' in query_text(
+        LogName.KEY_USAGE, LogMode.AZURE_DIAGNOSTICS
+    )
+    assert 'toint(column_ifexists("statusCode_s", ""))' in query_text(
+        LogName.THROTTLES, LogMode.AZURE_DIAGNOSTICS
+    )
+
+
+def test_every_kql_file_is_a_question_in_one_mode():
+    root = queries_root() / "kql"
+    files = {str(p.relative_to(root).with_suffix("")) for p in Path(root).rglob("*.kql")}
+    expected = {text_name(n, m) for n in LogName for m in LogMode}
+    assert files == expected

@@ -1,0 +1,505 @@
+"""Logs through the real ``LogsQueryClient``: one batch per call, what each item sends,
+the tables probe and the AzureDiagnostics fallback, cells as plain values, and every
+failure a problem on the answers it concerns."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from cosmem_tui.model import Key, Kind, Scope
+from cosmem_tui.model.telemetry import (
+    LOG_COLUMNS,
+    KeyLevel,
+    LogName,
+    LogQuery,
+    MetricQuery,
+    ProblemKind,
+    Span,
+)
+from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.monitor.kql import LogMode, query_text
+from tests.conftest import ANCHOR
+from tests.sources.monitor.azure_fake import (
+    WORKSPACE,
+    AzureFake,
+    FakeCredential,
+    Reply,
+    batch,
+    error_body,
+    iso,
+    metric,
+    metrics_body,
+    table,
+)
+from tests.sources.monitor.conftest import FrozenClock, Opener
+from tests.sources.monitor.test_kql import lex
+
+SPAN = Span(ANCHOR - 15 * 60, ANCHOR)
+RS, AD = LogMode.RESOURCE_SPECIFIC, LogMode.AZURE_DIAGNOSTICS
+TYPES = {
+    "Key": "string",
+    "Partition": "string",
+    "Partitions": "long",
+    "RU": "real",
+    "PeakRUps": "real",
+    "PartitionRU": "real",
+    "PartitionPeakRUps": "real",
+    "Keys": "long",
+    "TimeGenerated": "datetime",
+    "OperationName": "string",
+    "Throttled": "long",
+    "Requests": "long",
+    "SizeKb": "long",
+    "Table": "string",
+    "Rows": "long",
+}
+ALL_TABLES = {
+    "CDBPartitionKeyRUConsumption": 5200,
+    "CDBDataPlaneRequests": 91000,
+    "CDBPartitionKeyStatistics": 12,
+}
+ROWS: dict[LogName, list[list[Any]]] = {
+    LogName.KEY_USAGE: [
+        ['["contoso"]', "2", 3, 1812.5, 240.0, 1500.0, 200.0, 57],
+        ["[42]", "0", 1, 90.25, 12.0, 90.25, 12.0, 57],
+    ],
+    LogName.PARTITION_USAGE: [["2", 2100.0, 260.5, 9], ["0", 120.0, 14.0, 48]],
+    LogName.THROTTLES: [
+        ["2026-11-29T23:58:00Z", "Query", "2", 17],
+        ["2026-11-29T23:59:00Z", "Read", "2", 4],
+    ],
+    LogName.KEY_THROTTLES: [['["contoso"]', 900, 21]],
+    LogName.KEY_STORAGE: [['["contoso"]', 5_242_880]],
+}
+
+
+def which(text: str) -> tuple[LogName, LogMode]:
+    """Which question, in which dialect, a batch item asks (the text ends with its file)."""
+    for mode in (AD, RS):
+        for name in LogName:
+            if text.endswith(query_text(name, mode) + "\n"):
+                return name, mode
+    raise AssertionError(f"not one of the console's texts: {text[-200:]}")
+
+
+def result(name: LogName, rows: list[list[Any]]) -> dict[str, Any]:
+    return {"tables": [table([(c, TYPES[c]) for c in LOG_COLUMNS[name]], rows)]}
+
+
+class Workspace:
+    """A Log Analytics workspace behind the $batch endpoint: which tables hold rows, and
+    what each question answers (per question, optionally per dialect)."""
+
+    def __init__(self, tables: dict[str, int] | None = None, mode: LogMode = RS) -> None:
+        self.tables = ALL_TABLES if tables is None else tables
+        self.mode = mode  # the dialect whose tables exist in this workspace
+        self.special: dict[LogName, Callable[[], Reply]] = {}
+        self.asked: list[tuple[LogName, LogMode, dict[str, Any]]] = []
+
+    def answer(self, text: str, request: dict[str, Any]) -> Reply:
+        name, mode = which(text)
+        self.asked.append((name, mode, request))
+        if name is LogName.TABLES:
+            return Reply(200, result(name, [[t, n] for t, n in self.tables.items()]))
+        if name in self.special:
+            return self.special[name]()
+        if mode is not self.mode:
+            return Reply(
+                400,
+                error_body(
+                    "BadArgumentError",
+                    "The request had some invalid properties",
+                    f"'{name.value}': Failed to resolve table expression named "
+                    "'CDBPartitionKeyRUConsumption'",
+                ),
+            )
+        return Reply(200, result(name, ROWS[name]))
+
+    def responder(self) -> Any:
+        return batch(self.answer)
+
+
+def ask(*names: LogName, **fields: Any) -> list[LogQuery]:
+    return [LogQuery(name, SPAN, **fields) for name in names]
+
+
+async def test_one_batch_carries_every_question_and_the_probe(
+    open_source: Opener, fake: AzureFake, gateway: Gateway, credential: FakeCredential
+):
+    workspace = Workspace()
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    usage, throttles = await source.logs(ask(LogName.KEY_USAGE, LogName.THROTTLES))
+
+    (sent,) = fake.requests_to("logs")
+    assert sent.method == "POST" and sent.url == "https://api.loganalytics.io/v1/$batch"
+    assert credential.scopes == [("https://api.loganalytics.io/.default",)]
+    items = sent.json()["requests"]
+    assert [which(i["body"]["query"])[0] for i in items] == [
+        LogName.KEY_USAGE,
+        LogName.THROTTLES,
+        LogName.TABLES,
+    ]
+    for item in items:
+        assert item["workspace"] == WORKSPACE
+        assert (item["path"], item["method"]) == ("/query", "POST")
+        assert item["body"]["timespan"] == f"{iso(SPAN.start)}/{iso(SPAN.end)}"
+        assert item["headers"]["Prefer"] == "wait=30"
+        text = item["body"]["query"]
+        assert 'let p_database = "memory";\nlet p_container = "turns";\n' in text
+        assert text.startswith('let p_resource_id = "/subscriptions/')
+
+    assert usage.problem is None and throttles.problem is None
+    assert usage.table is not None and usage.table.columns == LOG_COLUMNS[LogName.KEY_USAGE]
+    assert usage.table.rows[0] == ('["contoso"]', "2", 3, 1812.5, 240.0, 1500.0, 200.0, 57)
+    assert usage.table.records()[1]["Key"] == "[42]"  # the key's JSON text: 42 stays a number
+    assert usage.as_of is None  # no time in the answer: the core says logs lag
+    assert throttles.table is not None
+    assert throttles.table.rows == (
+        (ANCHOR - 120.0, "Query", "2", 17),  # datetimes as epoch seconds
+        (ANCHOR - 60.0, "Read", "2", 4),
+    )
+    assert throttles.as_of == ANCHOR - 60
+    about = source.about
+    assert (about.log_mode, about.has_logs, about.workspace_id) == (RS.value, True, WORKSPACE)
+    assert about.label == "Azure Monitor · agentmem" and about.min_refresh_s == 60
+
+    (record,) = gateway.records()
+    assert (record.kind, record.scope, record.unit, record.status) == (
+        Kind.MONITOR,
+        Scope.LOGS,
+        "call",
+        200,
+    )
+    assert record.operation == "logs: key_usage+throttles+tables"
+    assert record.target == "key_usage, throttles, tables"
+    assert gateway.totals().request_units == 0
+
+
+async def test_dynamic_cells_are_decoded_and_nulls_stay_null(open_source: Opener, fake: AzureFake):
+    workspace = Workspace()
+    columns = [("Key", "dynamic"), ("SizeKb", "long")]
+    workspace.special[LogName.KEY_STORAGE] = lambda: Reply(
+        200,
+        {"tables": [table(columns, [['["contoso","t-1"]', 2048], ['{"odd": [1, 2.5]}', None]])]},
+    )
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    (storage,) = await source.logs(ask(LogName.KEY_STORAGE, level=KeyLevel.KEY))
+    assert storage.table is not None
+    assert storage.table.rows == ((["contoso", "t-1"], 2048), ({"odd": [1, 2.5]}, None))
+
+
+async def test_a_partial_result_keeps_its_rows_and_says_so(open_source: Opener, fake: AzureFake):
+    workspace = Workspace()
+    partial = result(LogName.KEY_USAGE, ROWS[LogName.KEY_USAGE][:1])
+    partial["error"] = error_body(
+        "PartialError",
+        "There were some errors when processing your query.",
+        "Query result set has exceeded the internal data size limit",
+    )["error"]
+    workspace.special[LogName.KEY_USAGE] = lambda: Reply(200, partial)
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    (usage,) = await source.logs(ask(LogName.KEY_USAGE))
+    assert usage.table is not None and len(usage.table.rows) == 1
+    assert usage.problem is not None and usage.problem.kind is ProblemKind.PARTIAL
+    assert "exceeded the internal data size limit" in usage.problem.message
+    assert usage.problem.about == "logs: key_usage"
+
+
+async def test_tables_without_rows_name_the_category_to_enable(
+    open_source: Opener, fake: AzureFake
+):
+    workspace = Workspace(tables={"CDBPartitionKeyRUConsumption": 10})
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    names = [LogName.KEY_USAGE, LogName.THROTTLES, LogName.KEY_THROTTLES, LogName.KEY_STORAGE]
+    usage, throttles, key_throttles, storage = await source.logs(ask(*names))
+    assert usage.problem is None
+    expected = {
+        "logs: throttles": "DataPlaneRequests",
+        "logs: key_throttles": "DataPlaneRequests",
+        "logs: key_storage": "PartitionKeyStatistics",
+    }
+    for answer in (throttles, key_throttles, storage):
+        problem = answer.problem
+        assert problem is not None and problem.kind is ProblemKind.NO_CATEGORY
+        category = expected[problem.about]
+        assert f"no {category} logs from agentmem" in problem.message
+        assert f"send the {category} diagnostic category" in problem.fix
+        assert "resource-specific" in problem.fix
+        assert answer.table is None
+
+
+async def test_an_empty_workspace_answers_no_category_everywhere(
+    open_source: Opener, fake: AzureFake
+):
+    workspace = Workspace(tables={})
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    answers = await source.logs(ask(LogName.KEY_USAGE, LogName.PARTITION_USAGE))
+    assert all(a.problem and a.problem.kind is ProblemKind.NO_CATEGORY for a in answers)
+    assert "PartitionKeyRUConsumption" in answers[0].problem.message  # type: ignore[union-attr]
+    assert source.about.log_mode == ""
+    assert len(fake.requests_to("logs")) == 1  # nothing to fall back to: no second batch
+
+
+async def test_azurediagnostics_only_switches_to_the_legacy_texts_and_remembers(
+    open_source: Opener, fake: AzureFake, gateway: Gateway
+):
+    workspace = Workspace(
+        tables={
+            "AzureDiagnostics/PartitionKeyRUConsumption": 800,
+            "AzureDiagnostics/DataPlaneRequests": 9000,
+        },
+        mode=AD,
+    )
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    usage, storage = await source.logs(ask(LogName.KEY_USAGE, LogName.KEY_STORAGE))
+    assert usage.problem is None and usage.table is not None
+    assert usage.table.rows[0][0] == '["contoso"]'
+    assert storage.problem is not None and storage.problem.kind is ProblemKind.NO_CATEGORY
+    assert source.about.log_mode == "AzureDiagnostics"
+    first, again = fake.requests_to("logs")
+    assert [which(i["body"]["query"]) for i in first.json()["requests"]] == [
+        (LogName.KEY_USAGE, RS),
+        (LogName.KEY_STORAGE, RS),
+        (LogName.TABLES, AD),
+    ]
+    assert [which(i["body"]["query"])[1] for i in again.json()["requests"]] == [AD, AD]
+
+    (throttles,) = await source.logs(ask(LogName.THROTTLES))
+    assert throttles.problem is None
+    third = fake.requests_to("logs")[-1]
+    assert len(fake.requests_to("logs")) == 3  # known now: one batch, legacy texts at once
+    first_item = third.json()["requests"][0]
+    assert which(first_item["body"]["query"]) == (LogName.THROTTLES, AD)
+    assert [r.status for r in gateway.records()] == [200, 200, 200]
+
+
+async def test_one_failed_item_leaves_the_others_and_says_what_the_service_said(
+    open_source: Opener, fake: AzureFake
+):
+    workspace = Workspace()
+    workspace.special[LogName.PARTITION_USAGE] = lambda: Reply(
+        400,
+        error_body(
+            "BadArgumentError",
+            "The request had some invalid properties",
+            "'where' operator: Failed to resolve column or scalar expression named "
+            "'requestCharge_x'",
+        ),
+    )
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    usage, partitions = await source.logs(ask(LogName.KEY_USAGE, LogName.PARTITION_USAGE))
+    assert usage.problem is None
+    problem = partitions.problem
+    assert problem is not None and problem.kind is ProblemKind.QUERY_ERROR
+    assert "Failed to resolve column or scalar expression named 'requestCharge_x'" in (
+        problem.message
+    )  # the innermost message, not "invalid properties"
+    assert problem.about == "logs: partition_usage"
+
+
+async def test_a_service_message_echoing_a_hostile_name_stays_inert(
+    open_source: Opener, fake: AzureFake
+):
+    workspace = Workspace()
+    echoed = "Failed to resolve 'acme\x1b[2J\x07'\nsecond line"
+    workspace.special[LogName.KEY_USAGE] = lambda: Reply(
+        400, error_body("BadArgumentError", "invalid", echoed)
+    )
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    (usage,) = await source.logs(ask(LogName.KEY_USAGE))
+    assert usage.problem is not None
+    assert "\x1b" not in usage.problem.message and "\x07" not in usage.problem.message
+    assert "acme\\x1b[2J\\x07" in usage.problem.message
+    assert "second line" not in usage.problem.message
+
+
+async def test_a_throttled_item_holds_logs_off(
+    open_source: Opener, fake: AzureFake, clock: FrozenClock
+):
+    workspace = Workspace()
+    workspace.special[LogName.KEY_USAGE] = lambda: Reply(
+        429,
+        error_body(
+            "ThrottledError", "Your request was throttled", "too many requests from this user"
+        ),
+    )
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    usage, throttles = await source.logs(ask(LogName.KEY_USAGE, LogName.THROTTLES))
+    assert usage.problem is not None and usage.problem.kind is ProblemKind.THROTTLED
+    assert throttles.problem is None
+    clock.advance(10)
+    (held,) = await source.logs(ask(LogName.THROTTLES))
+    assert held.problem is not None and held.problem.kind is ProblemKind.THROTTLED
+    assert len(fake.requests_to("logs")) == 1
+
+
+async def test_a_throttled_batch_holds_logs_off_but_not_metrics(
+    open_source: Opener, fake: AzureFake, gateway: Gateway, clock: FrozenClock
+):
+    workspace = Workspace()
+    busy = Reply(429, error_body("ThrottledError", "Too many requests"), {"Retry-After": "30"})
+    fake.answer("logs", busy, workspace.responder())
+    body = metrics_body(SPAN.start, SPAN.end, metric("TotalRequests", "Count", []))
+    fake.answer("metrics", Reply(200, body))
+    source = await open_source()
+    answers = await source.logs(ask(LogName.KEY_USAGE, LogName.THROTTLES))
+    for answer in answers:
+        assert answer.problem is not None and answer.problem.kind is ProblemKind.THROTTLED
+        assert answer.problem.retry_after_s == 30.0
+    clock.advance(15)
+    (held,) = await source.logs(ask(LogName.KEY_USAGE))
+    assert held.problem is not None and held.problem.retry_after_s == 15.0
+    assert len(fake.requests_to("logs")) == 1  # a second call within 30 s sends nothing
+    (metrics,) = await source.metrics([MetricQuery("req", ("TotalRequests",), "Count", 60, SPAN)])
+    assert metrics.problem is None  # metrics are held off on their own, not with logs
+    clock.advance(16)
+    (usage,) = await source.logs(ask(LogName.KEY_USAGE))
+    assert usage.problem is None and len(fake.requests_to("logs")) == 2
+    assert gateway.totals().monitor_throttled == 1
+
+
+async def test_denied_batches_name_the_workspace_role(open_source: Opener, fake: AzureFake):
+    fake.answer(
+        "logs",
+        Reply(
+            401, error_body("AuthorizationRequiredError", "Valid authentication was not provided")
+        ),
+        Reply(
+            403,
+            error_body(
+                "InsufficientAccessError", "The provided credentials have insufficient access"
+            ),
+        ),
+    )
+    source = await open_source()
+    (unauthorized,) = await source.logs(ask(LogName.KEY_USAGE))
+    (forbidden,) = await source.logs(ask(LogName.KEY_USAGE))
+    assert unauthorized.problem is not None
+    assert unauthorized.problem.kind is ProblemKind.UNAUTHORIZED
+    assert f"Log Analytics Reader on the workspace {WORKSPACE}" in unauthorized.problem.fix
+    assert forbidden.problem is not None and forbidden.problem.kind is ProblemKind.FORBIDDEN
+    assert "insufficient access" in forbidden.problem.message
+
+
+async def test_a_bad_batch_is_a_query_error_with_the_innermost_message(
+    open_source: Opener, fake: AzureFake
+):
+    fake.answer(
+        "logs",
+        Reply(
+            400,
+            error_body(
+                "BadArgumentError",
+                "The request had some invalid properties",
+                "Batch request contains too many requests",
+            ),
+        ),
+    )
+    source = await open_source()
+    answers = await source.logs(ask(LogName.KEY_USAGE, LogName.THROTTLES))
+    for answer in answers:
+        assert answer.problem is not None and answer.problem.kind is ProblemKind.QUERY_ERROR
+        assert "too many requests" in answer.problem.message
+
+
+async def test_without_a_workspace_every_log_answer_says_how_to_add_one(
+    open_source: Opener, fake: AzureFake
+):
+    body = metrics_body(SPAN.start, SPAN.end, metric("TotalRequests", "Count", []))
+    fake.answer("metrics", Reply(200, body))
+    source = await open_source(workspace_id=None)
+    answers = await source.logs(ask(LogName.KEY_USAGE, LogName.TABLES))
+    for answer in answers:
+        assert answer.problem is not None and answer.problem.kind is ProblemKind.NO_WORKSPACE
+        assert "--workspace-id / COSMEM_WORKSPACE_ID" in answer.problem.fix
+    assert fake.requests_to("logs") == []
+    assert source.about.has_logs is False
+    (metrics,) = await source.metrics([MetricQuery("req", ("TotalRequests",), "Count", 60, SPAN)])
+    assert metrics.problem is None
+
+
+async def test_many_questions_go_in_batches_of_ten(open_source: Opener, fake: AzureFake):
+    workspace = Workspace()
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    questions = [LogQuery(LogName.KEY_USAGE, SPAN, top=5 + i) for i in range(12)]
+    answers = await source.logs(questions)
+    assert all(a.problem is None for a in answers)
+    sizes = [len(s.json()["requests"]) for s in fake.requests_to("logs")]
+    assert sizes == [10, 3]  # 12 questions and the probe
+    tops = [
+        int(line.split("=")[1].strip(" ;"))
+        for s in fake.requests_to("logs")
+        for item in s.json()["requests"]
+        for line in item["body"]["query"].splitlines()
+        if line.startswith("let p_top")
+    ]
+    assert tops == [5 + i for i in range(12)] + [100]
+
+
+async def test_the_callers_tables_question_is_the_probe(open_source: Opener, fake: AzureFake):
+    workspace = Workspace()
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    tables, usage = await source.logs(ask(LogName.TABLES, LogName.KEY_USAGE))
+    (sent,) = fake.requests_to("logs")
+    assert len(sent.json()["requests"]) == 2
+    assert tables.table is not None
+    assert dict(tables.table.rows) == ALL_TABLES
+    assert usage.problem is None
+
+
+async def test_a_tables_question_cut_short_is_not_the_probe(open_source: Opener, fake: AzureFake):
+    workspace = Workspace()
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    tables, usage = await source.logs(
+        [LogQuery(LogName.TABLES, SPAN, top=1), *ask(LogName.KEY_USAGE)]
+    )
+    (sent,) = fake.requests_to("logs")
+    assert [which(i["body"]["query"])[0] for i in sent.json()["requests"]] == [
+        LogName.TABLES,
+        LogName.KEY_USAGE,
+        LogName.TABLES,
+    ]
+    assert tables.problem is None and usage.problem is None
+
+
+async def test_a_hostile_tenant_reaches_the_service_as_one_literal(
+    open_source: Opener, fake: AzureFake
+):
+    workspace = Workspace()
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    hostile = 'x" | take 1000000 //\n\\"\r'
+    await source.logs(ask(LogName.KEY_USAGE, level=KeyLevel.KEY, tenant=Key.of(hostile)))
+    text = fake.requests_to("logs")[0].json()["requests"][0]["body"]["query"]
+    tenant_lines = [line for line in text.splitlines() if line.startswith("let p_tenant")]
+    assert len(tenant_lines) == 1
+    strings = [value for kind, value in lex(tenant_lines[0]) if kind == "string"]
+    assert json.loads(strings[0]) == [hostile]
+    assert "take 1000000" not in "".join(v for k, v in lex(text) if k == "code")
+
+
+async def test_columns_other_than_the_contracts_are_refused(open_source: Opener, fake: AzureFake):
+    workspace = Workspace()
+    workspace.special[LogName.KEY_STORAGE] = lambda: Reply(
+        200, {"tables": [table([("PartitionKey", "string"), ("SizeKb", "long")], [["x", 1]])]}
+    )
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    (storage,) = await source.logs(ask(LogName.KEY_STORAGE))
+    assert storage.problem is not None and storage.problem.kind is ProblemKind.QUERY_ERROR
+    assert "returned columns PartitionKey, SizeKb; expected Key, SizeKb" in storage.problem.message
+    assert storage.table is None

@@ -1,0 +1,154 @@
+"""Which regional metrics host: the setting, else the Cosmos account's region, else ARM —
+and a resource that is not a Cosmos account is refused."""
+
+from __future__ import annotations
+
+from cosmem_tui.model import Kind, Scope
+from cosmem_tui.model.telemetry import LogName, LogQuery, MetricQuery, ProblemKind, Span
+from cosmem_tui.sources.gateway import Gateway
+from tests.conftest import ANCHOR
+from tests.sources.monitor.azure_fake import (
+    RESOURCE_ID,
+    AzureFake,
+    FakeCredential,
+    Reply,
+    error_body,
+    metric,
+    metrics_body,
+)
+from tests.sources.monitor.conftest import Opener
+
+SPAN = Span(ANCHOR - 300, ANCHOR)
+QUERY = MetricQuery("ru", ("TotalRequestUnits",), "Total", 60, SPAN)
+
+
+def account(location: str = "East US", kind: str = "Microsoft.DocumentDB/databaseAccounts"):
+    return Reply(
+        200,
+        {
+            "id": RESOURCE_ID,
+            "name": "agentmem",
+            "location": location,
+            "type": kind,
+            "kind": "GlobalDocumentDB",
+            "properties": {"documentEndpoint": "https://agentmem.documents.azure.com:443/"},
+        },
+    )
+
+
+def ok_metrics() -> Reply:
+    return Reply(
+        200,
+        metrics_body(
+            SPAN.start,
+            SPAN.end,
+            metric("TotalRequestUnits", "Count", [({}, [(SPAN.start, {"total": 1.0})])]),
+        ),
+    )
+
+
+async def test_without_a_region_the_account_is_read_from_arm(
+    open_source: Opener, fake: AzureFake, gateway: Gateway, credential: FakeCredential
+):
+    fake.answer("arm", account("West Europe"))
+    fake.answer("metrics", ok_metrics())
+    source = await open_source(region=None)
+    assert source.region == "westeurope" and source.problems() == []
+    (arm,) = fake.requests_to("arm")
+    assert arm.method == "GET"
+    assert arm.url == f"https://management.azure.com{RESOURCE_ID}?api-version=2024-11-15"
+    assert credential.scopes[0] == ("https://management.azure.com/.default",)
+    (answer,) = await source.metrics([QUERY])
+    assert answer.problem is None
+    assert fake.requests_to("metrics")[0].host == "westeurope.metrics.monitor.azure.com"
+    lookup = gateway.records()[0]
+    assert (lookup.kind, lookup.scope, lookup.unit) == (Kind.MONITOR, Scope.METADATA, "call")
+    assert lookup.operation == "arm: account" and lookup.status == 200
+
+
+async def test_the_cosmos_accounts_region_saves_the_arm_call(open_source: Opener, fake: AzureFake):
+    fake.answer("metrics", ok_metrics())
+    source = await open_source(region=None, region_hint="South Central US")
+    (answer,) = await source.metrics([QUERY])
+    assert answer.problem is None
+    assert fake.requests_to("arm") == []
+    assert fake.requests_to("metrics")[0].host == "southcentralus.metrics.monitor.azure.com"
+
+
+async def test_the_region_setting_wins_over_the_accounts(open_source: Opener, fake: AzureFake):
+    fake.answer("metrics", ok_metrics())
+    source = await open_source(region="uksouth", region_hint="East US")
+    await source.metrics([QUERY])
+    assert fake.requests_to("metrics")[0].host == "uksouth.metrics.monitor.azure.com"
+
+
+async def test_an_endpoint_override_keeps_the_default_audience(
+    open_source: Opener, fake: AzureFake, credential: FakeCredential
+):
+    fake.answer("metrics", ok_metrics())
+    source = await open_source(metrics_endpoint="https://{region}.privatelink.metrics.example")
+    (answer,) = await source.metrics([QUERY])
+    assert answer.problem is None
+    assert fake.requests_to("metrics")[0].host == "eastus.privatelink.metrics.example"
+    assert credential.scopes == [("https://metrics.monitor.azure.com/.default",)]
+
+
+async def test_an_audience_set_on_its_own_is_used(
+    open_source: Opener, fake: AzureFake, credential: FakeCredential
+):
+    fake.answer("metrics", ok_metrics())
+    source = await open_source(
+        metrics_endpoint="https://{region}.metrics.monitor.azure.us",
+        metrics_audience="https://metrics.monitor.azure.us",
+    )
+    await source.metrics([QUERY])
+    assert credential.scopes == [("https://metrics.monitor.azure.us/.default",)]
+
+
+async def test_a_resource_that_is_not_a_cosmos_account_is_refused_everywhere(
+    open_source: Opener, fake: AzureFake
+):
+    fake.answer("arm", account(kind="Microsoft.Web/sites"))
+    source = await open_source(region=None)
+    (problem,) = source.problems()
+    assert problem.kind is ProblemKind.NOT_COSMOS
+    assert "is a Microsoft.Web/sites, not a Cosmos DB account" in problem.message
+    (metrics,) = await source.metrics([QUERY])
+    (logs,) = await source.logs([LogQuery(LogName.KEY_USAGE, SPAN)])
+    for answer, about in ((metrics, "metrics: ru"), (logs, "logs: key_usage")):
+        assert answer.problem is not None and answer.problem.kind is ProblemKind.NOT_COSMOS
+        assert answer.problem.about == about
+    assert fake.requests_to("metrics") == [] and fake.requests_to("logs") == []
+
+
+async def test_no_such_resource_is_not_cosmos_with_the_fix(open_source: Opener, fake: AzureFake):
+    fake.answer("arm", Reply(404, error_body("ResourceNotFound", "The Resource was not found.")))
+    source = await open_source(region=None)
+    (problem,) = source.problems()
+    assert problem.kind is ProblemKind.NOT_COSMOS
+    assert "az cosmosdb show" in problem.fix
+
+
+async def test_a_lookup_that_is_refused_leaves_metrics_unanswered_with_the_way_out(
+    open_source: Opener, fake: AzureFake, gateway: Gateway
+):
+    fake.answer("arm", Reply(403, error_body("AuthorizationFailed", "no read permission")))
+    source = await open_source(region=None)
+    (answer,) = await source.metrics([QUERY])
+    assert answer.problem is not None and answer.problem.kind is ProblemKind.FORBIDDEN
+    assert "the account's region is unknown" in answer.problem.message
+    assert "--region" in answer.problem.fix and "Reader on the account" in answer.problem.fix
+    assert answer.problem.about == "metrics: ru"
+    assert fake.requests_to("metrics") == []
+    assert len(fake.requests_to("arm")) == 1  # a refusal is not asked again each refresh
+
+
+async def test_an_unreachable_lookup_is_tried_again_on_the_next_call(
+    open_source: Opener, fake: AzureFake
+):
+    fake.answer("arm", Reply(503, b"busy"), Reply(503, b"busy"), Reply(503, b"busy"), account())
+    fake.answer("metrics", ok_metrics())
+    source = await open_source(region=None)
+    assert source.region is None
+    (answer,) = await source.metrics([QUERY])
+    assert answer.problem is None and source.region == "eastus"

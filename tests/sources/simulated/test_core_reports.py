@@ -1,0 +1,70 @@
+"""The core telemetry services over the demo's simulated workload: the numbers the views
+and the CLI show obey what a physical partition can serve, and the burst shows up."""
+
+from __future__ import annotations
+
+from cosmem_tui.compose import telemetry_services
+from cosmem_tui.core.hot_keys import HotKeysService
+from cosmem_tui.core.throughput import Container, ThroughputService
+from cosmem_tui.model import Key
+from cosmem_tui.model.telemetry import KeyLevel, Window
+from tests.sources.simulated.conftest import BURST, START
+
+EPSILON = 1e-6
+
+
+def services(simulated, at: float) -> tuple[ThroughputService, HotKeysService]:
+    one = simulated(at)
+    made = telemetry_services(one.telemetry, one.clock, Container("agentmemory", "turns"))
+    return made["throughput"], made["hot_keys"]
+
+
+async def test_before_the_burst_nothing_is_throttled(simulated):
+    throughput, _hot = services(simulated, START + 10)
+    report = await throughput.report(Window.M15)
+    assert report.throttled == 0
+    assert report.provisioned_ru_s == 4000.0
+
+
+async def test_the_burst_throttles_the_hot_tenants_partition(simulated):
+    at = BURST + 150  # two and a half minutes into the burst
+    throughput, hot = services(simulated, at)
+    report = await throughput.report(Window.M15)
+    assert report.throttled > 0
+    assert any((r.peak or 0) >= 100.0 for r in report.ranges)
+    assert "partition" in report.headline and "429" in report.headline
+
+    keys = await hot.report(Window.M15)
+    top = keys.rows[0]
+    assert top.key == Key.of("contoso")
+    assert keys.headline.startswith("contoso = ")
+    full = {r.range_id for r in report.ranges if (r.peak or 0) >= 100.0}
+    assert top.partition in full  # the hot tenant's partition is the full one
+
+
+async def test_shares_are_shares(simulated):
+    _throughput, hot = services(simulated, BURST + 150)
+    for level in (KeyLevel.TENANT, KeyLevel.KEY):
+        report = await hot.report(Window.M15, level=level)
+        assert report.rows
+        assert sum(r.share for r in report.rows) <= 1 + EPSILON
+        partition_ru = {p.partition: p.ru for p in report.partitions}
+        for row in report.rows:
+            # A partition serves at most its budget each second; 429s consume nothing.
+            assert row.partition_share is not None and row.partition_share <= 1 + EPSILON
+            assert row.partition_ru <= row.ru + EPSILON
+            assert row.partition_ru <= partition_ru[row.partition] + EPSILON
+        # "X = n % of RU on partition P": never more than all of it
+        share = int(report.headline.split(" = ")[1].split(" %")[0])
+        assert 0 < share <= 100
+
+
+async def test_drilling_into_the_hot_tenant_sums_to_it(simulated):
+    _throughput, hot = services(simulated, BURST + 150)
+    tenants = await hot.report(Window.M15)
+    contoso = next(r for r in tenants.rows if r.key == Key.of("contoso"))
+    threads = await hot.report(Window.M15, tenant=Key.of("contoso"))
+    assert threads.level is KeyLevel.KEY and threads.tenant == Key.of("contoso")
+    assert all(r.key.values[0] == "contoso" for r in threads.rows)
+    if threads.keys_total == len(threads.rows):  # nothing cut
+        assert abs(sum(r.ru for r in threads.rows) - contoso.ru) < 1e-3 * contoso.ru

@@ -1,0 +1,199 @@
+"""The lifecycle view and the browse lifecycle marks, driven through the real app.
+
+The view follows browse's selection, opens its rows in browse, and counts the whole
+container only after asking; browse marks the gaps in an integer turn sequence and
+narrows a thread to the turns that expire soon.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from cosmem_tui.core.lifecycle import LifecycleReport
+from cosmem_tui.model import Key, Scope, ThreadRef
+from cosmem_tui.model.lifecycle import DAY, HOUR, TtlScope
+from cosmem_tui.ui.browse import BrowseScreen, Level
+from cosmem_tui.ui.confirm import ConfirmBudget
+from cosmem_tui.ui.lifecycle import LifecycleScreen
+from cosmem_tui.ui.lifecycle_rows import entries
+from cosmem_tui.ui.widgets.row_list import RowList
+from tests.helpers import build_workspace, exchange
+from tests.ui.conftest import cells, settle
+
+
+async def until(pilot: Pilot, check: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.05)
+
+
+def summary(app: Any) -> str:
+    return str(app.screen.query_one("#ttl-summary", Static).render())
+
+
+def status(app: Any) -> str:
+    return str(app.screen.query_one("#status", Static).render())
+
+
+def items() -> list[dict[str, Any]]:
+    found = [
+        exchange("acme", "t1", 0, ttl=30 * DAY),
+        exchange("acme", "t1", 1, ttl=30 * DAY),
+        exchange("acme", "t1", 5, ttl=600),  # 2, 3, 4 are gone
+        exchange("acme", "t1", 6, ttl=2 * HOUR),
+        exchange("acme", "t1", 6, ttl=3 * DAY, id="t1-6b"),  # a tie: no gap
+        exchange("acme", "t1", 20, ttl=-1, type="summary"),  # 7 … 19 are gone
+        exchange("acme", "t2", 12, ttl=600),  # at least 11 before it are gone
+        exchange("acme", "t2", 13, ttl="3600"),  # invalid: the default (-1) applies
+        exchange("globex", "g1", 0, type="fact"),
+    ]
+    return found
+
+
+async def test_the_view_follows_what_browse_has_selected(make_app, tmp_path):
+    app = make_app(build_workspace(tmp_path / "w.sqlite", items(), now=1_795_996_800))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("L")  # the highlighted tenant, before anything is opened
+        await settle(pilot)
+        view = app.screen
+        assert isinstance(view, LifecycleScreen)
+        assert view.scope == TtlScope.of_tenant(Key.of("acme"))
+        assert "tenant acme · TTL on, no default" in summary(app)
+        assert "8 items: short-term 6 · long-term 1 · default 0 · invalid 1" in summary(app)
+        assert "expiring within 1h 2 · 24h 3 · 7d 4 · 30d 6" in summary(app)
+        await pilot.press("B", "enter", "enter")  # acme's threads, then t1's turns
+        await settle(pilot)
+        await pilot.press("L")
+        await settle(pilot)
+        assert view.scope == TtlScope.of_thread(ThreadRef.of("acme", "t1"))
+        rows = cells(app, "ttl-list")
+        titles = [r[-1] for r in rows if r and r[0].startswith("─")]
+        assert titles[0] == "── soonest to expire: 5 within 30d"
+        assert [r[-1] for r in rows[1:4]] == ["t1-5", "t1-6", "t1-6b"]
+        # :ttl names another scope; L without a browse change keeps it.
+        app.run_command("ttl globex g1")
+        await settle(pilot)
+        assert view.scope == TtlScope.of_thread(ThreadRef.of("globex", "g1"))
+        await pilot.press("B", "L")
+        await settle(pilot)
+        assert view.scope == TtlScope.of_thread(ThreadRef.of("globex", "g1"))
+        app.run_command("ttl nobody")
+        await settle(pilot)
+        assert view.scope == TtlScope.of_tenant(Key.of("nobody"))
+        assert "no visible items here" in view.query_one("#ttl-list", RowList).empty_text
+        app.run_command("ttl")  # alone: back to what browse has selected
+        await settle(pilot)
+        assert view.scope == TtlScope.of_thread(ThreadRef.of("acme", "t1"))
+
+
+async def test_enter_opens_the_item_in_browse(make_app, tmp_path):
+    app = make_app(build_workspace(tmp_path / "w.sqlite", items(), now=1_795_996_800))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_command("ttl acme")
+        await settle(pilot)
+        await pilot.press("enter")  # on the section header: nothing to open
+        await settle(pilot)
+        assert isinstance(app.screen, LifecycleScreen)
+        await pilot.press("j", "enter")  # the soonest item: t2-12, then t1-5 (by id)
+        await settle(pilot)
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen) and browse.level is Level.DETAIL
+        assert browse.thread in (ThreadRef.of("acme", "t1"), ThreadRef.of("acme", "t2"))
+        assert browse.detail_pane.detail is not None
+        assert browse.detail_pane.detail.item.id in ("t1-5", "t2-12")
+
+
+async def test_the_whole_container_is_counted_only_after_a_yes(make_app, tmp_path):
+    app = make_app(build_workspace(tmp_path / "w.sqlite", items(), now=1_795_996_800))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_command("ttl acme")
+        await settle(pilot)
+        ledger = app.session.gateway
+        before = len(ledger.records())
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmBudget))
+        question = str(app.screen.query_one("#question", Static).render())
+        assert "a cross-partition aggregate: a fan-out over" in question
+        assert "the whole container" in question and "Go on?" in question
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, LifecycleScreen)
+        assert len(ledger.records()) == before  # no means nothing was sent
+        assert "not counted" in status(app)
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmBudget))
+        await pilot.press("y")
+        await settle(pilot)
+        view = app.screen
+        assert isinstance(view, LifecycleScreen) and view.report is not None
+        assert view.report.scope == TtlScope.container()
+        assert "the whole container" in summary(app) and "9 items" in summary(app)
+        fan_out = [r for r in ledger.records()[before:] if r.operation == "ttl-summary"]
+        assert [r.scope for r in fan_out] == [Scope.CROSS_PARTITION]
+        assert fan_out[0].cause == "lifecycle: the whole container"
+
+
+async def test_browse_marks_the_gaps_and_narrows_to_what_expires(make_app, tmp_path):
+    app = make_app(build_workspace(tmp_path / "w.sqlite", items(), now=1_795_996_800))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_command("thread acme t1")
+        await settle(pilot)
+        rows = cells(app, "turns")
+        texts = [r[3] for r in rows]
+        assert texts[2] == "⋯ 3 turns missing — expired or deleted"
+        assert texts[6] == "⋯ 13 turns missing — expired or deleted"
+        assert len(rows) == 8  # six turns, two markers; the tie 6/6 has none
+        subtitle = str(app.browse.turn_column.border_subtitle)
+        assert "6 of 6 loaded · 16 missing" in subtitle
+        await pilot.press("j", "j", "enter")  # enter on a marker opens the turn after it
+        await settle(pilot)
+        assert app.browse.detail_pane.key == ("t1-5", None)
+        await pilot.press("escape", "e")  # the turns expiring within the hour
+        await settle(pilot)
+        assert [r[0] for r in cells(app, "turns")] == ["5"]
+        assert "expiring within 1h: 1 turn" in status(app)
+        await pilot.press("e")  # within a day
+        await settle(pilot)
+        assert [r[0] for r in cells(app, "turns")] == ["5", "6"]
+        await pilot.press("escape")  # clears the narrowing first
+        await settle(pilot)
+        assert len(cells(app, "turns")) == 8 and app.browse.level is Level.TURNS
+        app.run_command("expiring 7d")
+        await settle(pilot)
+        assert [r[0] for r in cells(app, "turns")] == ["5", "6", "6"]
+        app.run_command("thread acme t2")
+        await settle(pilot)
+        texts = [r[3] for r in cells(app, "turns")]
+        assert texts[0] == "⋯ ≥11 earlier turns missing — expired or deleted"
+
+
+def test_every_lifecycle_cell_is_escaped(tmp_path):
+    from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition, resolve_ttl
+    from cosmem_tui.model.lifecycle import LifecycleItem, TtlItems, TtlSelection
+
+    hostile = "\x1b[31mred\x1b]8;;http://x\x07\u202e"
+    item = LifecycleItem(
+        ThreadRef.of(hostile, hostile), hostile, hostile, resolve_ttl(hostile, 0, -1)
+    )
+    container = ContainerProperties("d", "c", PartitionKeyDefinition(("/t",)), -1)
+    report = LifecycleReport(
+        TtlScope.of_tenant(Key.of(hostile)),
+        container,
+        0,
+        1800,
+        None,
+        soonest=TtlItems(TtlSelection.EXPIRING, (item,), 1),
+    )
+    for entry in entries(report, 0):
+        for text, _ in entry.cells:
+            assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
