@@ -62,7 +62,7 @@ class ThroughputScreen(TelemetryScreen[ThroughputReport]):
         VIEW_CSS
         + """
     ThroughputScreen { layout: vertical; }
-    #headline { height: auto; max-height: 2; padding: 0 1; text-style: bold; }
+    #headline { height: auto; max-height: 3; padding: 0 1; text-style: bold; }
     #headline.bad { color: $error; }
     #headline.good { color: $success; }
     #source { height: auto; max-height: 2; padding: 0 1; color: $text-muted; }
@@ -142,8 +142,8 @@ class ThroughputScreen(TelemetryScreen[ThroughputReport]):
 
     def source_line(self, report: ThroughputReport) -> str:
         return (
-            f"{source_text(report.source)} · metrics per minute, data as of "
-            f"{utc(report.data_as_of)} · hot tenants: {LOG_LAG}"
+            f"{source_text(report.source)} · per minute, data as of "
+            f"{utc(report.data_as_of)} · {LOG_LAG}"
         )
 
     def show_other_problems(self, report: ThroughputReport) -> None:

@@ -169,10 +169,12 @@ class RuChart(Tile[RuData]):
         step = ceiling / rows
         for n, bar in enumerate(bars):
             bottom = (rows - 1 - n) * step
-            if n == 0:
-                label = short_number(ceiling)
-            elif data.provisioned and bottom <= data.provisioned < bottom + step:
+            # The row the capacity line runs in is labelled with it, never with the
+            # ceiling: a number beside the ╌ line reads as what is provisioned.
+            if data.provisioned and bottom <= data.provisioned < bottom + step:
                 label = short_number(data.provisioned)
+            elif n == 0:
+                label = short_number(ceiling)
             elif n == rows - 1:
                 label = "0"
             else:
@@ -379,7 +381,8 @@ class StatusTile(Tile[StatusData]):
             if not data.problems:
                 lines.append([(f"no requests in the last {data.window.label}", "dim")])
             return lines
-        ordered = sorted(data.totals, key=lambda kv: (-kv[1], kv[0]))
+        # 429s first (what the view is for), then the rest by how many.
+        ordered = sorted(data.totals, key=lambda kv: (kv[0] != "429", -kv[1], kv[0]))
         line: Line = []
         used = 0
         for code, count in ordered:

@@ -182,3 +182,17 @@ def test_the_telemetry_views_and_their_window_command(registry):
     assert keys["view.throttle"] == "T" and keys["view.hot"] == "H"
     assert "w window" in registry.hints("hot") and "w window" in registry.hints("throttle")
     assert "p pause" in registry.hints("throttle") and "/ filter" in registry.hints("hot")
+
+
+def test_the_number_beside_the_capacity_line_is_what_is_provisioned():
+    from cosmem_tui.model.telemetry import MetricPoint, Span
+    from cosmem_tui.ui.throughput_tiles import RuChart, RuData
+
+    start = 1_795_996_800.0
+    points = tuple(MetricPoint(start + 60 * n, 900.0 + 100 * n) for n in range(15))
+    data = RuData(points, (), 4000.0, False, Span(start, start + 900), Window.M15, ())
+    for height in (4, 6, 12):
+        lines = [text(line) for line in RuChart().draw(data, 60, height)]
+        with_line = [line for line in lines if "╌" in line]
+        assert with_line and all(line.lstrip().startswith("4.0k ") for line in with_line)
+        assert lines[-1].strip().startswith("00:00 (−15m)")  # the time axis, last
