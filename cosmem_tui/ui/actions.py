@@ -107,8 +107,10 @@ BROWSE = frozenset({"browse"})
 REQUESTS = frozenset({"requests"})
 ADVISE = frozenset({"advise"})
 LIFECYCLE = frozenset({"ttl"})
-LISTS = frozenset({"browse", "requests", "advise", "ttl"})
-LIVE = frozenset({"requests"})  # views with a refresh loop (more come with the dashboards)
+HOT = frozenset({"hot"})
+TELEMETRY = frozenset({"throttle", "hot"})  # the views fed by Azure Monitor (or the simulator)
+LISTS = frozenset({"browse", "requests", "advise", "ttl", "hot"})
+LIVE = frozenset({"requests", "throttle", "hot"})  # views with a refresh loop
 
 ACTIONS: tuple[UiAction, ...] = (
     # -- moving in a list (every view with lists) ------------------------------------------
@@ -335,6 +337,63 @@ ACTIONS: tuple[UiAction, ...] = (
         LIFECYCLE,
         commands=(Command(("idle",), ("SECONDS",), "the idle gap (default 1800)"),),
         palette=False,
+    ),
+    # -- hot tenants -----------------------------------------------------------------------
+    UiAction(
+        "hot.drill",
+        "right,l",
+        "drill",
+        "drill in: the keys (threads) of the tenant",
+        "Hot tenants",
+        HOT,
+        hint="keys",
+        hint_rank=1,
+        priority=True,
+    ),
+    UiAction(
+        "hot.open",
+        "enter,o",
+        "open_in_browse",
+        "open the tenant (or thread) in the browse view",
+        "Hot tenants",
+        HOT,
+        hint="browse",
+        hint_rank=2,
+        priority=True,
+    ),
+    UiAction(
+        "hot.back",
+        "escape,left,h",
+        "back",
+        "back: clear the filter, then back to the tenants",
+        "Hot tenants",
+        HOT,
+        hint="back",
+        hint_rank=2,
+        priority=True,
+    ),
+    UiAction(
+        "hot.sort",
+        "s",
+        "cycle_sort",
+        "sort by the next column (RU, peak, budget, 429, storage, name)",
+        "Hot tenants",
+        HOT,
+        hint="sort",
+        hint_rank=4,
+        priority=True,
+    ),
+    # -- telemetry views -------------------------------------------------------------------
+    UiAction(
+        "telemetry.window",
+        "w",
+        "cycle_window",
+        "next window: 15 min, 1 h, 24 h",
+        "Live",
+        TELEMETRY,
+        hint="window",
+        hint_rank=3,
+        commands=(Command(("window",), ("[15m|1h|24h]",), "the window (none: the next one)"),),
     ),
     # -- live views ------------------------------------------------------------------------
     UiAction(

@@ -28,7 +28,15 @@ from textual.timer import Timer
 from cosmem_tui.compose import build_demo, open_session
 from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.session import Session, SessionOptions
-from cosmem_tui.model import BudgetQuestion, Clock, RequestCharge, SystemClock, Throttling
+from cosmem_tui.model import (
+    BudgetQuestion,
+    Clock,
+    Key,
+    RequestCharge,
+    SystemClock,
+    ThreadRef,
+    Throttling,
+)
 from cosmem_tui.ui.actions import ACTIONS, Registry, UiAction, view_actions
 from cosmem_tui.ui.commands import Quit, ShowHelp, SwitchView, parse_command
 from cosmem_tui.ui.confirm import ConfirmBudget
@@ -373,6 +381,18 @@ class CosmemApp(App[None]):
                 screen = self.screen
                 if isinstance(screen, ViewScreen):
                     screen.run_view_command(line)
+
+    def show_in_browse(self, target: Key | ThreadRef) -> None:
+        """Another view names a tenant or a thread: browse opens it, as ``:tenant`` would."""
+        from cosmem_tui.ui.browse import BrowseScreen
+
+        browse = self.browse
+        assert isinstance(browse, BrowseScreen)
+        self.action_switch_view("browse")
+        if isinstance(target, ThreadRef):
+            browse.show_thread(target)
+        else:
+            browse.show_tenant(target)
 
     def run_registry_action(self, action: UiAction) -> None:
         """Run an action picked from the palette, on the screen it applies to."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cosmem_tui.core.text import one_line
+from cosmem_tui.model.telemetry import Window
 from cosmem_tui.schemas import Schema
 from cosmem_tui.ui.actions import Registry
 
@@ -46,6 +47,11 @@ class OpenThread:
     tenant: str | None  # None: the current tenant (or a schema without tenants)
     thread: str
     tenant_given: bool = False
+
+
+@dataclass(frozen=True)
+class SetWindow:
+    window: Window | None  # None: the next one
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,7 @@ Command = (
     | SetTtl
     | EraseThread
     | NarrowExpiring
+    | SetWindow
     | Mistake
 )
 
@@ -130,6 +137,13 @@ def parse_command(
         return NarrowExpiring(EXPIRING_WORDS[args[0].lower()])
     if action in ("browse.tenant", "browse.tenants", "browse.thread"):
         return _browse_command(action, args, label, schema, current_tenant)
+    if action == "telemetry.window" and len(args) <= 1:
+        if not args:
+            return SetWindow(None)
+        try:
+            return SetWindow(Window.parse(args[0]))
+        except ValueError as exc:
+            return Mistake(one_line(str(exc), 80))
     if action.startswith("write."):
         return _write_command(action, args)
     usage = " or ".join(c.usage for c, _ in matches)

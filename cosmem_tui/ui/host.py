@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from cosmem_tui.model import Key, ThreadRef
 from cosmem_tui.ui.actions import Registry, UiAction
 
 
@@ -21,3 +22,7 @@ class Host(Protocol):
     def run_command(self, line: str) -> None: ...
 
     def run_registry_action(self, action: UiAction) -> None: ...
+
+    def show_in_browse(self, target: Key | ThreadRef) -> None:
+        """Switch to the browse view with a tenant's threads (or a thread's turns) open."""
+        ...

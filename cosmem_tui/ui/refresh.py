@@ -49,6 +49,7 @@ class RefreshLoop(Generic[T]):
         self.last_error: str | None = None
         self._timer: Timer | None = None
         self._generation = 0
+        self._stale = False  # what is in flight answers a question no longer asked
 
     # -- state ---------------------------------------------------------------------------
 
@@ -88,6 +89,17 @@ class RefreshLoop(Generic[T]):
             return
         self._cancel_timer()
         self._start()
+
+    def changed(self) -> None:
+        """The question changed (another window, a drill): ask the new one at once.
+
+        A fetch in flight answers the old question: its answer is dropped and the new
+        fetch starts when it is back, so fetches still never overlap.
+        """
+        if self.in_flight:
+            self._stale = True
+            return
+        self.refresh_now()
 
     # -- the loop --------------------------------------------------------------------------
 
@@ -133,6 +145,10 @@ class RefreshLoop(Generic[T]):
         if generation != self._generation:
             return
         self.in_flight = False
+        if self._stale:
+            self._stale = False
+            self._start()
+            return
         if error is not None:
             self.last_error = str(error)
             if self._failed is not None:

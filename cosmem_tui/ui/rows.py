@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import bisect
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_gaps import Gap, find_gaps
 from cosmem_tui.core.turn_window import TurnWindow
 from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlClass, TtlState, Turn
+from cosmem_tui.model.telemetry import HotKeysReport
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 SOON = 3600  # "expires within the hour" is what support gets asked about
@@ -60,13 +62,61 @@ def safe_cells(cells: Sequence[Cell]) -> list[Cell]:
     return [(one_line(text), tone) for text, tone in cells]
 
 
-def tenant_columns(label: str) -> tuple[Column, ...]:
-    """The tenant list's columns, headed by what the schema calls its top level (USER …)."""
-    return (Column(label.upper()), *TENANT_COLUMNS[1:])
+@dataclass(frozen=True)
+class TenantLoad:
+    """Each tenant's share of the container's RU in a window (from the hot-keys report)."""
+
+    window: str  # "15m"
+    shares: Mapping[Key, float] = field(default_factory=dict)
+    complete: bool = True  # every tenant that spent RU is in ``shares`` (none was cut)
+    order: tuple[Key, ...] = ()  # by RU, most first
+
+    @classmethod
+    def of(cls, report: HotKeysReport) -> TenantLoad | None:
+        """None when the report cannot say (no per-key usage, or no container total to
+        take shares of): the list then marks storage, and says so."""
+        rows = report.rows
+        if not rows or report.total_ru <= 0:
+            return None
+        cut = report.keys_total is not None and report.keys_total > len(rows)
+        failed = [p for p in report.problems if p.about.strip().startswith("logs: key_usage")]
+        return cls(
+            report.window.label,
+            {row.key: row.share for row in rows},
+            complete=not cut and not failed,
+            order=tuple(row.key for row in rows),
+        )
+
+    def cell(self, key: Key) -> Cell:
+        share = self.shares.get(key)
+        if share is None:
+            # Absent from a complete report: no RU in the window; from a cut or partial
+            # one: not known (never shown as 0).
+            return ("0%", "dim") if self.complete else ("—", "dim")
+        if 0 < share < 0.005:
+            return "<1%", "dim"
+        return f"{share * 100:.0f}%", "bad" if share >= 0.5 else ""
+
+
+LOAD_COLUMN = Column("RU%", 4, "right")
+
+
+def legend(load: TenantLoad | None) -> str:
+    """What ``▲`` marks, said where the list is: load when it is known, else storage."""
+    return f"▲ most RU, {load.window}" if load is not None else "▲ most items"
+
+
+def tenant_columns(label: str, load: TenantLoad | None = None) -> tuple[Column, ...]:
+    """The tenant list's columns, headed by what the schema calls its top level (USER …)
+    and what ``▲`` marks; with telemetry, each tenant's share of the RU (``RU%``)."""
+    first = Column(f"{label.upper()}  {legend(load)}")
+    if load is None:
+        return (first, *TENANT_COLUMNS[1:])
+    return (first, LOAD_COLUMN, *TENANT_COLUMNS[1:])
 
 
 TOP_THREAD_COLUMNS = (
-    Column("THREAD"),
+    Column(f"THREAD  {legend(None)}"),
     Column("TURNS", 6, "right"),
     Column("ACTIVE", 6, "right", drop_order=2),
     Column("SHORT/LONG", 10, "right", drop_order=1),
@@ -97,19 +147,31 @@ class KeyRows:
 
     Names are known; counts arrive per row as the rows are shown (``KeyDirectory``).
     A row not yet counted shows ``…``; one whose count failed or would pass the RU
-    budget shows ``—`` (the status line says why). ``▲`` marks the most items among
-    the rows counted so far: it is storage, not load.
+    budget shows ``—`` (the status line says why). ``▲`` marks load when the session
+    has telemetry (``load``: the tenant that spent the most RU in the window), else the
+    most items among the rows counted so far (storage); the column title says which.
     """
 
     def __init__(
-        self, keys: Sequence[Key], directory: KeyDirectory, clock: Clock, *, tenants: bool
+        self,
+        keys: Sequence[Key],
+        directory: KeyDirectory,
+        clock: Clock,
+        *,
+        tenants: bool,
+        load: TenantLoad | None = None,
     ) -> None:
         self.keys = list(keys)
         self.directory = directory
         self.clock = clock
         self.tenants = tenants
+        self.load = load if tenants else None
         self.hot: Key | None = None
         self.counted = 0
+        self.counts_changed()
+
+    def set_load(self, load: TenantLoad | None) -> None:
+        self.load = load if self.tenants else None
         self.counts_changed()
 
     def __len__(self) -> int:
@@ -124,8 +186,12 @@ class KeyRows:
                 counted += 1
                 if state.counts.items > most:
                     best, most = key, state.counts.items
-        self.hot = best if counted > 1 else None
         self.counted = counted
+        if self.load is not None:
+            listed = set(self.keys)
+            self.hot = next((key for key in self.load.order if key in listed), None)
+        else:
+            self.hot = best if counted > 1 else None
 
     def index_of(self, key: Key) -> int | None:
         try:
@@ -138,17 +204,25 @@ class KeyRows:
         state = self.directory.count_state(key)
         hot = key == self.hot
         name: Cell = (("▲ " if hot else "") + one_line(key.text), "bad" if hot else "")
+        lead = [name] if self.load is None else [name, self.load.cell(key)]
         if state is None or (state.counts is None and state.error is None):
-            return safe_cells([name, PENDING, PENDING, PENDING, PENDING])
+            return safe_cells([*lead, PENDING, PENDING, PENDING, PENDING])
         cost: Cell = (f"{state.request_units:,.1f}", "dim")
         counts = state.counts
         if counts is None:
-            return safe_cells([name, MISSING_COUNT, MISSING_COUNT, MISSING_COUNT, cost])
+            return safe_cells([*lead, MISSING_COUNT, MISSING_COUNT, MISSING_COUNT, cost])
         active: Cell = (age(counts.last_activity, self.clock.now()), "dim")
         if self.tenants:
             threads = f"{counts.threads:,}" if counts.threads is not None else "—"
+            most = hot and self.load is None  # the items are what ▲ marks
             return safe_cells(
-                [name, (threads, "dim"), (f"{counts.items:,}", "bad" if hot else ""), active, cost]
+                [
+                    *lead,
+                    (threads, "dim"),
+                    (f"{counts.items:,}", "bad" if most else ""),
+                    active,
+                    cost,
+                ]
             )
         mix = f"{counts.short_term or 0}/{counts.long_term or 0}"
         return safe_cells([name, (f"{counts.items:,}", ""), active, (mix, "dim"), cost])

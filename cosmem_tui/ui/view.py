@@ -88,10 +88,12 @@ class ViewScreen(Screen[None]):
         )
 
     def set_status(self, message: str, error: bool = False) -> None:
-        if not self.is_mounted:  # e.g. first-run progress posted before the first paint
+        statuses = self.query("#status")
+        if not statuses:  # e.g. first-run progress posted before the view is composed
             self._pending_status = (message, error)
             return
-        status = self.query_one("#status", Static)
+        self._pending_status = None
+        status = statuses.first(Static)
         status.set_class(error, "error")
         status.update(Text(one_line(message), no_wrap=True, overflow="ellipsis"))
 

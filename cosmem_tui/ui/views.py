@@ -54,6 +54,18 @@ def _lifecycle() -> Screen[None]:
     return LifecycleScreen()
 
 
+def _throughput() -> Screen[None]:
+    from cosmem_tui.ui.throughput import ThroughputScreen
+
+    return ThroughputScreen()
+
+
+def _hot() -> Screen[None]:
+    from cosmem_tui.ui.hot import HotScreen
+
+    return HotScreen()
+
+
 VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         "browse",
@@ -70,6 +82,22 @@ VIEWS: tuple[ViewSpec, ...] = (
         _requests,
         frozenset(),
         "every request this session made: the ledger, live",
+    ),
+    ViewSpec(
+        "throttle",
+        "Throughput",
+        "T",
+        _throughput,
+        frozenset({"throughput"}),
+        "is the account throttling: RU/s against provisioned, partitions, 429s, live",
+    ),
+    ViewSpec(
+        "hot",
+        "Hot tenants",
+        "H",
+        _hot,
+        frozenset({"hot_keys"}),
+        "which tenant spends the RU: keys by RU with their shares, live",
     ),
     ViewSpec(
         "advise",

@@ -95,3 +95,20 @@ async def test_lifecycle_view(svg_snapshot, make_app, demo_path, size):
             await pilot.press(key)
             await settle(pilot)
         assert normalise(app.export_screenshot()) == svg_snapshot
+
+
+AFTER_BURST_S = 240  # the hot tenant's burst starts 45 s into the session
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("view", ["T", "H"])
+async def test_telemetry_view(svg_snapshot, make_app, demo_path, clock, size, view):
+    """Throughput (T) and hot tenants (H) on the demo's simulated workload, four minutes
+    into the session: the hot tenant's burst is on, its partition at 100 %, 429s."""
+    app = make_app(demo_path)
+    async with app.run_test(size=SIZES[size]) as pilot:
+        await settle(pilot)
+        clock.advance(AFTER_BURST_S)
+        await pilot.press(view)
+        await settle(pilot)
+        assert normalise(app.export_screenshot()) == svg_snapshot

@@ -27,6 +27,7 @@ from cosmem_tui.core.turn_gaps import missing_total
 from cosmem_tui.core.turn_window import Side, TurnKey, TurnWindow
 from cosmem_tui.model import Key, Meter, Thread, ThreadRef, Turn
 from cosmem_tui.model.lifecycle import horizon_label
+from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, Window
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.schemas import Granularity, ValueType
 from cosmem_tui.ui.detail import render_detail
@@ -37,15 +38,19 @@ from cosmem_tui.ui.rows import (
     TOP_THREAD_COLUMNS,
     TURN_COLUMNS,
     KeyRows,
+    TenantLoad,
     ThreadRows,
     TurnRows,
     tenant_columns,
 )
+from cosmem_tui.ui.telemetry import hot_keys_of, problem_text
 from cosmem_tui.ui.widgets.row_list import RowList
 
 TURN_PAGE_SIZE = 100
 TIME_ORDERS = (ValueType.ISO8601, ValueType.EPOCH_S, ValueType.EPOCH_MS, ValueType.EPOCH_NS)
 RETRY = "r retries"
+LOAD_WINDOW = Window.M15  # the tenant list's RU% and ▲: load over the last 15 minutes
+LOAD_STALE_S = 60.0  # shown again after this long, the list asks for fresher load
 
 
 class Status(Message):
@@ -73,6 +78,9 @@ class KeyColumn(RowList):
         self.rows: KeyRows | None = None
         self.listing: Listing | None = None
         self.loader = Loader(self, "tenants")
+        self.load_loader = Loader(self, "tenant-load")
+        self.tenant_load: TenantLoad | None = None
+        self.load_asked_at: float | None = None
         self._wanted: list[Key] = []
         self._counting = False
 
@@ -91,15 +99,66 @@ class KeyColumn(RowList):
 
     def begin(self, session: Session) -> None:
         self.session = session
-        schema = session.schema
-        self.columns = list(
-            tenant_columns(schema.tenant_label) if schema.has_tenant_level else TOP_THREAD_COLUMNS
-        )
+        self.tenant_load = None
+        self.load_asked_at = None
+        self._show_columns()
         self.border_title = plain(self.label)
         cached = self.service.directory.cached()
         if cached is not None:
             self._show(cached)
         self.load()
+        self.ask_load()
+
+    def _show_columns(self) -> None:
+        assert self.session is not None
+        schema = self.session.schema
+        self.set_columns(
+            tenant_columns(schema.tenant_label, self.tenant_load)
+            if schema.has_tenant_level
+            else TOP_THREAD_COLUMNS
+        )
+
+    # -- load: each tenant's share of the RU, when the session has telemetry ----------------
+
+    @property
+    def has_load(self) -> bool:
+        """Telemetry is configured and its first key level is this list's tenants."""
+        session = self.session
+        if session is None or hot_keys_of(session) is None:
+            return False
+        schema = session.schema
+        return schema.tenant is not None and schema.partition_key[:1] == (schema.tenant.text,)
+
+    def ask_load(self, *, unless_fresh: bool = False) -> None:
+        """Ask the hot-keys service for the tenants' RU in the last 15 minutes."""
+        if not self.has_load:
+            return
+        assert self.session is not None
+        session, service = self.session, hot_keys_of(self.session)
+        assert service is not None
+        now = session.clock.now()
+        asked = self.load_asked_at
+        if unless_fresh and asked is not None and now - asked < LOAD_STALE_S:
+            return
+        self.load_asked_at = now
+        self.load_loader.bump()
+        self.load_loader.start(
+            session,
+            lambda: service.report(LOAD_WINDOW, level=KeyLevel.TENANT),
+            lambda report, _cost: self._load_arrived(report),
+            lambda error: self.post_message(Status(f"tenant load: {error} · ▲ marks items")),
+            cause="browse: tenant load",
+        )
+
+    def _load_arrived(self, report: HotKeysReport) -> None:
+        self.tenant_load = TenantLoad.of(report)
+        self._show_columns()
+        if self.rows is not None:
+            self.rows.set_load(self.tenant_load)
+        self.refresh()
+        if self.tenant_load is None:
+            why = "; ".join(problem_text(p) for p in report.problems) or "no keyed requests"
+            self.post_message(Status(f"tenant load unknown ({why}) · ▲ marks items"))
 
     def key_at(self, index: int | None) -> Key | None:
         if index is None or self.rows is None or index >= len(self.rows.keys):
@@ -120,7 +179,7 @@ class KeyColumn(RowList):
         self.border_subtitle = plain("listing…")
         if self.rows is None:
             self.set_source(
-                KeyRows([], directory, self.session.clock, tenants=True),
+                KeyRows([], directory, self.session.clock, tenants=True, load=self.tenant_load),
                 empty_text=f"listing {self.label}…",
             )
         self.clear_message()
@@ -157,6 +216,7 @@ class KeyColumn(RowList):
             self.service.directory,
             self.session.clock,
             tenants=self.session.schema.has_tenant_level,
+            load=self.tenant_load,
         )
         empty = f"no {self.label}" if listing.complete else f"listing {self.label}…"
         self.update_source(self.rows, empty_text=empty)

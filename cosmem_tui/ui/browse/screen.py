@@ -196,6 +196,10 @@ class BrowseScreen(ViewScreen):
     def on_resize(self) -> None:
         self.layout_columns()
 
+    def on_screen_resume(self) -> None:
+        if self.session is not None:
+            self.top.ask_load(unless_fresh=True)  # back from another view: load moves on
+
     def _columns_for_level(self) -> list[tuple[str, str]]:
         wide = self.size.width >= WIDE
         has_tenants = self.session is None or self.session.schema.has_tenant_level
@@ -388,6 +392,7 @@ class BrowseScreen(ViewScreen):
         if self.level is Level.TENANTS:
             self.session.service.directory.invalidate_failures()
             self.top.load()
+            self.top.ask_load()
         elif self.level is Level.THREADS and (tenant := self.thread_column.tenant) is not None:
             self.thread_column.open(self.session, tenant)
         elif self.level is Level.TURNS and (ref := self.turn_column.ref) is not None:
@@ -553,8 +558,7 @@ class BrowseScreen(ViewScreen):
             case ShowTenants():
                 self.action_show_tenants()
             case OpenTenant(tenant):
-                self._select_key_row(tenant)
-                self.open_threads(tenant)
+                self.show_tenant(tenant)
             case OpenThread(tenant, thread, tenant_given):
                 self._open_named_thread(tenant, thread, tenant_given=tenant_given)
             case Pin():
@@ -570,13 +574,30 @@ class BrowseScreen(ViewScreen):
             case _:
                 self.cosmem.run_command(line)
 
+    def show_tenant(self, tenant: Key | str) -> None:
+        """A tenant's threads, its row selected in the list: ``:tenant NAME`` (typed text)
+        and the other views (a Key, which keeps its JSON type) both come here."""
+        if self.session is None:
+            return
+        self._select_key_row(tenant)
+        self.open_threads(tenant)
+
+    def show_thread(self, ref: ThreadRef) -> None:
+        """A thread's turns, named by keys (no lookup): its tenant's threads beside them."""
+        if self.session is None:
+            return
+        if ref.tenant is not None:
+            self.show_tenant(ref.tenant)
+        else:
+            self._select_key_row(ref.thread)
+        self._open_resolved(ref)
+
     def _open_named_thread(self, tenant: str | None, thread: str, *, tenant_given: bool) -> None:
         """``:thread [TENANT] ID``: resolve the typed names to keys, then open the turns."""
         assert self.session is not None
         session = self.session
         if tenant_given and tenant is not None:
-            self._select_key_row(tenant)
-            self.open_threads(tenant)
+            self.show_tenant(tenant)
         current = self.tenant if not tenant_given else None
 
         async def resolve() -> None:
@@ -597,11 +618,15 @@ class BrowseScreen(ViewScreen):
         known = next((t for t in threads if t.ref == ref), None)
         self.open_turns(ref, known.items if known else None)
 
-    def _select_key_row(self, text: str) -> None:
+    def _select_key_row(self, wanted: Key | str) -> None:
         rows = self.top.rows
         if rows is None:
             return
         for index, key in enumerate(rows.keys):
-            if key.text == text or key == Key.of(text):
+            if isinstance(wanted, Key):
+                found = key == wanted
+            else:
+                found = key.text == wanted or key == Key.of(wanted)
+            if found:
                 self.top.select_index(index)
                 return

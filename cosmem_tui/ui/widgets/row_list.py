@@ -197,6 +197,13 @@ class RowList(ScrollView, can_focus=True):
         self.refresh()
         self.post_message(self.Highlighted(self, self.current_index))
 
+    def set_columns(self, columns: Sequence[Column]) -> None:
+        """Other columns (another level, a sort marker), drawn at the next refresh."""
+        if list(columns) != self.columns:
+            self.columns = list(columns)
+            self._column_fit = None
+            self.refresh()
+
     def update_source(self, source: RowSource, *, empty_text: str | None = None) -> None:
         """New rows in place (a live refresh): keep the filter, the scroll and the cursor."""
         self.source = source

@@ -1,0 +1,211 @@
+"""The hot tenants view with 100,000 keys: first paint of the table, moving in it, memory.
+
+    python benchmarks/hot_keys_scale.py [--keys 100000] [--size 120x40]
+
+Runs the real app in a real pseudo-terminal on the demo workspace, with the session's
+hot-keys service (the real ``HotKeysService`` and ``TelemetryReader``) over a synthetic
+telemetry source whose logs answer ``--keys`` tenants (a Zipf-like spread of RU, 16
+physical partitions, 429s for the top thousand, storage for the top 500). It presses
+``H`` and times until the first row is on the terminal — the whole path: the source's
+answer, the service's join, the view's table — then ``G`` (the last row) and a ``/``
+filter, and reads the console's peak memory (``VmHWM``). The source answers at once
+and never reuses an answer, so each figure is the console's own work. Prints
+figures; asserts nothing. Goals: first paint ≤ 0.7 s, peak memory ≤ 130 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from idle_cost import Console
+
+from cosmem_tui.model.telemetry import (
+    NORMALIZED_RU,
+    PROVISIONED_THROUGHPUT,
+    LogAnswer,
+    LogName,
+    LogQuery,
+    LogTable,
+    MetricAnswer,
+    MetricPoint,
+    MetricQuery,
+    Series,
+    TelemetryAbout,
+)
+from cosmem_tui.sources.gateway import Gateway
+
+PARTITIONS = 16
+
+
+class SyntheticTelemetry:
+    """The Telemetry protocol, answering ``keys`` tenants from arithmetic (no I/O)."""
+
+    def __init__(self, keys: int) -> None:
+        self.keys = keys
+        self._gateway = Gateway()
+        self._about = TelemetryAbout(label="synthetic 100k", simulated=True, min_refresh_s=0.0)
+
+    @property
+    def about(self) -> TelemetryAbout:
+        return self._about
+
+    @property
+    def gateway(self) -> Gateway:
+        return self._gateway
+
+    def ru(self, rank: int) -> float:
+        return 5_000_000.0 / rank**1.07
+
+    async def metrics(self, queries: Sequence[MetricQuery]) -> list[MetricAnswer]:
+        answers = []
+        for q in queries:
+            starts = range(int(q.span.start), int(q.span.end), q.grain_s)
+            if PROVISIONED_THROUGHPUT in q.metrics:
+                points = tuple(MetricPoint(float(at), 40_000.0) for at in starts)
+                series = (Series(PROVISIONED_THROUGHPUT, "Maximum", "Count", (), points),)
+            elif NORMALIZED_RU in q.metrics:
+                series = tuple(
+                    Series(
+                        NORMALIZED_RU,
+                        "Maximum",
+                        "Percent",
+                        (("partitionkeyrangeid", str(n)),),
+                        tuple(MetricPoint(float(at), 100.0 if n == 0 else 40.0) for at in starts),
+                    )
+                    for n in range(PARTITIONS)
+                )
+            else:
+                series = ()
+            answers.append(MetricAnswer(q, series))
+        return answers
+
+    async def logs(self, queries: Sequence[LogQuery]) -> list[LogAnswer]:
+        return [self._log(q) for q in queries]
+
+    def _log(self, q: LogQuery) -> LogAnswer:
+        from cosmem_tui.model.telemetry import LOG_COLUMNS
+
+        columns = LOG_COLUMNS[q.name]
+        n = min(self.keys, q.top)
+        rows: list[tuple[object, ...]]
+        if q.name is LogName.KEY_USAGE:
+            rows = [
+                (
+                    json.dumps([f"tenant-{r:06d}"]),
+                    str(r % PARTITIONS),
+                    1,
+                    self.ru(r),
+                    self.ru(r) / 300,
+                    self.keys,
+                )
+                for r in range(1, n + 1)
+            ]
+        elif q.name is LogName.PARTITION_USAGE:
+            share = sum(self.ru(r) for r in range(1, self.keys + 1)) / PARTITIONS
+            rows = [
+                (str(p), share, share / 300, self.keys // PARTITIONS) for p in range(PARTITIONS)
+            ]
+        elif q.name is LogName.KEY_THROTTLES:
+            rows = [(json.dumps([f"tenant-{r:06d}"]), 1000, 50) for r in range(1, 1001)]
+        elif q.name is LogName.KEY_STORAGE:
+            rows = [(json.dumps([f"tenant-{r:06d}"]), 1_000_000 // r) for r in range(1, 501)]
+        else:
+            rows = []
+        return LogAnswer(q, LogTable(columns, tuple(rows)), as_of=q.span.end)
+
+    async def close(self) -> None:
+        return None
+
+
+def child(workspace: Path, keys: int) -> None:
+    """The console itself: the demo workspace, with the synthetic hot-keys service."""
+    from cosmem_tui.compose import open_local_session
+    from cosmem_tui.core.hot_keys import HotKeysService
+    from cosmem_tui.core.session import SessionOptions
+    from cosmem_tui.core.telemetry_reader import TelemetryReader
+    from cosmem_tui.core.throughput import Container
+    from cosmem_tui.model import SystemClock
+    from cosmem_tui.ui.app import CosmemApp
+
+    clock = SystemClock()
+    options = SessionOptions(workspace=workspace)
+
+    async def open_it():  # type: ignore[no-untyped-def]
+        session = open_local_session(options, clock)
+        reader = TelemetryReader(SyntheticTelemetry(keys), clock)
+        session.services["hot_keys"] = HotKeysService(reader, clock, Container(), top=keys)
+        return session
+
+    CosmemApp(options, clock=clock, session_factory=open_it).run()
+
+
+def peak_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def timed(console: Console, keys: str, text: bytes) -> float:
+    console.seen.clear()
+    started = time.monotonic()
+    console.press(keys)
+    console.wait_for(text)
+    return time.monotonic() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--keys", type=int, default=100_000)
+    parser.add_argument("--size", default="120x40")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        child(args.child, args.keys)
+        return
+    cols, rows = (int(n) for n in args.size.split("x"))
+    with tempfile.TemporaryDirectory() as home:
+        env = {
+            **os.environ,
+            "XDG_DATA_HOME": f"{home}/data",
+            "XDG_CONFIG_HOME": f"{home}/config",
+            "XDG_CACHE_HOME": f"{home}/cache",
+            "TERM": "xterm-256color",
+        }
+        subprocess.run(
+            [sys.executable, "-m", "cosmem_tui", "demo"], env=env, check=True, capture_output=True
+        )
+        workspace = Path(home) / "data" / "cosmem" / "demo.sqlite"
+        command = [sys.executable, __file__, "--child", str(workspace), "--keys", str(args.keys)]
+        console = Console(env, (cols, rows), command=command)
+        try:
+            console.wait_for(b"tenants (")
+            console.drain(3.0)  # counts and browse's own load settle
+            first = timed(console, "H", b"tenant-000001")
+            last = timed(console, "G", f"tenant-{args.keys:06d}".encode())
+            timed(console, "g", b"tenant-000001")
+            filtered = timed(console, "/tenant-0999\r", b"tenant-099900")
+            peak = peak_mb(console.pid)
+        finally:
+            console.close()
+    print(f"hot tenants with {args.keys:,} keys in a {cols}×{rows} pseudo-terminal")
+    print(f"  first paint of the table (H → first row): {first:6.3f} s   (goal ≤ 0.7 s)")
+    print(f"  last row (G):                              {last:6.3f} s")
+    print(f"  filter /tenant-0999:                       {filtered:6.3f} s")
+    print(f"  peak memory (VmHWM):                       {peak:6.1f} MB  (goal ≤ 130 MB)")
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt):
+        main()

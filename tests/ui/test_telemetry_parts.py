@@ -1,0 +1,198 @@
+"""Block charts, the hot-keys rows and the telemetry commands, without a terminal."""
+
+from __future__ import annotations
+
+import pytest
+
+from cosmem_tui.model import Key, ThreadRef
+from cosmem_tui.model.telemetry import KeyLevel, KeyUsage, ProblemKind, TelemetryProblem, Window
+from cosmem_tui.schemas import get_schema
+from cosmem_tui.ui.actions import ACTIONS, Registry, view_actions
+from cosmem_tui.ui.commands import Mistake, SetWindow, SwitchView, parse_command
+from cosmem_tui.ui.hot_rows import SORTS, HotRows, browse_target, storage_text
+from cosmem_tui.ui.telemetry import claimed, next_window
+from cosmem_tui.ui.views import VIEWS
+from cosmem_tui.ui.widgets.charts import (
+    CAPACITY,
+    GAP,
+    bar_chart,
+    resample,
+    short_number,
+    spark,
+    time_axis,
+    wrap,
+)
+
+
+def text(line) -> str:  # type: ignore[no-untyped-def]
+    return "".join(t for t, _ in line)
+
+
+# -- charts ---------------------------------------------------------------------------------
+
+
+def test_a_one_minute_spike_survives_a_24_hour_chart():
+    minutes = [10.0] * 1440
+    minutes[700] = 900.0
+    columns = resample(minutes, 100)
+    assert len(columns) == 100 and max(c for c in columns if c is not None) == 900.0
+
+
+def test_few_buckets_are_stretched_over_the_width():
+    assert resample([1.0, 2.0, 3.0], 6) == [1.0, 1.0, 2.0, 2.0, 3.0, 3.0]
+    assert resample([], 10) == [] and resample([1.0], 0) == []
+
+
+def test_an_empty_minute_is_a_gap_never_a_zero():
+    line = spark([None, 0.0, 4.0, 8.0], 4)
+    assert text(line) == f"{GAP} ▄█"
+    assert resample([None, None, 5.0, None], 2) == [None, 5.0]
+
+
+def test_bars_cross_the_capacity_line_and_are_coloured_by_it():
+    values = [50.0, 50.0, 150.0, None]
+    rows = bar_chart(
+        values,
+        4,
+        4,
+        ceiling=200.0,
+        line=[100.0] * 4,
+        tone_of=lambda v, c: "bad" if c is not None and v >= c else "accent",
+    )
+    drawn = [text(r) for r in rows]
+    assert drawn[0] == "    "  # 150-200: nothing reaches it
+    assert drawn[1] == f"{CAPACITY}{CAPACITY}█ "  # 100-150: the line where no bar covers it
+    assert drawn[3] == f"███{GAP}"  # the bottom row: the empty minute is a gap
+    assert rows[1][1] == ("█", "bad") and rows[3][0] == ("██", "accent")  # over the line: red
+
+
+def test_numbers_fit_a_label():
+    assert [short_number(v) for v in (0, 9.5, 950, 1234, 12_345, 3_400_000)] == [
+        "0",
+        "9.5",
+        "950",
+        "1.2k",
+        "12k",
+        "3.4M",
+    ]
+
+
+def test_the_time_axis_says_where_the_window_starts_and_ends():
+    line = text(time_axis(1_795_996_800 - 900, 1_795_996_800, 40, back="15m"))
+    assert line.startswith("23:45 (−15m)") and line.endswith("00:00 UTC") and len(line) == 40
+
+
+def test_wrap_keeps_words_and_cuts_what_cannot_fit():
+    assert wrap("assign the Monitoring Reader role", 12) == [
+        "assign the",
+        "Monitoring",
+        "Reader role",
+    ]
+    assert wrap("x" * 10, 4) == ["xxxx", "xxxx", "xx"]
+
+
+# -- problems go to their tile ---------------------------------------------------------------
+
+
+def test_a_problem_is_claimed_by_the_tile_its_question_feeds():
+    latency = TelemetryProblem(ProblemKind.FORBIDDEN, "403", about="metrics: latency")
+    logs = TelemetryProblem(ProblemKind.NO_WORKSPACE, "no workspace", about="logs: key_usage")
+    anywhere = TelemetryProblem(ProblemKind.UNREACHABLE, "timeout")
+    problems = (latency, logs, anywhere)
+    assert claimed(problems, "metrics", ("latency",)) == (latency,)
+    assert claimed(problems, "metrics", ("ru",)) == ()
+    assert claimed(problems, "logs", ("key_usage",)) == (logs,)
+
+
+def test_windows_cycle():
+    assert [next_window(w) for w in Window] == [Window.H1, Window.H24, Window.M15]
+
+
+# -- hot keys rows --------------------------------------------------------------------------
+
+
+def usage(name: str, ru: float, **extra) -> KeyUsage:  # type: ignore[no-untyped-def]
+    fields = dict(
+        key=Key.of(name),
+        ru=ru,
+        peak_ru_s=ru / 10,
+        share=ru / 1000,
+        partition="0",
+        partitions=1,
+        partition_ru=ru,
+        partition_share=None,
+        throttled=None,
+        storage_kb=None,
+    )
+    fields.update(extra)
+    return KeyUsage(**fields)  # type: ignore[arg-type]
+
+
+def test_unknowns_are_dashes_or_blanks_never_zero_and_sort_last():
+    rows = (
+        usage("a", 500.0, throttled=None, partition_share=None),
+        usage("b", 300.0, throttled=7, partition_share=1.2, storage_kb=2048),
+        usage("c", 100.0, throttled=0, partition_share=0.1),
+    )
+    by_429 = HotRows(rows, None, next(s for s in SORTS if s.title == "429"))
+    assert [by_429.usage(i).key.text for i in range(3)] == ["b", "c", "a"]
+    cells = HotRows(rows, None, SORTS[0]).row(0)
+    assert cells[4] == ("—", "dim") and cells[5] == ("—", "dim") and cells[6][0] == ""
+    assert HotRows(rows, None, SORTS[0]).row(1)[4] == ("120%", "bad")
+    assert storage_text(2048) == "2.0 MB" and storage_text(None) == ""
+    unknown_shares = HotRows(rows, None, SORTS[0], shares=False).row(0)
+    assert unknown_shares[3] == ("—", "dim")  # no container total: no share
+
+
+def test_rows_are_found_by_key_and_filtered_by_their_shown_name():
+    rows = tuple(usage(f"t{n}", 100.0 - n) for n in range(5))
+    hot = HotRows(rows, None, SORTS[-1])  # by name
+    assert hot.index_of(Key.of("t3")) == 3 and hot.search_text(3) == "t3"
+    under = HotRows((usage("x", 1.0, key=Key.of("acme", "thr-1")),), Key.of("acme"), SORTS[0])
+    assert under.row(0)[0][0] == "thr-1"  # the tenant is in the title, not in every row
+
+
+def test_a_hot_key_maps_to_what_browse_opens():
+    lab = get_schema("lab")  # [/tenantId, /threadId]
+    assert browse_target(lab, KeyLevel.TENANT, Key.of("acme")) == Key.of("acme")
+    assert browse_target(lab, KeyLevel.KEY, Key.of("acme", "t-1")) == ThreadRef(
+        Key.of("acme"), Key.of("t-1")
+    )
+    assert browse_target(lab, KeyLevel.TENANT, Key.of(42)) == Key.of(42)  # 42 stays a number
+    assert browse_target(lab, KeyLevel.KEY, Key.of("acme", "t", "x")) is None
+
+
+# -- commands and the registry ---------------------------------------------------------------
+
+
+@pytest.fixture
+def registry() -> Registry:
+    return Registry(ACTIONS + view_actions(spec.key for spec in VIEWS))
+
+
+def test_the_telemetry_views_and_their_window_command(registry):
+    assert parse_command("throttle", registry, None) == SwitchView("throttle")
+    assert parse_command("hot", registry, None) == SwitchView("hot")
+    assert parse_command("window", registry, "hot") == SetWindow(None)
+    assert parse_command("window 24h", registry, "throttle") == SetWindow(Window.H24)
+    mistake = parse_command("window 2d", registry, "throttle")
+    assert isinstance(mistake, Mistake) and "15m, 1h, 24h" in mistake.message
+    assert isinstance(parse_command("window 1h", registry, "browse"), Mistake)
+    keys = {a.id: registry.keys(a.id) for a in registry.actions}
+    assert keys["view.throttle"] == "T" and keys["view.hot"] == "H"
+    assert "w window" in registry.hints("hot") and "w window" in registry.hints("throttle")
+    assert "p pause" in registry.hints("throttle") and "/ filter" in registry.hints("hot")
+
+
+def test_the_number_beside_the_capacity_line_is_what_is_provisioned():
+    from cosmem_tui.model.telemetry import MetricPoint, Span
+    from cosmem_tui.ui.throughput_tiles import RuChart, RuData
+
+    start = 1_795_996_800.0
+    points = tuple(MetricPoint(start + 60 * n, 900.0 + 100 * n) for n in range(15))
+    data = RuData(points, (), 4000.0, False, Span(start, start + 900), Window.M15, ())
+    for height in (4, 6, 12):
+        lines = [text(line) for line in RuChart().draw(data, 60, height)]
+        with_line = [line for line in lines if "╌" in line]
+        assert with_line and all(line.lstrip().startswith("4.0k ") for line in with_line)
+        assert lines[-1].strip().startswith("00:00 (−15m)")  # the time axis, last
