@@ -21,6 +21,7 @@ from cosmem_tui.ui.app import CosmemApp
 
 ANCHOR = 1_795_996_800  # 2026-12-01T00:00:00Z
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
+BURST = "+240"  # not a key: let the clock run on 240 s (the burst starts 45 s in)
 HOT = ["slash", *"contoso", "enter", "enter"]  # the hot tenant's threads
 SHOTS = {
     "tenants-120x40": ((120, 40), []),
@@ -33,6 +34,11 @@ SHOTS = {
     "advise-120x40": ((120, 40), ["A"]),
     "ttl-120x40": ((120, 40), [*HOT, "L"]),  # the hot tenant's lifecycle
     "ttl-80x24": ((80, 24), [*HOT, "L"]),
+    # four minutes into the session: the simulated hot tenant's burst is on
+    "throttle-120x40": ((120, 40), [BURST, "T"]),
+    "throttle-80x24": ((80, 24), [BURST, "T"]),
+    "hot-120x40": ((120, 40), [BURST, "H"]),
+    "hot-80x24": ((80, 24), [BURST, "H"]),
 }
 
 
@@ -48,7 +54,9 @@ async def shoot(workspace: Path, name: str, size: tuple[int, int], keys: list[st
     app = CosmemApp(options, clock=clock, session_factory=open_it)
     async with app.run_test(size=size) as pilot:
         for key in ["", *keys]:
-            if key:
+            if key.startswith("+"):
+                clock.advance(float(key[1:]))
+            elif key:
                 await pilot.press(key)
             for _ in range(3):
                 await pilot.pause()
