@@ -5,12 +5,15 @@
 Runs the real app in a real pseudo-terminal on the demo workspace, with the session's
 hot-keys service (the real ``HotKeysService`` and ``TelemetryReader``) over a synthetic
 telemetry source whose logs answer ``--keys`` tenants (a Zipf-like spread of RU, 16
-physical partitions, 429s for the top thousand, storage for the top 500). It presses
-``H`` and times until the first row is on the terminal — the whole path: the source's
-answer, the service's join, the view's table — then ``G`` (the last row) and a ``/``
-filter, and reads the console's peak memory (``VmHWM``). The source answers at once
-and never reuses an answer, so each figure is the console's own work. Prints
-figures; asserts nothing. Goals: first paint ≤ 0.7 s, peak memory ≤ 130 MB.
+physical partitions, 429s for the top thousand, storage for the top 500). Browse asks
+for each tenant's RU share on start: that is the cold path (the answer joined into
+``--keys`` rows, off the event loop), timed until browse draws its ``RU%`` column.
+Then ``H``, timed until the table's first row is on the terminal, ``G`` (the last row)
+and a ``/`` filter; then the console's peak memory (``VmHWM``, which includes the
+answer's rows, as Azure's parsed JSON would be). The source's tables are made before
+the console asks and answered at once, so each figure is the console's own work;
+answers are kept a minute, as Azure Monitor's are, so refreshes in between reuse them.
+Prints figures; asserts nothing. Goals: first paint ≤ 0.7 s, peak memory ≤ 130 MB.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from idle_cost import Console
 
 from cosmem_tui.model.telemetry import (
+    LOG_COLUMNS,
     NORMALIZED_RU,
     PROVISIONED_THROUGHPUT,
     LogAnswer,
@@ -41,6 +45,7 @@ from cosmem_tui.model.telemetry import (
     MetricPoint,
     MetricQuery,
     Series,
+    Span,
     TelemetryAbout,
 )
 from cosmem_tui.sources.gateway import Gateway
@@ -54,7 +59,10 @@ class SyntheticTelemetry:
     def __init__(self, keys: int) -> None:
         self.keys = keys
         self._gateway = Gateway()
-        self._about = TelemetryAbout(label="synthetic 100k", simulated=True, min_refresh_s=0.0)
+        self._about = TelemetryAbout(label="synthetic 100k", simulated=True)  # kept 60 s, as Azure
+        self._tables: dict[tuple[LogName, int], LogTable] = {}
+        for name in (LogName.KEY_USAGE, LogName.PARTITION_USAGE):  # before the first H
+            self._log(LogQuery(name=name, span=Span(0, 60), top=keys))
 
     @property
     def about(self) -> TelemetryAbout:
@@ -94,17 +102,24 @@ class SyntheticTelemetry:
         return [self._log(q) for q in queries]
 
     def _log(self, q: LogQuery) -> LogAnswer:
-        from cosmem_tui.model.telemetry import LOG_COLUMNS
+        # The tables are made once (as the service's JSON would arrive): making them is
+        # the benchmark's work, reading them the console's, which is what is measured.
+        if (q.name, q.top) not in self._tables:
+            self._tables[q.name, q.top] = self._table(q)
+        return LogAnswer(q, self._tables[q.name, q.top], as_of=q.span.end)
 
+    def _table(self, q: LogQuery) -> LogTable:
         columns = LOG_COLUMNS[q.name]
         n = min(self.keys, q.top)
         rows: list[tuple[object, ...]]
         if q.name is LogName.KEY_USAGE:
             rows = [
-                (
+                (  # one partition each: all of its RU and its peak are on that one
                     json.dumps([f"tenant-{r:06d}"]),
                     str(r % PARTITIONS),
                     1,
+                    self.ru(r),
+                    self.ru(r) / 300,
                     self.ru(r),
                     self.ru(r) / 300,
                     self.keys,
@@ -122,7 +137,7 @@ class SyntheticTelemetry:
             rows = [(json.dumps([f"tenant-{r:06d}"]), 1_000_000 // r) for r in range(1, 501)]
         else:
             rows = []
-        return LogAnswer(q, LogTable(columns, tuple(rows)), as_of=q.span.end)
+        return LogTable(columns, tuple(rows))
 
     async def close(self) -> None:
         return None
@@ -158,9 +173,10 @@ def peak_mb(pid: int) -> float:
 
 
 def timed(console: Console, keys: str, text: bytes) -> float:
-    console.seen.clear()
     started = time.monotonic()
-    console.press(keys)
+    if keys:
+        console.seen.clear()
+        console.press(keys)
     console.wait_for(text)
     return time.monotonic() - started
 
@@ -191,7 +207,11 @@ def main() -> None:
         console = Console(env, (cols, rows), command=command)
         try:
             console.wait_for(b"tenants (")
-            console.drain(3.0)  # counts and browse's own load settle
+            # Browse asks the hot-keys service for each tenant's RU share on start: the
+            # cold path (the answer joined into 100,000 rows) ends when RU% is drawn.
+            cold = timed(console, "", b"RU%")
+            console.drain(3.0)  # counts settle
+            before = peak_mb(console.pid)  # the console on the demo, before the table
             first = timed(console, "H", b"tenant-000001")
             last = timed(console, "G", f"tenant-{args.keys:06d}".encode())
             timed(console, "g", b"tenant-000001")
@@ -200,10 +220,12 @@ def main() -> None:
         finally:
             console.close()
     print(f"hot tenants with {args.keys:,} keys in a {cols}×{rows} pseudo-terminal")
+    print(f"  browse's RU% column (the 100,000 joined):  {cold:6.3f} s   after the tenant list")
     print(f"  first paint of the table (H → first row): {first:6.3f} s   (goal ≤ 0.7 s)")
     print(f"  last row (G):                              {last:6.3f} s")
     print(f"  filter /tenant-0999:                       {filtered:6.3f} s")
     print(f"  peak memory (VmHWM):                       {peak:6.1f} MB  (goal ≤ 130 MB)")
+    print(f"  of which before H (browse on the demo):    {before:6.1f} MB")
 
 
 if __name__ == "__main__":

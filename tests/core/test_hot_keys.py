@@ -176,3 +176,25 @@ def test_keys_from_the_logs():
     assert parse_key('[{"a":1}]') == Key.of('[{"a":1}]')
     assert parse_key("[not json") == Key.of("[not json")
     assert parse_key(None) == Key.of(None)
+    # The usual text, read by the decoder straight; the rest as json.loads reads it.
+    assert parse_key(' ["contoso"] ') == Key.of("contoso")
+    assert parse_key('["a\\"b"]') == Key.of('a"b')
+    assert parse_key('["x"] trailing') == Key.of('["x"] trailing')
+
+
+async def test_kept_answers_give_the_kept_report_and_new_ones_a_new_report():
+    reader_clock = FrozenClock(NOW)
+    telemetry = ScriptedTelemetry(metrics=metrics, logs=logs)
+    hot = HotKeysService(
+        TelemetryReader(telemetry, reader_clock), reader_clock, Container("memory", "turns")
+    )
+    first = await hot.report(Window.M15)
+    reader_clock.advance(5)  # a refresh: the reader hands back the answers it keeps
+    assert await hot.report(Window.M15) is first
+    other = await hot.report(Window.H1)  # another question: its own report
+    assert other is not first and other.window is Window.H1
+    reader_clock.advance(60)  # the answers are old: asked again, joined again
+    fresh = await hot.report(Window.M15)
+    assert fresh is not first and fresh.rows == first.rows
+    hot.reader.forget()  # ctrl+r
+    assert await hot.report(Window.M15) is not fresh
