@@ -29,7 +29,7 @@ from pathlib import Path
 
 POLL = 0.01
 COSMEM = [sys.executable, "-m", "cosmem_tui"]
-TENANT_ROW = re.compile(r"contoso\s+[\d,]+\s+[\d,]+")
+TENANT_ROW = re.compile(r"contoso\s+(?:\S+%\s+)?[\d,]+\s+[\d,]+")  # RU% first, with telemetry
 
 
 def tmux(*args: str) -> str:
@@ -84,7 +84,7 @@ def measure_start(env: dict[str, str], size: tuple[int, int]) -> tuple[float, fl
 def measure_big_thread(env: dict[str, str], size: tuple[int, int], workspace: Path) -> None:
     pane = Pane([*COSMEM, "--workspace", str(workspace)], env, size)
     try:
-        pane.wait_for(lambda s: re.search(r"big\s+1\s+100,000", s) is not None)
+        pane.wait_for(lambda s: re.search(r"big\s+(?:\S+%\s+)?1\s+100,000", s) is not None)
         pane.press("Enter")
         pane.wait_for(lambda s: "threads of big (1)" in s)
         sent = pane.press("Enter")

@@ -21,13 +21,10 @@ from cosmem_tui.compose import build_demo, open_session
 from cosmem_tui.core import records
 from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import LookupFailed
-from cosmem_tui.core.hot_keys import DEFAULT_TOP
 from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.output import Output
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.core.text import visible
-from cosmem_tui.core.throughput import series_rows
-from cosmem_tui.core.writes import describe_plan
 from cosmem_tui.model import (
     MISSING,
     BudgetQuestion,
@@ -38,8 +35,13 @@ from cosmem_tui.model import (
     ThreadRef,
 )
 from cosmem_tui.model.lifecycle import ScopeLevel
-from cosmem_tui.model.telemetry import KeyLevel, TelemetryAbout, TelemetryProblem, Window
-from cosmem_tui.model.writes import WriteStatus
+from cosmem_tui.model.telemetry import (
+    DEFAULT_KEYS_TOP,
+    KeyLevel,
+    TelemetryAbout,
+    TelemetryProblem,
+    Window,
+)
 from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
 from cosmem_tui.sources.monitor.settings import FLAGS as MONITOR_FLAGS  # plain data, no SDK
@@ -288,9 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
     hot.add_argument(
         "--top",
         type=_positive_int,
-        default=DEFAULT_TOP,
+        default=DEFAULT_KEYS_TOP,
         metavar="N",
-        help=f"at most N keys, cut where the logs are (default {DEFAULT_TOP:,})",
+        help=f"at most N keys, cut where the logs are (default {DEFAULT_KEYS_TOP:,})",
     )
     _window_option(hot)
     _monitor_options(hot)
@@ -818,6 +820,8 @@ async def _cmd_throttle(session: Session, args: argparse.Namespace, out: TextIO)
     service = session.throughput
     if service is None:
         raise CliError(NO_TELEMETRY)
+    from cosmem_tui.core.throughput import series_rows  # loaded by the command that uses it
+
     report = await service.report(args.window)
     with Output(args.format, records.THROUGHPUT_FIELDS, records.THROUGHPUT_FIELDS, out) as output:
         for row in series_rows(report):
@@ -950,6 +954,9 @@ async def _cmd_write(session: Session, args: argparse.Namespace, out: TextIO) ->
             if seconds is None
             else await writes.plan_ttl(ref, item_id, seconds)
         )
+    from cosmem_tui.core.writes import describe_plan  # loaded by the commands that write
+    from cosmem_tui.model.writes import WriteStatus
+
     for line in describe_plan(plan, session.clock.now(), str(writes.audit.path)):
         print(f"cosmem: {visible(line)}", file=sys.stderr)
     if not await _confirmed(args):

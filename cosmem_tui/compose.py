@@ -18,11 +18,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cosmem_tui.core.advisor import AdvisorService
-from cosmem_tui.core.audit import AUDIT_FILE, AuditLog
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.core.directory import KeyDirectory
-from cosmem_tui.core.hot_keys import HotKeysService
 from cosmem_tui.core.session import (
     ADVISOR,
     BROWSE,
@@ -37,16 +34,15 @@ from cosmem_tui.core.session import (
     config_dir,
     data_dir,
 )
-from cosmem_tui.core.telemetry_reader import TelemetryReader
-from cosmem_tui.core.throughput import Container, ThroughputService
-from cosmem_tui.core.writes import WriteService
 from cosmem_tui.model import Clock, SystemClock
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
 
 if TYPE_CHECKING:
+    from cosmem_tui.core.audit import AuditLog
     from cosmem_tui.core.demo.manifest import DemoManifest
     from cosmem_tui.core.schema_choice import SchemaChoice
+    from cosmem_tui.core.throughput import Container
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
     from cosmem_tui.sources.monitor.settings import MonitorSettings
     from cosmem_tui.sources.telemetry import Telemetry
@@ -85,6 +81,10 @@ async def open_session(
 
 def telemetry_services(telemetry: Telemetry, clock: Clock, where: Container) -> dict[str, Any]:
     """The telemetry use cases over one source, sharing one reader (and its reuse)."""
+    from cosmem_tui.core.hot_keys import HotKeysService
+    from cosmem_tui.core.telemetry_reader import TelemetryReader
+    from cosmem_tui.core.throughput import ThroughputService
+
     reader = TelemetryReader(telemetry, clock)
     return {
         TELEMETRY: reader,
@@ -128,6 +128,7 @@ async def open_telemetry_session(
 ) -> Session:
     """Azure Monitor alone (``cosmem hot`` / ``cosmem throttle``): no Cosmos endpoint,
     no data-plane access needed — Monitoring Reader and Log Analytics Reader suffice."""
+    from cosmem_tui.core.throughput import Container
     from cosmem_tui.sources.cosmos.auth import build_token_credential
     from cosmem_tui.sources.cosmos.settings import AuthMode
 
@@ -165,6 +166,8 @@ async def open_telemetry_session(
 
 def audit_log() -> AuditLog:
     """Where guarded writes are recorded: ``$XDG_DATA_HOME/cosmem/audit.jsonl``."""
+    from cosmem_tui.core.audit import AUDIT_FILE, AuditLog
+
     return AuditLog(data_dir() / AUDIT_FILE)
 
 
@@ -192,6 +195,9 @@ def build_demo(
 
 def open_local_session(options: SessionOptions, clock: Clock | None = None) -> Session:
     """Open a workspace (building the demo first if this is the first run); synchronous."""
+    from cosmem_tui.core.advisor import AdvisorService
+    from cosmem_tui.core.throughput import Container
+
     if options.cosmos is not None:
         raise ValueError("a Cosmos session is opened with open_session (async)")
     clock = clock or SystemClock()
@@ -230,6 +236,7 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
     )
     closers.append(telemetry.close)
     if options.allow_writes:  # the only place a workspace is opened for writing
+        from cosmem_tui.core.writes import WriteService
         from cosmem_tui.sources.local.writer import LocalWriter
 
         try:
@@ -321,6 +328,7 @@ async def open_cosmos_session(
     ``credential``: an embedding application's (or a test's) own; the session then does
     not close it. Otherwise one is built from the settings and the session owns it.
     """
+    from cosmem_tui.core.advisor import AdvisorService
     from cosmem_tui.core.schema_choice import AUTO, SchemaChoice, choose_schema
     from cosmem_tui.schemas import get_schema
     from cosmem_tui.schemas.generic import GENERIC
@@ -361,6 +369,7 @@ async def open_cosmos_session(
         ADVISOR: AdvisorService(store, directory),
     }
     if allow_writes:  # the only place a Cosmos writer is built
+        from cosmem_tui.core.writes import WriteService
         from cosmem_tui.sources.cosmos.writer import CosmosWriter
 
         writer = CosmosWriter(account, choice.schema, store.container_properties, credential)
@@ -401,6 +410,7 @@ async def _monitor_for_cosmos(
     """Azure Monitor beside the container: the same credential when it is a token one
     (a key cannot sign metrics calls: Entra ID then, on its own), the account's region
     from the Cosmos metadata, and the metrics filtered to the container being read."""
+    from cosmem_tui.core.throughput import Container
     from cosmem_tui.sources.cosmos.auth import build_token_credential
     from cosmem_tui.sources.cosmos.settings import AuthMode
 

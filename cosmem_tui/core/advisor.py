@@ -19,24 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from cosmem_tui.core.advice_index import (
-    index_composite_order,
-    index_exclude_vectors,
-    vector_embedding_policy,
-    vector_index,
-)
-from cosmem_tui.core.advice_rules import (
-    growing_thread_document,
-    id_constraints,
-    item_size,
-    partition_high_cardinality,
-    partition_hotspots,
-    partition_key_length,
-    partition_query_patterns,
-    ttl_container_off,
-    ttl_invalid,
-    ttl_reset_by_rewrites,
-)
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.model import ContainerProperties, Key
 from cosmem_tui.model.advice import AdviceReport, Finding, ItemShape
@@ -60,6 +42,26 @@ def findings(
     load: HotKeysReport | None = None,
 ) -> tuple[Finding, ...]:
     """Every rule over what was read, worst first (then by rule name)."""
+    # The rules load with the first advice, not with every session that could ask.
+    from cosmem_tui.core.advice_index import (
+        index_composite_order,
+        index_exclude_vectors,
+        vector_embedding_policy,
+        vector_index,
+    )
+    from cosmem_tui.core.advice_rules import (
+        growing_thread_document,
+        id_constraints,
+        item_size,
+        partition_high_cardinality,
+        partition_hotspots,
+        partition_key_length,
+        partition_query_patterns,
+        ttl_container_off,
+        ttl_invalid,
+        ttl_reset_by_rewrites,
+    )
+
     found: list[Finding] = [
         *ttl_container_off(container, shapes),
         *ttl_invalid(shapes),

@@ -27,6 +27,7 @@ from cosmem_tui.core.throughput import metric_plan as throughput_plan
 from cosmem_tui.model import Clock, InvalidKey, Key
 from cosmem_tui.model.telemetry import (
     AUTOSCALE_MAX_THROUGHPUT,
+    DEFAULT_KEYS_TOP,
     PARTITION_KEY_RANGE,
     PROVISIONED_THROUGHPUT,
     HotKeysReport,
@@ -44,7 +45,7 @@ from cosmem_tui.model.telemetry import (
     Window,
 )
 
-DEFAULT_TOP = 10_000  # keys per table: aggregated and cut where the logs live
+DEFAULT_TOP = DEFAULT_KEYS_TOP
 
 STORAGE_CAVEAT = (
     "storage: only the largest keys of each partition are logged (PartitionKeyStatistics, "

@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING, Any
 import platformdirs
 
 from cosmem_tui.core.browse import BrowseService
-from cosmem_tui.core.hot_keys import HotKeysService
-from cosmem_tui.core.telemetry_reader import TelemetryReader
-from cosmem_tui.core.throughput import ThroughputService
 from cosmem_tui.model import Clock
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.store import MemoryStore
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the services' modules load when a session builds them
     from cosmem_tui.core.advisor import AdvisorService
     from cosmem_tui.core.demo.manifest import DemoManifest
+    from cosmem_tui.core.hot_keys import HotKeysService
+    from cosmem_tui.core.telemetry_reader import TelemetryReader
+    from cosmem_tui.core.throughput import ThroughputService
     from cosmem_tui.core.writes import WriteService
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
     from cosmem_tui.sources.monitor.settings import MonitorSettings

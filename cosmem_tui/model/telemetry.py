@@ -345,6 +345,9 @@ class ThroughputReport:
     series: tuple[Series, ...] = field(default=(), repr=False)  # everything, for export
 
 
+DEFAULT_KEYS_TOP = 10_000  # keys per hot-keys table: aggregated and cut where the logs live
+
+
 class KeyUsage(NamedTuple):
     """One partition key (a tenant, or a whole key) in the hot-keys table.
 

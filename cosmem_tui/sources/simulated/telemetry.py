@@ -20,7 +20,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from cosmem_tui.model import Clock, Key, Kind, RequestCharge, Scalar, Scope
 from cosmem_tui.model.telemetry import (
@@ -34,15 +34,12 @@ from cosmem_tui.model.telemetry import (
 )
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local.workspace_file import WorkspaceFile
-from cosmem_tui.sources.simulated.logs import LogAnswers
-from cosmem_tui.sources.simulated.metrics import MetricAnswers
 from cosmem_tui.sources.simulated.problems import logs_about, metrics_about, simulator_failed
-from cosmem_tui.sources.simulated.workload import (
-    DEFAULT_SEED,
-    Workload,
-    WorkloadShape,
-)
-from cosmem_tui.sources.simulated.workspace_keys import physical_partitions, read_keys
+
+if TYPE_CHECKING:  # the workload model loads on the first answer, not with the session
+    from cosmem_tui.sources.simulated.logs import LogAnswers
+    from cosmem_tui.sources.simulated.metrics import MetricAnswers
+    from cosmem_tui.sources.simulated.workload import Workload, WorkloadShape
 
 LABEL = "simulated workload"
 MIN_REFRESH_S = 2.0  # the simulation moves every second; the refresh loop's floor is 2 s
@@ -83,17 +80,24 @@ class SimulatedTelemetry:
         gateway: Gateway,
         clock: Clock,
         started_at: float,
-        seed: int = DEFAULT_SEED,
+        seed: int | None = None,
         shape: WorkloadShape | None = None,
     ) -> SimulatedTelemetry:
         """The workload of a workspace's keys, read on the first call (see the module
         docstring). ``hot_tenant``: the demo manifest's (None: the largest tenant)."""
 
         def build() -> _Answers:
+            from cosmem_tui.sources.simulated.workload import DEFAULT_SEED, Workload, WorkloadShape
+            from cosmem_tui.sources.simulated.workspace_keys import physical_partitions, read_keys
+
             keys = read_keys(workspace, started_at)
             chosen = shape or WorkloadShape(partitions=physical_partitions(workspace))
             workload = Workload(
-                keys, hot_tenant=hot_tenant, seed=seed, started_at=started_at, shape=chosen
+                keys,
+                hot_tenant=hot_tenant,
+                seed=DEFAULT_SEED if seed is None else seed,
+                started_at=started_at,
+                shape=chosen,
             )
             names = workspace.container
             return _answers(workload, names.database, names.container)
@@ -229,6 +233,9 @@ class SimulatedTelemetry:
 
 
 def _answers(workload: Workload, database: str, container: str) -> _Answers:
+    from cosmem_tui.sources.simulated.logs import LogAnswers
+    from cosmem_tui.sources.simulated.metrics import MetricAnswers
+
     return _Answers(
         MetricAnswers(workload, database=database, container=container),
         LogAnswers(workload, database=database, container=container),

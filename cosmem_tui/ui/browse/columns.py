@@ -83,6 +83,9 @@ class KeyColumn(RowList):
         self.load_asked_at: float | None = None
         self._wanted: list[Key] = []
         self._counting = False
+        # The tenants' load is asked once the first screen is listed and counted: on start
+        # the names and counts come first (the telemetry answer competes for the CPU).
+        self._load_after_counts = False
 
     @property
     def label(self) -> str:
@@ -107,7 +110,7 @@ class KeyColumn(RowList):
         if cached is not None:
             self._show(cached)
         self.load()
-        self.ask_load()
+        self._load_after_counts = True
 
     def _show_columns(self) -> None:
         assert self.session is not None
@@ -256,12 +259,19 @@ class KeyColumn(RowList):
                 )
             )
         self.want_counts(self.shown_indices())
+        self._ask_load_when_counted()
 
     def _failed(self, error: str) -> None:
         self.border_subtitle = plain("failed")
         if self.row_count == 0:
             self.show_message(failed_text(f"listing {self.label}", error))
         self.post_message(Status(f"{error} · {RETRY}", error=True))
+        self._ask_load_when_counted()
+
+    def _ask_load_when_counted(self) -> None:
+        if self._load_after_counts and not self._counting:
+            self._load_after_counts = False
+            self.ask_load()
 
     # -- counts ---------------------------------------------------------------------------
 
@@ -300,6 +310,7 @@ class KeyColumn(RowList):
             await asyncio.gather(lane(), lane())  # the ledger keeps background work at two
         finally:
             self._counting = False
+            self.call_later(self._ask_load_when_counted)
 
     def _counted(self, error: str | None) -> None:
         if self.rows is None:
