@@ -288,7 +288,7 @@ def build_report(
                     storage_get(key),
                 )
             )
-    rows.sort(key=lambda u: (-u.ru, u.key.sort_key()))
+    _sort_by_ru(rows)
     if keys_total is None and logs.usage.table is not None:
         keys_total = 0
 
@@ -316,6 +316,21 @@ def build_report(
         caveats=tuple(caveats),
         problems=tuple(problems),
     )
+
+
+def _sort_by_ru(rows: list[KeyUsage]) -> None:
+    """Most RU first; equal RU in Cosmos key order (a stable table). The logs come sorted
+    by RU, so ties are few: sorting each run of them alone spares 100,000 keys a tuple
+    each (a transient 20 MB at that size)."""
+    rows.sort(key=lambda u: -u.ru)
+    start, count = 0, len(rows)
+    while start < count:
+        end = start + 1
+        while end < count and rows[end].ru == rows[start].ru:
+            end += 1
+        if end - start > 1:
+            rows[start:end] = sorted(rows[start:end], key=lambda u: u.key.sort_key())
+        start = end
 
 
 def _provisioned(capacity: list[MetricAnswer]) -> float | None:

@@ -112,7 +112,6 @@ class HotRows:
         else:
             self.order = sorted(range(len(rows)), key=lambda i: sort.key(rows[i]))  # type: ignore[arg-type,return-value]
         self._search: list[str] | None = None
-        self._positions: dict[Key, int] | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -148,9 +147,13 @@ class HotRows:
         return self._search[index]
 
     def index_of(self, key: Key) -> int | None:
-        if self._positions is None:
-            self._positions = {self.rows[i].key: n for n, i in enumerate(self.order)}
-        return self._positions.get(key)
+        """Where ``key`` is shown (one key a refresh, the selected one): a scan, not a
+        dict of every key (10 MB at 100,000 keys, kept for one lookup)."""
+        rows = self.rows
+        for position, i in enumerate(self.order):
+            if rows[i].key == key:
+                return position
+        return None
 
 
 # -- from a key in the logs to what browse can open -------------------------------------------

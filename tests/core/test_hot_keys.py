@@ -198,3 +198,23 @@ async def test_kept_answers_give_the_kept_report_and_new_ones_a_new_report():
     assert fresh is not first and fresh.rows == first.rows
     hot.reader.forget()  # ctrl+r
     assert await hot.report(Window.M15) is not fresh
+
+
+async def test_equal_ru_is_in_key_order_whatever_order_the_logs_gave():
+    tied = table(
+        LogName.KEY_USAGE,
+        ('["zeta"]', "1", 1, 500.0, 10.0, 500.0, 10.0, 5),
+        ('["big"]', "1", 1, 900.0, 10.0, 900.0, 10.0, 5),
+        ('["alpha"]', "1", 1, 500.0, 10.0, 500.0, 10.0, 5),
+        ("[42]", "1", 1, 500.0, 10.0, 500.0, 10.0, 5),
+        ('["omega"]', "1", 1, 100.0, 10.0, 100.0, 10.0, 5),
+    )
+
+    def with_ties(query: LogQuery) -> LogAnswer:
+        if query.name is LogName.KEY_USAGE:
+            return LogAnswer(query, tied)
+        return logs(query)
+
+    report = await service(ScriptedTelemetry(metrics=metrics, logs=with_ties)).report(Window.M15)
+    # numbers before strings (Cosmos order), then by value
+    assert [row.key.text for row in report.rows] == ["big", "42", "alpha", "zeta", "omega"]
