@@ -185,7 +185,7 @@ async def test_a_hung_server_fails_at_the_deadline(account, fake_gateway):
     started = time.monotonic()
     with pytest.raises(RequestTimedOut):
         await store.page_turns(ThreadRef.of("tenant-00001", "t0"))
-    assert time.monotonic() - started < 2.0  # not 4 s (per-call timeout), not 92 s
+    assert time.monotonic() - started < 3.5  # 1 s deadline: not 4 s (per-call timeout), not 92 s
     record = store.gateway.records()[-1]
     assert (record.operation, record.outcome) == ("turns-page", "no answer")
 
