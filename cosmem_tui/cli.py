@@ -864,10 +864,11 @@ async def _cmd_hot(session: Session, args: argparse.Namespace, out: TextIO) -> i
     service = session.hot_keys
     if service is None:
         raise CliError(NO_TELEMETRY)
-    service.top = args.top
     # The key's one text form, as everywhere: 42 is the number, '"42"' the string.
     tenant = Key.parse(args.tenant) if args.tenant is not None else None
-    report = await service.report(args.window, level=KeyLevel(args.level), tenant=tenant)
+    report = await service.report(
+        args.window, level=KeyLevel(args.level), tenant=tenant, top=args.top
+    )
     with Output(args.format, records.HOT_FIELDS, records.HOT_FIELDS, out) as output:
         for usage in report.rows:
             output.write(records.hot_record(usage, report.level, typed=output.fmt == "json"))

@@ -45,8 +45,6 @@ from cosmem_tui.model.telemetry import (
     Window,
 )
 
-DEFAULT_TOP = DEFAULT_KEYS_TOP
-
 STORAGE_CAVEAT = (
     "storage: only the largest keys of each partition are logged (PartitionKeyStatistics, "
     "sampled estimates); a blank is not zero"
@@ -119,7 +117,7 @@ class HotKeysService:
         clock: Clock,
         where: Container,
         *,
-        top: int = DEFAULT_TOP,
+        top: int = DEFAULT_KEYS_TOP,
     ) -> None:
         self.reader = reader
         self.clock = clock
@@ -128,9 +126,7 @@ class HotKeysService:
         # The last report and the answers it was built from: while the reader hands back
         # the same answers (Azure Monitor's are kept a minute), a refresh is that report,
         # not 100,000 keys joined again — and never two such reports alive at once.
-        self._last: tuple[tuple[tuple[object, ...], tuple[object, ...]], HotKeysReport] | None = (
-            None
-        )
+        self._last: tuple[tuple[object, ...], HotKeysReport] | None = None
 
     @property
     def about(self) -> TelemetryAbout:
@@ -142,30 +138,33 @@ class HotKeysService:
         *,
         level: KeyLevel = KeyLevel.TENANT,
         tenant: Key | None = None,
+        top: int | None = None,
     ) -> HotKeysReport:
+        """``top``: keys in the table, this once (default: the service's)."""
         if tenant is not None:
             level = KeyLevel.KEY
         now = self.clock.now()
         span = span_ending(now, window, whole_minutes=False)
-        logs = await self._logs(window, span, level, tenant)
+        logs = await self._logs(window, span, level, tenant, top or self.top)
         capacity = await self._capacity(window, now)
-        question = (window, level, tenant)
+        # The answers carry their questions (window, level, tenant, top): the same answer
+        # objects are the same question, already joined.
         answers = (logs.usage, logs.partitions, logs.throttles, logs.storage, *capacity)
-        if self._last is not None:
-            (last_question, last_answers), last_report = self._last
-            same = last_question == question and len(last_answers) == len(answers)
-            if same and all(a is b for a, b in zip(last_answers, answers, strict=True)):
-                return last_report
+        last = self._last
+        if last is not None and _same_objects(last[0], answers):
+            return last[1]
         self._last = None  # let the old report go before the new one is built
         # Off the event loop: joining 100,000 keys takes most of a second, and the
         # console's loop (browse asks for this report on start) must go on drawing.
         report = await asyncio.to_thread(
             build_report, window, span, self.about, level, tenant, logs, capacity
         )
-        self._last = ((question, answers), report)
+        self._last = (answers, report)
         return report
 
-    async def _logs(self, window: Window, span: Span, level: KeyLevel, tenant: Key | None) -> _Logs:
+    async def _logs(
+        self, window: Window, span: Span, level: KeyLevel, tenant: Key | None, top: int
+    ) -> _Logs:
         def query(name: LogName, key_level: KeyLevel = level) -> LogQuery:
             return LogQuery(
                 name=name,
@@ -174,7 +173,7 @@ class HotKeysService:
                 container=self.where.container,
                 level=key_level,
                 tenant=tenant,
-                top=self.top,
+                top=top,
             )
 
         answers = await self.reader.logs(
@@ -187,7 +186,7 @@ class HotKeysService:
                     span=span,
                     database=self.where.database,
                     container=self.where.container,
-                    top=self.top,
+                    top=top,
                 ),
                 query(LogName.KEY_THROTTLES),
                 query(LogName.KEY_STORAGE),
@@ -316,6 +315,10 @@ def build_report(
         caveats=tuple(caveats),
         problems=tuple(problems),
     )
+
+
+def _same_objects(these: tuple[object, ...], those: tuple[object, ...]) -> bool:
+    return len(these) == len(those) and all(a is b for a, b in zip(these, those, strict=True))
 
 
 def _sort_by_ru(rows: list[KeyUsage]) -> None:

@@ -46,7 +46,7 @@ from cosmem_tui.model import (
     Thread,
     ThreadRef,
 )
-from cosmem_tui.model.lifecycle import TtlItems, TtlScope, TtlSelection, TtlSummary
+from cosmem_tui.model.lifecycle import ScopeLevel, TtlItems, TtlScope, TtlSelection, TtlSummary
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.gateway import Gateway
 
@@ -58,6 +58,15 @@ def check_page_size(page_size: int) -> int:
     if page_size < 1:
         raise ValueError(f"page size must be at least 1, got {page_size}")
     return min(page_size, MAX_PAGE_SIZE)
+
+
+def check_ttl_list(scope: TtlScope, selection: TtlSelection, within: int | None, limit: int) -> int:
+    """``ttl_items``' arguments, refused alike by every backend; the page size to use."""
+    if scope.level is ScopeLevel.CONTAINER:
+        raise ValueError("lifecycle lists are scoped to a tenant or a thread")
+    if selection is TtlSelection.EXPIRING and (within is None or within < 1):
+        raise ValueError("expiring items need a horizon (within, in seconds)")
+    return check_page_size(limit)
 
 
 @runtime_checkable

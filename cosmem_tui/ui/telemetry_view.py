@@ -118,7 +118,7 @@ class TelemetryScreen(ViewScreen, Generic[R]):
         if is_unconfigured(report.problems):
             self.unconfigured()
             return
-        if report is self.report or report == self.report:  # kept answers: the same report
+        if report == self.report:
             self.show_status()
             return  # nothing new: write nothing to the terminal
         self.put(report)

@@ -27,7 +27,6 @@ from cosmem_tui.model import resolve_ttl as resolve
 from cosmem_tui.model.lifecycle import (
     FORECAST_HORIZONS,
     LifecycleItem,
-    ScopeLevel,
     TtlItems,
     TtlScope,
     TtlSelection,
@@ -36,7 +35,7 @@ from cosmem_tui.model.lifecycle import (
 from cosmem_tui.schemas import Schema, SchemaError
 from cosmem_tui.sources.cosmos import ttl_sql
 from cosmem_tui.sources.cosmos.calls import Parameters, Route
-from cosmem_tui.sources.store import check_page_size
+from cosmem_tui.sources.store import check_ttl_list
 
 
 def _number(value: Any) -> int | None:
@@ -171,11 +170,7 @@ class LifecycleQueries:
         limit: int,
         within: int | None = None,
     ) -> TtlItems:
-        if scope.level is ScopeLevel.CONTAINER:
-            raise ValueError("lifecycle lists are scoped to a tenant or a thread")
-        if selection is TtlSelection.EXPIRING and (within is None or within < 1):
-            raise ValueError("expiring items need a horizon (within, in seconds)")
-        limit = check_page_size(limit)
+        limit = check_ttl_list(scope, selection, within, limit)
         props = await self._ready()
         default_ttl = props.default_ttl
         schema = self._schema

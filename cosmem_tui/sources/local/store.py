@@ -41,7 +41,7 @@ from cosmem_tui.sources.local.charge import (
 from cosmem_tui.sources.local.keys import pk_text, sqlite_json_path
 from cosmem_tui.sources.local.workspace import Workspace
 from cosmem_tui.sources.shapes import shape_of, shape_spec
-from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
+from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size, check_ttl_list
 
 _SYSTEM_PROPERTIES = ("_ts", "_etag")
 _SHAPE_BYTES = 160  # what one projected item shape weighs on the wire (modelled charge)
@@ -432,16 +432,13 @@ class LocalStore:
         within: int | None = None,
     ) -> TtlItems:
         """The first ``limit`` items of a lifecycle selection of a tenant or a thread."""
-        if scope.level is ScopeLevel.CONTAINER:
-            raise ValueError("lifecycle lists are scoped to a tenant or a thread")
-        if selection is TtlSelection.EXPIRING and (within is None or within < 1):
-            raise ValueError("expiring items need a horizon (within, in seconds)")
+        limit = check_ttl_list(scope, selection, within, limit)
         params = {
             **lifecycle.scope_parameters(self._schema, scope),
             **lifecycle.kind_parameters(self._schema),
             "now": now,
             "until": now + (within or 0),
-            "limit": check_page_size(limit),
+            "limit": limit,
         }
         request_scope = lifecycle.scope_of_request(scope.level, self._turn_scope)
         target = f"{selection.value} in {scope.describe(self._schema.tenant_label)}"

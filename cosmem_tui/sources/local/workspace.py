@@ -18,7 +18,7 @@ from cosmem_tui.sources.errors import WorkspaceError
 from cosmem_tui.sources.local.builder import WorkspaceBuilder, building
 from cosmem_tui.sources.local.keys import schema_signature
 from cosmem_tui.sources.local.session_keys import shadow_derived_columns
-from cosmem_tui.sources.local.workspace_file import FORMAT_VERSION, WorkspaceFile
+from cosmem_tui.sources.local.workspace_file import WorkspaceFile, check_format
 from cosmem_tui.sources.query_texts import load_query
 
 _HEADER = b"SQLite format 3\x00"
@@ -40,9 +40,7 @@ class Workspace(WorkspaceFile):
         except sqlite3.Error as exc:
             raise WorkspaceError(f"cannot open {path} ({exc})") from None
         try:
-            version = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-            if version is None or version[0] != FORMAT_VERSION:
-                raise WorkspaceError(f"{path} is not a cosmem workspace (format {version})")
+            check_format(db, path)
             return cls(path, db)
         except sqlite3.DatabaseError as exc:
             db.close()

@@ -21,6 +21,13 @@ from cosmem_tui.sources.query_texts import load_query
 FORMAT_VERSION = "1"
 
 
+def check_format(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse a database that is not a workspace of this format (read or write handle)."""
+    version = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    if version is None or version[0] != FORMAT_VERSION:
+        raise WorkspaceError(f"{path} is not a cosmem workspace (format {version})")
+
+
 class WorkspaceFile:
     """One connection to a workspace file behind a lock (it is used from worker threads)."""
 

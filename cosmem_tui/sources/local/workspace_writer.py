@@ -18,7 +18,7 @@ from pathlib import Path
 from cosmem_tui.model import JsonValue
 from cosmem_tui.sources.errors import Conflict, NotFound, WorkspaceError
 from cosmem_tui.sources.local.keys import COMPACT, item_expiry
-from cosmem_tui.sources.local.workspace_file import FORMAT_VERSION, WorkspaceFile
+from cosmem_tui.sources.local.workspace_file import WorkspaceFile, check_format
 
 BUSY_TIMEOUT_S = 5.0  # a reader holds its shared lock for one query at most
 
@@ -47,9 +47,7 @@ class WorkspaceWriter(WorkspaceFile):
                     f"{path} was built by an older cosmem (WAL mode): rebuild it "
                     "(cosmem demo --reset, or import again) before writing to it"
                 )
-            version = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-            if version is None or version[0] != FORMAT_VERSION:
-                raise WorkspaceError(f"{path} is not a cosmem workspace (format {version})")
+            check_format(db, path)
             return cls(path, db)
         except sqlite3.DatabaseError as exc:
             db.close()
