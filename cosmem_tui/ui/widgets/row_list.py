@@ -237,20 +237,16 @@ class RowList(ScrollView, can_focus=True):
     def set_filter(self, text: str) -> None:
         current = self.current_index
         self.filter_text = text
-        self._apply_filter()
-        if current is not None and self._view is not None and current in self._view:
-            self.cursor = self._view.index(current)
-        else:
-            self.cursor = 0
-        self._resize()
-        self._scroll_cursor_into_view()
-        self.refresh()
-        self.post_message(self.Highlighted(self, self.current_index))
+        self._refiltered(current)
 
     def set_narrow(self, keep: Callable[[int], bool] | None) -> None:
         """Show only the source rows ``keep`` accepts (None: all), with any text filter."""
         current = self.current_index
         self.narrow = keep
+        self._refiltered(current)
+
+    def _refiltered(self, current: int | None) -> None:
+        """Apply the filter and narrowing; the cursor stays on ``current`` if still shown."""
         self._apply_filter()
         if current is not None and self._view is not None and current in self._view:
             self.cursor = self._view.index(current)
