@@ -11,6 +11,10 @@ Behaviour the contract suite pins down for every backend:
   ``id``), in pages of at most ``MAX_PAGE_SIZE`` with an opaque continuation;
   ``newest_first`` walks the same order backwards;
 * list pages carry only the projected fields (never embeddings);
+* ``search_turns`` pages the items of one thread whose text (where the schema reads
+  it: ``sources/text_search.py``) contains a text, ignoring case, in the order of
+  ``page_turns``, projected alike: one single-partition query, parameterised, paged
+  with an opaque continuation (a page may be empty while more follow);
 * ``read_item`` returns the whole item with its system properties, or raises NotFound;
 * ``sample_items`` returns the most recently written visible items, whole, from any
   partition (a cross-partition request), stopping at ``limit`` items or once the
@@ -120,6 +124,18 @@ class MemoryStore(Protocol):
         page_size: int = DEFAULT_PAGE_SIZE,
         newest_first: bool = False,
     ) -> Page[Item]: ...
+
+    async def search_turns(
+        self,
+        ref: ThreadRef,
+        text: str,
+        *,
+        continuation: str | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> Page[Item]:
+        """One page of the thread's items whose text contains ``text`` (ignoring case),
+        oldest first; foreground work (past the budget it asks)."""
+        ...
 
     async def read_item(self, ref: ThreadRef, item_id: str) -> Item: ...
 

@@ -30,6 +30,10 @@
  *      largest keys — and one asking for quota info (x-ms-documentdb-populatequotainfo)
  *      gets the x-ms-resource-usage header (stock: both ignored). Sizes are the items'
  *      JSON lengths: the shapes are the service's, the numbers only plausible.
+ *   9. CONTAINS, STARTSWITH and ENDSWITH take the service's third argument, true to
+ *      ignore case (stock: exactly two arguments, a third is a syntax error). Case is
+ *      folded with toLowerCase, which agrees with the service outside a few letters
+ *      whose folding is not one-to-one (ß).
  *
  * Known and left as is (the console never relies on them): DISTINCT, GROUP BY and
  * OFFSET/LIMIT are rejected by the query engine (400); prefix hierarchical-key
@@ -347,6 +351,17 @@ function patchContainerRead() {
 // -- ORDER BY with undefined values (shim 6) ---------------------------------------------
 
 function patchQueryEngine() {
+  // Shim 9: the generated code calls $b.NAME(...) at run time, so replacing the module's
+  // export is enough. Arguments of the wrong type give undefined, as the service does.
+  const builtins = require(path.join(QUERY_PKG, "builtin-functions.js"));
+  const folding = test => (a, b, ignoreCase = false) => {
+    if (typeof a !== "string" || typeof b !== "string") return undefined;
+    if (typeof ignoreCase !== "boolean") return undefined;
+    return ignoreCase ? test(a.toLowerCase(), b.toLowerCase()) : test(a, b);
+  };
+  builtins.CONTAINS = folding((a, b) => a.includes(b));
+  builtins.STARTSWITH = folding((a, b) => a.startsWith(b));
+  builtins.ENDSWITH = folding((a, b) => a.endsWith(b));
   const helpers = require(path.join(QUERY_PKG, "helpers.js"));
   const tokens = require(path.join(QUERY_PKG, "continuation-token.js"));
   const originalSort = helpers.sort;

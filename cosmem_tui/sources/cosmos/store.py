@@ -49,6 +49,7 @@ from cosmem_tui.sources.cosmos.container import check_schema_fits, container_pro
 from cosmem_tui.sources.cosmos.lifecycle import LifecycleQueries
 from cosmem_tui.sources.cosmos.listing import KeyLister, Strategy
 from cosmem_tui.sources.cosmos.region import write_region
+from cosmem_tui.sources.cosmos.search_sql import text_match
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.cosmos.shapes import shape_from_row, shape_projection
 from cosmem_tui.sources.cosmos.sql import object_of, prop, render
@@ -58,6 +59,7 @@ from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.shapes import ShapeSpec, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
+from cosmem_tui.sources.text_search import check_search_text, search_probes
 
 _TOKEN_PREFIX = "C1."
 _EMPTY_PAGES_MAX = 20  # the service may answer empty pages with a continuation; skip them
@@ -606,6 +608,41 @@ class CosmosStore(LifecycleQueries):
                 break
         items = tuple(self._item(row) for row in page.rows if isinstance(row, Mapping))
         return Page(items, _encode_token(direction, token) if token is not None else None)
+
+    async def search_turns(
+        self,
+        ref: ThreadRef,
+        text: str,
+        *,
+        continuation: str | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> Page[Item]:
+        """Items of one thread whose text contains ``text``, ignoring case: one
+        single-partition query (``turns_matching.sql``), paged like ``page_turns``."""
+        check_search_text(text)
+        limit = check_page_size(page_size)
+        await self._ready()
+        values = self._schema.partition_key_for(ref)
+        token = _decode_token("search", continuation) if continuation is not None else None
+        route = Route(Scope.PARTITION, partition_key=self._partition_key_argument(values))
+        condition, guards = text_match(search_probes(self._schema))
+        query = render("turns_matching", {**self._slots, "text_match": condition})
+        parameters = (*self._turn_parameters(ref), *guards, {"name": "@text", "value": text})
+        for _ in range(_EMPTY_PAGES_MAX):
+            page = await self._calls.page(
+                query,
+                route,
+                operation="search-turns",
+                target=ref.describe(self._schema.tenant_label),
+                parameters=parameters,
+                page_size=limit,
+                continuation=token,
+            )
+            token = page.continuation
+            if page.rows or token is None:
+                break
+        items = tuple(self._item(row) for row in page.rows if isinstance(row, Mapping))
+        return Page(items, _encode_token("search", token) if token is not None else None)
 
     def _item(self, body: Mapping[str, JsonValue]) -> Item:
         assert self._props is not None  # read before any item is

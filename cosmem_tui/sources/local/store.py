@@ -42,8 +42,10 @@ from cosmem_tui.sources.local.keys import pk_text, sqlite_json_path
 from cosmem_tui.sources.local.workspace import Workspace
 from cosmem_tui.sources.shapes import shape_of, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size, check_ttl_list
+from cosmem_tui.sources.text_search import check_search_text, item_matches, search_probes
 
 _SYSTEM_PROPERTIES = ("_ts", "_etag")
+_SEARCH_BATCH = 200  # rows a search reads from SQLite at a time (never the whole thread)
 _SHAPE_BYTES = 160  # what one projected item shape weighs on the wire (modelled charge)
 
 
@@ -286,6 +288,66 @@ class LocalStore:
                     self._turn_scope,
                     returned=len(items),
                     returned_bytes=sum(len(json.dumps(i.body)) for i in items),
+                ),
+                simulated=True,
+            )
+        token = None
+        if more and rows:
+            last = rows[-1]
+            token = _encode_position(last[5], last[6], last[0])
+        return Page(items, token)
+
+    async def search_turns(
+        self,
+        ref: ThreadRef,
+        text: str,
+        *,
+        continuation: str | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> Page[Item]:
+        """Items of one thread whose text contains ``text``, ignoring case, in list order:
+        one modelled request per page, the thread read in batches after the keyset
+        position and tested with the same probes the Cosmos query is written from."""
+        check_search_text(text)
+        limit = check_page_size(page_size)
+        position = (-1, 0, "") if continuation is None else _decode_position(continuation)
+        probes = search_probes(self._schema)
+        base = {
+            "thread": ref.thread.text,
+            "tenant": ref.tenant.text if ref.tenant is not None else None,
+            "now": self._now(),
+            "limit": _SEARCH_BATCH,
+        }
+
+        def scan() -> tuple[list[tuple[Any, ...]], bool, int]:
+            hits: list[tuple[Any, ...]] = []
+            rank, value, item_id = position
+            scanned = 0
+            while True:
+                params = {**base, "rank": rank, "value": value, "id": item_id}
+                rows = self._workspace.query("turns_forward", params)
+                for row in rows:
+                    scanned += 1
+                    if item_matches(probes, json.loads(row[4]), text):
+                        hits.append(row)
+                        if len(hits) > limit:  # one extra hit: another page exists
+                            return hits[:limit], True, scanned
+                if len(rows) < _SEARCH_BATCH:
+                    return hits, False, scanned
+                rank, value, item_id = rows[-1][5], rows[-1][6], rows[-1][0]
+
+        async with self._gateway.request(
+            "search-turns", self._turn_scope, target=ref.describe(self._schema.tenant_label)
+        ) as ticket:
+            rows, more, scanned = await asyncio.to_thread(scan)
+            items = tuple(self._project(row) for row in rows)
+            ticket.items = len(items)
+            ticket.charge(
+                query_charge(
+                    self._turn_scope,
+                    returned=len(items),
+                    returned_bytes=sum(len(json.dumps(i.body)) for i in items),
+                    scanned=scanned,
                 ),
                 simulated=True,
             )

@@ -1,0 +1,5 @@
+-- One page of a thread's turns whose text contains @text, ignoring case, oldest first:
+-- the same partition filter, projection and order as turns_oldest_first.sql.
+-- {{text_match}} is a flat OR of CONTAINS(…, @text, true) over the places the schema
+-- reads text from (sources/text_search.py: arrays unrolled, guard values as @g0, @g1…).
+SELECT VALUE {{projection}} FROM c WHERE {{partition_filter}} AND ({{text_match}}) ORDER BY {{order}} ASC

@@ -1,0 +1,139 @@
+"""Whole-thread search: every backend finds the same items, in list order, page by page,
+with one single-partition request per page and the text only ever a parameter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cosmem_tui.model import Scope, ThreadRef
+from cosmem_tui.model.ordering import order_key
+from cosmem_tui.schemas import get_schema
+from cosmem_tui.sources.store import MemoryStore
+from cosmem_tui.sources.text_search import MESSAGES_SEARCHED
+from tests.contract.backends import Backend
+from tests.helpers import exchange
+
+LAB = get_schema("lab")
+AMT = get_schema("amt")
+REF = ThreadRef.of("acme", "t1")
+
+
+def hostile_thread() -> list[dict[str, Any]]:
+    texts = {
+        0: "plain words",
+        1: "Needle in the first message",
+        2: "nothing here",
+        3: "100% sure",
+        4: "a_b and 100 percent",
+        5: 'she said "needle" twice',
+        6: "it's a NEEDLE",
+        7: "Café crème",
+        8: "emoji 🧵 thread",
+        9: "quote ' and backslash \\ here",
+    }
+    items = [exchange("acme", "t1", i, text) for i, text in texts.items()]
+    # Several hits in one turn: both messages hold the text.
+    items.append(exchange("acme", "t1", 10, "needle"))
+    items[-1]["messages"][1]["content"] = "needle again"
+    # Ties on the order field: three items with turnIndex 11.
+    for suffix in "abc":
+        items.append(
+            {**exchange("acme", "t1", 11, f"tied needle {suffix}"), "id": f"t1-11{suffix}"}
+        )
+    # Another thread of the same tenant holds the text too: never a hit.
+    items.append(exchange("acme", "t2", 0, "needle elsewhere"))
+    # The text only beyond the messages searched: not found (documented limit).
+    far = exchange("acme", "t1", 12, "plain")
+    far["messages"] += [{"role": "user", "content": "x"}] * (MESSAGES_SEARCHED - 2)
+    far["messages"].append({"role": "user", "content": "needle far away"})
+    items.append(far)
+    return items
+
+
+async def search_ids(
+    store: MemoryStore, ref: ThreadRef, text: str, *, page_size: int = 100
+) -> tuple[list[str], int]:
+    ids: list[str] = []
+    continuation = None
+    pages = 0
+    while True:
+        page = await store.search_turns(ref, text, continuation=continuation, page_size=page_size)
+        pages += 1
+        ids.extend(item.id for item in page.items)
+        continuation = page.continuation
+        if continuation is None:
+            return ids, pages
+        assert pages < 50
+
+
+def in_list_order(store: MemoryStore, ids: list[str], items: list[dict[str, Any]]) -> None:
+    by_id = {item["id"]: item for item in items}
+    keys = [order_key(by_id[i]["turnIndex"]) for i in ids]
+    assert keys == sorted(keys)
+
+
+async def test_search_finds_the_text_ignoring_case_in_list_order(backend: Backend) -> None:
+    items = hostile_thread()
+    store = await backend.make_store(items, schema=LAB, default_ttl=-1)
+    ids, _ = await search_ids(store, REF, "NEEDLE")
+    assert ids[:4] == ["t1-1", "t1-5", "t1-6", "t1-10"]
+    assert sorted(ids[4:]) == ["t1-11a", "t1-11b", "t1-11c"]  # ties in either order
+    in_list_order(store, ids, items)
+    searches = [r for r in store.gateway.records() if r.operation == "search-turns"]
+    assert searches and {r.scope for r in searches} == {Scope.PARTITION}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("100%", ["t1-3"]),  # % is no wildcard
+        ("a_b", ["t1-4"]),  # nor is _
+        ('"needle"', ["t1-5"]),
+        ("it's", ["t1-6"]),
+        ("\\", ["t1-9"]),
+        ("café CRÈME", ["t1-7"]),
+        ("🧵", ["t1-8"]),
+        ("no such words", []),
+        ("' OR 1=1 --", []),
+    ],
+)
+async def test_search_text_is_data(backend: Backend, text: str, expected: list[str]) -> None:
+    store = await backend.make_store(hostile_thread(), schema=LAB, default_ttl=-1)
+    ids, pages = await search_ids(store, REF, text)
+    assert ids == expected
+    assert pages == 1
+
+
+async def test_search_pages_return_every_hit_once(backend: Backend) -> None:
+    items = hostile_thread()
+    store = await backend.make_store(items, schema=LAB, default_ttl=-1)
+    whole, _ = await search_ids(store, REF, "needle")
+    before = len(store.gateway.records())
+    paged, pages = await search_ids(store, REF, "needle", page_size=2)
+    assert sorted(paged) == sorted(whole)
+    assert len(paged) == len(set(paged)) == 7
+    in_list_order(store, paged, items)
+    assert pages >= 4
+    records = [r for r in store.gateway.records()[before:] if r.operation == "search-turns"]
+    assert {r.scope for r in records} == {Scope.PARTITION}
+
+
+async def test_search_on_a_schema_with_text_on_the_item(backend: Backend) -> None:
+    texts = ["hello", "Needle", "bye", "a needle"]
+    items = [
+        {
+            "id": f"m{i}",
+            "user_id": "alice",
+            "thread_id": "t1",
+            "type": "turn",
+            "role": "user",
+            "created_at": f"2026-11-29T10:00:0{i}+00:00",
+            "content": text,
+        }
+        for i, text in enumerate(texts)
+    ]
+    store = await backend.make_store(items, schema=AMT, default_ttl=-1)
+    ids, _ = await search_ids(store, ThreadRef.of("alice", "t1"), "needle")
+    assert ids == ["m1", "m3"]
