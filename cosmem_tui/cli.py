@@ -260,6 +260,22 @@ def build_parser() -> argparse.ArgumentParser:
     _verbose_option(turns, suppress=True)
     _output_options(turns)
 
+    search = commands.add_parser(
+        "search",
+        help="the turns of a whole thread whose text contains TEXT (ignoring case), "
+        "found on the server with one single-partition query",
+    )
+    search.add_argument(
+        "names",
+        nargs="+",
+        metavar="[TENANT] THREAD TEXT",
+        help="tenant and thread (just the thread for schemas without tenants), then the text",
+    )
+    _source_options(search, suppress=True)
+    _monitor_options(search)
+    _verbose_option(search, suppress=True)
+    _output_options(search)
+
     throttle = commands.add_parser(
         "throttle",
         help="RU/s, 429s, normalised RU per partition and latency from Azure Monitor "
@@ -776,6 +792,34 @@ async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) ->
     return EXIT_OK
 
 
+async def _cmd_search(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    from cosmem_tui.core.thread_search import ThreadSearch
+
+    if len(args.names) < 2:
+        raise CliError("usage: cosmem search [TENANT] THREAD TEXT")
+    *names, text = args.names
+    try:
+        search = ThreadSearch(session.service, await _thread_ref(session, names, "search"), text)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    now = session.clock.now()
+    table_fields = ("order", "timestamp", "kind", "roles", "text", "ttl", "expires_in")
+    with Output(args.format, records.TURN_FIELDS, table_fields, out) as output:
+        index = 0
+        while (hit := await search.hit(index)) is not None:
+            index += 1
+            record = records.turn_record(hit.turn, now)
+            if output.fmt != "json":
+                record["ttl"] = _ttl_text(hit.turn.ttl, flag=output.fmt == "table")
+            if output.fmt == "table":
+                record["expires_in"] = _expires_in(record["expires_in"], record["ttl_state"])
+            output.write(record)
+    if not search.exhausted:  # only empty pages for a long stretch: say the list is short
+        print("cosmem: the search stopped before the end of the thread", file=sys.stderr)
+        return EXIT_PARTIAL
+    return EXIT_OK
+
+
 def _ttl_text(ttl: ItemTtl, *, flag: bool) -> str | None:
     """The item's own ttl written as JSON, so the string "3600" never reads as 3600.
 
@@ -1042,6 +1086,7 @@ _HEADLESS: dict[str, Command] = {
     "tenants": _cmd_tenants,
     "threads": _cmd_threads,
     "turns": _cmd_turns,
+    "search": _cmd_search,
     "throttle": _cmd_throttle,
     "hot": _cmd_hot,
     "advise": _cmd_advise,

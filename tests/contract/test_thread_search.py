@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from cosmem_tui.model import Scope, ThreadRef
+from cosmem_tui.model import BudgetQuestion, Scope, ThreadRef
 from cosmem_tui.model.ordering import order_key
 from cosmem_tui.schemas import get_schema
+from cosmem_tui.sources.errors import BudgetSpent
 from cosmem_tui.sources.store import MemoryStore
 from cosmem_tui.sources.text_search import MESSAGES_SEARCHED
 from tests.contract.backends import Backend
@@ -137,3 +138,22 @@ async def test_search_on_a_schema_with_text_on_the_item(backend: Backend) -> Non
     store = await backend.make_store(items, schema=AMT, default_ttl=-1)
     ids, _ = await search_ids(store, ThreadRef.of("alice", "t1"), "needle")
     assert ids == ["m1", "m3"]
+
+
+async def test_past_the_budget_a_search_asks_and_a_no_sends_nothing(backend: Backend) -> None:
+    store = await backend.make_store(hostile_thread(), schema=LAB, default_ttl=-1)
+    await store.container_properties()
+    store.gateway.set_budget(0.01)
+    asked: list[BudgetQuestion] = []
+
+    async def refuse(question: BudgetQuestion) -> bool:
+        asked.append(question)
+        return False
+
+    store.gateway.set_confirmer(refuse)
+    spent = store.gateway.spent_ru
+    with pytest.raises(BudgetSpent):
+        await store.search_turns(REF, "needle")
+    assert [q.operation for q in asked] == ["search-turns"]
+    assert not [r for r in store.gateway.records() if r.operation == "search-turns"]
+    assert store.gateway.spent_ru == spent

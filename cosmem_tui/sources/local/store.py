@@ -336,9 +336,11 @@ class LocalStore:
                     return hits, False, scanned
                 rank, value, item_id = rows[-1][5], rows[-1][6], rows[-1][0]
 
-        async with self._gateway.request(
-            "search-turns", self._turn_scope, target=ref.describe(self._schema.tenant_label)
-        ) as ticket:
+        target = ref.describe(self._schema.tenant_label)
+        # A search may read the whole thread page after page: it asks the budget like a
+        # Cosmos query does, so the demo behaves as an account would.
+        await self._gateway.admit("search-turns", target, background=False)
+        async with self._gateway.request("search-turns", self._turn_scope, target=target) as ticket:
             rows, more, scanned = await asyncio.to_thread(scan)
             items = tuple(self._project(row) for row in rows)
             ticket.items = len(items)
