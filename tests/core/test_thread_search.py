@@ -13,10 +13,10 @@ from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.core.thread_search import ThreadSearch, pages_to
 from cosmem_tui.core.turn_window import Side, TurnWindow
 from cosmem_tui.model import BudgetQuestion, FrozenClock, Scope, ThreadRef
+from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.errors import BudgetSpent
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore
-from cosmem_tui.schemas import get_schema
 from tests.conftest import ANCHOR
 from tests.helpers import build_workspace, exchange
 
