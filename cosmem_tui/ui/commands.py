@@ -78,6 +78,11 @@ EXPIRING_WORDS = {"1h": 3600, "24h": 86_400, "1d": 86_400, "7d": 604_800, "off":
 
 
 @dataclass(frozen=True)
+class SearchThread:
+    text: str  # as typed after the verb (inner spaces kept)
+
+
+@dataclass(frozen=True)
 class Mistake:
     message: str
 
@@ -94,6 +99,7 @@ Command = (
     | EraseThread
     | NarrowExpiring
     | SetWindow
+    | SearchThread
     | Mistake
 )
 
@@ -135,6 +141,10 @@ def parse_command(
         if len(args) != 1 or args[0].lower() not in EXPIRING_WORDS:
             return Mistake("usage: :expiring 1h|24h|7d|off")
         return NarrowExpiring(EXPIRING_WORDS[args[0].lower()])
+    if action == "browse.search":
+        rest = line.strip().lstrip(":").split(maxsplit=1)
+        text = rest[1].strip() if len(rest) == 2 else ""
+        return SearchThread(text) if text else Mistake("usage: :search TEXT")
     if action in ("browse.tenant", "browse.tenants", "browse.thread"):
         return _browse_command(action, args, label, schema, current_tenant)
     if action == "telemetry.window" and len(args) <= 1:

@@ -23,6 +23,7 @@ from cosmem_tui.core.browse import BrowseService, TurnDetail, TurnPage
 from cosmem_tui.core.directory import Listing
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import visible
+from cosmem_tui.core.thread_search import ThreadSearch
 from cosmem_tui.core.turn_gaps import missing_total
 from cosmem_tui.core.turn_window import Side, TurnKey, TurnWindow
 from cosmem_tui.model import Key, Meter, Thread, ThreadRef, Turn
@@ -30,6 +31,7 @@ from cosmem_tui.model.lifecycle import horizon_label
 from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, Window
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.schemas import Granularity, ValueType
+from cosmem_tui.ui.browse.thread_search import HitCursor, jump, mark
 from cosmem_tui.ui.detail import render_detail
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
@@ -44,7 +46,7 @@ from cosmem_tui.ui.rows import (
     tenant_columns,
 )
 from cosmem_tui.ui.telemetry import hot_keys_of, problem_text
-from cosmem_tui.ui.widgets.row_list import RowList
+from cosmem_tui.ui.widgets.row_list import Cell, RowList
 
 TURN_PAGE_SIZE = 100
 TIME_ORDERS = (ValueType.ISO8601, ValueType.EPOCH_S, ValueType.EPOCH_MS, ValueType.EPOCH_NS)
@@ -448,6 +450,14 @@ class FailedTurnRows(TurnRows):
         super().__init__(window, *args, **kwargs)
         self.column = column
 
+    def row(self, index: int) -> list[Cell] | None:
+        cells = super().row(index)
+        hits = self.column.hits
+        if cells is None or hits is None or not hits.keys:
+            return cells
+        turn = self.turn_at(index)
+        return mark(cells, turn is not None and turn.key in hits.keys)
+
     def placeholder(self, index: int) -> str | None:
         window_index = self.window_index(index)
         if window_index is None:
@@ -469,6 +479,7 @@ class TurnColumn(RowList):
         self.failed: dict[Side, str] = {}  # the pages that failed, by the end they came from
         self.follow_end = False  # End was the last move: stay on the newest turn
         self.reload_target: ReloadTarget | None = None
+        self.hits: HitCursor | None = None  # a whole-thread search of the open thread
 
     @property
     def ref(self) -> ThreadRef | None:
@@ -487,6 +498,7 @@ class TurnColumn(RowList):
         self.loader.bump()
         self.fetching.clear()
         self.failed.clear()
+        self.hits = None
         self.window = TurnWindow(ref, expected)
         self.reload_target = keep
         if keep is None:
@@ -533,6 +545,8 @@ class TurnColumn(RowList):
         assert self.session is not None and self.window is not None
         if side in self.fetching or (not first and not self.window.can_fetch(side)):
             return
+        if self.hits is not None and self.hits.busy:
+            return  # a jump to a hit is paging the head: it asks again when it lands
         self.fetching.add(side)
         self.failed.pop(side, None)
         window, service = self.window, self.session.service
@@ -698,6 +712,50 @@ class TurnColumn(RowList):
             if thread_total is not None:
                 line += f" (the thread has {thread_total:,} such items: scroll to load them)"
         return line + " · e widens · Esc clears"
+
+    # -- whole-thread search (ui/browse/thread_search.py) -------------------------------
+
+    def start_search(self, text: str) -> str:
+        """Search the open thread on the server and go to the first hit; the status."""
+        if self.session is None or self.window is None:
+            return "open a thread to search it"
+        try:
+            self.hits = HitCursor(ThreadSearch(self.session.service, self.window.ref, text))
+        except ValueError as exc:
+            return f"search: {exc}"
+        self.set_filter("")  # the server's hits, not the loaded rows' filter
+        return jump(self, 1)
+
+    def leave_search(self) -> bool:
+        """Esc: forget the search (True if there was one)."""
+        if self.hits is None:
+            return False
+        self.hits = None
+        self.refresh()
+        return True
+
+    def apply_head_page(self, page: TurnPage) -> None:
+        """A head page a jump to a hit brought (applied in order, on the main thread)."""
+        assert self.window is not None
+        self.window.apply(Side.HEAD, page)
+        if self.rows is not None:
+            self.rows.refresh_gaps()
+        self.source_changed()
+        self._subtitle("to the hit")
+
+    def show_turn(self, key: TurnKey) -> None:
+        """Put the cursor on a loaded turn."""
+        index = self.window.index_of(key) if self.window is not None else None
+        self.follow_end = False
+        self.reload_target = None
+        if index is not None:
+            self.select_index(self._display_index(index))
+        self.refresh()
+        self.post_message(TurnsChanged())
+
+    def show_status(self, text: str, *, error: bool = False) -> None:
+        self.refresh()  # the marks of hits that just became known
+        self.post_message(Status(text, error=error))
 
     def partial_note(self) -> str:
         return " (loaded rows only)" if self.window is not None and not self.window.complete else ""

@@ -24,6 +24,7 @@ from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnKey
 from cosmem_tui.model import Key, Meter, ThreadRef
 from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlScope
+from cosmem_tui.ui.actions import show_key
 from cosmem_tui.ui.browse.columns import (
     DetailPane,
     KeyColumn,
@@ -35,6 +36,7 @@ from cosmem_tui.ui.browse.columns import (
     TurnsChanged,
     TurnsFailed,
 )
+from cosmem_tui.ui.browse.thread_search import jump
 from cosmem_tui.ui.commands import (
     EraseThread,
     Mistake,
@@ -42,6 +44,7 @@ from cosmem_tui.ui.commands import (
     OpenTenant,
     OpenThread,
     Pin,
+    SearchThread,
     SetTtl,
     ShowTenants,
     parse_command,
@@ -373,6 +376,9 @@ class BrowseScreen(ViewScreen):
             focused.set_filter("")
             self.show_filter_status(focused)
             return
+        if isinstance(focused, TurnColumn) and focused.leave_search():
+            self.set_status("")
+            return
         if isinstance(focused, TurnColumn) and focused.expiring_within is not None:
             self._narrow_expiring(None)
             return
@@ -542,7 +548,42 @@ class BrowseScreen(ViewScreen):
             self.top.load()
 
     def filter_note(self, target: RowList) -> str:
-        return self.turn_column.partial_note() if target.id == "turns" else ""
+        if target.id != "turns":
+            return ""
+        key = show_key(self.cosmem.registry.keys("browse.search").split(",")[0])
+        return f"{self.turn_column.partial_note()} · {key} searches the whole thread"
+
+    # -- whole-thread search -------------------------------------------------------------
+
+    def action_search_thread(self) -> None:
+        """Search the open thread on the server for the turn list's filter text."""
+        self.keys_to_the_bar()
+        if self.level is not Level.TURNS:
+            self.set_status("open a thread to search it: / filters, then S searches")
+            return
+        text = self.turn_column.filter_text
+        if not text:
+            self.set_status("type / and the text first (or :search TEXT)")
+            return
+        self._search_thread(text)
+
+    def _search_thread(self, text: str) -> None:
+        if self.level < Level.TURNS or self.turn_column.window is None:
+            self.set_status("open a thread to search it", error=True)
+            return
+        self.level = Level.TURNS
+        self.layout_columns()
+        self.set_status(self.turn_column.start_search(text))
+
+    def action_next_hit(self) -> None:
+        self.keys_to_the_bar()
+        if self.level is Level.TURNS:
+            self.set_status(jump(self.turn_column, 1))
+
+    def action_previous_hit(self) -> None:
+        self.keys_to_the_bar()
+        if self.level is Level.TURNS:
+            self.set_status(jump(self.turn_column, -1))
 
     # -- commands --------------------------------------------------------------------------
 
@@ -569,6 +610,8 @@ class BrowseScreen(ViewScreen):
                 self.action_erase_thread()
             case NarrowExpiring(within):
                 self._narrow_expiring(within)
+            case SearchThread(text):
+                self._search_thread(text)
             case Mistake(message):
                 self.set_status(message, error=True)
             case _:
