@@ -18,6 +18,7 @@ from tests.helpers import exchange
 
 LAB = get_schema("lab")
 AMT = get_schema("amt")
+LANGCHAIN = get_schema("langchain")
 REF = ThreadRef.of("acme", "t1")
 
 
@@ -157,3 +158,25 @@ async def test_past_the_budget_a_search_asks_and_a_no_sends_nothing(backend: Bac
     assert [q.operation for q in asked] == ["search-turns"]
     assert not [r for r in store.gateway.records() if r.operation == "search-turns"]
     assert store.gateway.spent_ru == spent
+
+
+def session_document(session: str, contents: list[Any]) -> dict[str, Any]:
+    kinds = ["human", "ai"]
+    messages = [
+        {"type": kinds[i % 2], "data": {"content": content}} for i, content in enumerate(contents)
+    ]
+    return {"id": session, "user_id": "alice", "messages": messages}
+
+
+LANGCHAIN_SESSIONS = [
+    session_document("s1", ["hi", [{"type": "text", "text": "a NEEDLE"}], "needle 2"]),
+    session_document("s2", ["needle in another session"]),
+    # Only a non-text block holds the text: not searched.
+    session_document("s3", [[{"type": "image_url", "text": "needle"}]]),
+]
+
+
+async def test_search_in_session_documents(backend: Backend) -> None:
+    store = await backend.make_store(LANGCHAIN_SESSIONS, schema=LANGCHAIN, default_ttl=-1)
+    assert (await search_ids(store, ThreadRef.of("alice", "s1"), "needle"))[0] == ["s1"]
+    assert (await search_ids(store, ThreadRef.of("alice", "s3"), "needle"))[0] == []

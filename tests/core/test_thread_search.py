@@ -106,3 +106,16 @@ async def test_past_the_budget_a_search_asks_once_and_a_no_sends_nothing(tmp_pat
         await ThreadSearch(service, REF, "marker").hit(0)
     assert [q.operation for q in asked] == ["search-turns"]
     assert len(searches(service)) == before
+
+
+async def test_a_session_document_gives_one_hit_per_matching_message(tmp_path: Path) -> None:
+    from tests.contract.test_thread_search import LANGCHAIN_SESSIONS
+
+    clock = FrozenClock(ANCHOR)
+    path = build_workspace(
+        tmp_path / "sessions.sqlite", LANGCHAIN_SESSIONS, now=ANCHOR, schema=get_schema("langchain")
+    )
+    store = LocalStore.open(path, get_schema("langchain"), gateway=Gateway(), clock=clock)
+    search = ThreadSearch(BrowseService(store, clock), ThreadRef.of("alice", "s1"), "needle")
+    assert await search.hit(2) is None
+    assert [h.turn.key for h in search.hits] == [("s1", 1), ("s1", 2)]
