@@ -82,7 +82,8 @@ async def test_slash_then_S_searches_the_server_and_n_jumps_beyond_the_loaded_ro
         assert cursor_turn(app) == f"{HIT_MARK}701"
         records = gateway.records()[before:]
         assert {r.scope for r in records} == {Scope.PARTITION}
-        assert any(r.operation == "search-turns" for r in records)
+        searched = [r for r in records if r.operation == "search-turns"]
+        assert searched and {r.cause for r in searched} == {"browse: search the thread"}
         await pilot.press("escape")
         await settle(pilot)
         assert not rows(app, "turns")[950][0].startswith(HIT_MARK)
