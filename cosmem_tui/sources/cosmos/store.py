@@ -117,6 +117,9 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
     key_paths = [FieldPath.parse(p) for p in schema.partition_key]
     slots["shape"] = shape_projection(shape_spec(schema, _keyed_by(schema)))
     slots["item_ref"] = item_reference(key_paths)
+    # Thread search: CONTAINS over where the schema reads text (its guard values are
+    # parameters, see search_sql.text_match).
+    slots["text_match"] = text_match(search_probes(schema))[0]
     return slots
 
 
@@ -625,8 +628,8 @@ class CosmosStore(LifecycleQueries):
         values = self._schema.partition_key_for(ref)
         token = _decode_token("search", continuation) if continuation is not None else None
         route = Route(Scope.PARTITION, partition_key=self._partition_key_argument(values))
-        condition, guards = text_match(search_probes(self._schema))
-        query = render("turns_matching", {**self._slots, "text_match": condition})
+        _, guards = text_match(search_probes(self._schema))
+        query = render("turns_matching", self._slots)
         parameters = (*self._turn_parameters(ref), *guards, {"name": "@text", "value": text})
         for _ in range(_EMPTY_PAGES_MAX):
             page = await self._calls.page(

@@ -8,6 +8,7 @@ import pytest
 
 from cosmem_tui.model.advice import VECTOR_NAMES
 from cosmem_tui.schemas import FieldPath, all_schemas
+from cosmem_tui.schemas.paths import Fan
 from cosmem_tui.sources.cosmos.sql import object_of, prop, render
 from cosmem_tui.sources.cosmos.store import query_slots
 from cosmem_tui.sources.query_texts import queries_root
@@ -51,6 +52,9 @@ def test_every_cosmos_query_renders_for_every_schema_with_parameters_only():
                 tops |= set(schema.order.path.parts)
             if schema.messages is not None:
                 tops |= set(schema.messages.parts)
+            # turns_matching names where the text is (selector steps; guard values are @g…)
+            tops |= {s for t in schema.texts for s in t.steps if isinstance(s, str)}
+            tops |= {f.key for t in schema.texts for f in t.steps if isinstance(f, Fan) and f.key}
             assert set(literals) <= tops, (schema.name, name, set(literals) - tops)
 
 
