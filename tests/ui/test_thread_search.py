@@ -129,3 +129,18 @@ async def test_a_search_past_the_budget_asks_first(make_app, tmp_path, clock):  
         await settle(pilot)
         assert [r.operation for r in gateway.records()].count("search-turns") == 1
         assert status(app).startswith("hit 1 of 4")
+
+
+async def test_a_failed_search_page_says_so_and_n_asks_again(make_app, tmp_path, clock):  # type: ignore[no-untyped-def]
+    from tests.ui.test_states import Flaky
+
+    app = make_app(long_thread(tmp_path, clock), demo=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_long_thread(pilot)
+        Flaky(screen(app).session.store, "search_turns")
+        await pilot.press("colon", *"search needle", "enter")
+        await settle(pilot)
+        assert status(app).startswith("search: 503 service unavailable")
+        await pilot.press("n")
+        await settle(pilot)
+        assert status(app).startswith("hit 1 of 4") and cursor_turn(app) == f"{HIT_MARK}40"
