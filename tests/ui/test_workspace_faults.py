@@ -72,7 +72,7 @@ SPOILED = {
 FIXES = {
     "garbage": "",
     "truncated": "build it again (cosmem demo --reset for the demo, or import it again)",
-    "newer": "upgrade cosmem",
+    "newer": "install a newer cosmem to read it",
 }
 
 

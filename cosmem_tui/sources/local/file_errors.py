@@ -45,7 +45,7 @@ def format_error(path: Path, found: object, known: str) -> WorkspaceError:
     if text is not None and text.isdigit() and known.isdigit() and int(text) > int(known):
         return WorkspaceError(
             f"{path} was written by a newer cosmem (workspace format {text}; this version "
-            f"reads format {known}): upgrade cosmem (pip install -U cosmem-tui)"
+            f"reads format {known}): install a newer cosmem to read it"
         )
     if text is None:
         return WorkspaceError(f"{path} is not a cosmem workspace (it records no format)")
