@@ -49,6 +49,7 @@ _NO_SUCH_NAME = (
     "no address associated",
     "temporary failure in name resolution",
 )
+_WAIT_FIX = "--timeout SECONDS waits longer"
 _REACH_FIX = "check the endpoint's host and port, and any proxy, VPN or firewall on the way"
 
 
@@ -135,9 +136,13 @@ def translate(
     if isinstance(exc, StoreError):
         return exc
     if isinstance(exc, CosmosClientTimeoutError | ServiceRequestTimeoutError):
-        return RequestTimedOut(f"{endpoint} did not answer within {settings.timeout_s:g} s")
+        return RequestTimedOut(
+            f"{endpoint} did not answer within {settings.timeout_s:g} s; {_WAIT_FIX}"
+        )
     if isinstance(exc, ServiceResponseTimeoutError):
-        return RequestTimedOut(f"{endpoint} stopped answering (timeout {settings.timeout_s:g} s)")
+        return RequestTimedOut(
+            f"{endpoint} stopped answering (timeout {settings.timeout_s:g} s); {_WAIT_FIX}"
+        )
     if isinstance(exc, CosmosHttpResponseError):
         return from_response(exc, settings, not_found=not_found)
     if isinstance(exc, ClientAuthenticationError):
@@ -165,7 +170,9 @@ def translate(
             "the account's primary or read-only key"
         )
     if isinstance(exc, TimeoutError):
-        return RequestTimedOut(f"{endpoint} did not answer within {settings.timeout_s:g} s")
+        return RequestTimedOut(
+            f"{endpoint} did not answer within {settings.timeout_s:g} s; {_WAIT_FIX}"
+        )
     return None
 
 
