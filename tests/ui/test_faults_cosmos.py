@@ -187,10 +187,10 @@ async def test_a_name_that_does_not_resolve_fails_fast_and_names_the_fix(account
 
 async def test_an_answer_that_never_comes_fails_at_the_deadline_and_r_recovers(account, tmp_path):
     hang = account.faults.add(Fault(status=None, hang=True, kind="query"))
-    app = cosmos_app(settings_for(account.endpoint, account.key, timeout_s=1.0), tmp_path)
+    app = cosmos_app(settings_for(account.endpoint, account.key, timeout_s=2.0), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         text = await failed(pilot, app)
-        assert "did not answer list-keys within 1 s" in text
+        assert "did not answer list-keys within 2 s" in text
         assert "--timeout SECONDS waits longer" in text
         assert hang.hits >= 1
         account.faults.clear()
