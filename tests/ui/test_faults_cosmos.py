@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
+from cosmem_tui.cli import EXIT_ERROR
 from cosmem_tui.compose import open_cosmos_session
 from cosmem_tui.model import SystemClock
 from cosmem_tui.sources.cosmos.failures import READER_ROLE
@@ -27,6 +28,7 @@ from cosmem_tui.ui.browse import BrowseScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.gateway import Fault
 from tests.helpers import exchange
+from tests.helpers import run_cli as run
 
 TENANTS = ("acme", "globex", "initech")
 
@@ -207,3 +209,19 @@ async def test_a_429_storm_that_outlasts_the_retries_is_explained_and_r_recovers
         assert app.session.gateway.totals().throttled >= 2
         account.faults.calm()
         await retry_recovers(pilot, app)
+
+
+def test_the_cli_says_the_same_in_one_line_with_exit_1(account, capsys, monkeypatch):
+    monkeypatch.setenv("COSMOS_KEY", account.key)
+    where = ["--database", "db", "--container", "memory", "--schema", "lab"]
+    dns = "https://cosmem-no-such-account.invalid:443/"
+    code, out, err = run(capsys, "tenants", "--endpoint", dns, *where)
+    assert code == EXIT_ERROR and out == "" and err.count("\n") == 1
+    assert "the name cosmem-no-such-account.invalid does not resolve" in err
+    refused = f"https://127.0.0.1:{closed_port()}/"
+    code, _, err = run(capsys, "tenants", "--endpoint", refused, *where)
+    assert code == EXIT_ERROR and "check the endpoint's host and port" in err
+    account.faults.add(Fault(status=403))
+    code, _, err = run(capsys, "tenants", "--endpoint", account.endpoint, *where)
+    assert code == EXIT_ERROR and err.count("\n") == 1
+    assert "(it needs Microsoft.DocumentDB/databaseAccounts/readMetadata)" in err
