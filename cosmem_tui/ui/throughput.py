@@ -153,6 +153,15 @@ class ThroughputScreen(TelemetryScreen[ThroughputReport]):
         widget.display = bool(rest)
         widget.say(Text("\n".join(one_line(problem_text(p, with_about=True)) for p in rest)))
 
+    def status_text(self) -> str | None:
+        # A tile too small for its problem ends with "see the status line": it is here whole.
+        base = super().status_text()
+        report = self.report
+        if base is None or report is None or not self.asked(report):
+            return base
+        tiles = [p for p in report.problems if concerns(p, "metrics", TILE_QUESTIONS)]
+        return " · ".join([*(problem_text(p, with_about=True) for p in tiles), base])
+
     def titles(self) -> None:
         window = self.window.label
         report = self.report if self.report is not None and self.asked(self.report) else None

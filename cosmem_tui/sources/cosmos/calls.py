@@ -153,10 +153,16 @@ class CosmosCalls:
                 raise
             if pending is not None:
                 pending.no_answer(cancelled=False)
-            throttled = " (the account kept answering 429)" if gateway.hold_off.is_throttled else ""
+            # The fix differs: a storm needs RU/s (or patience), silence a longer --timeout.
+            fix = (
+                " (the account kept answering 429); wait for the load to pass, or raise the "
+                "container's RU/s"
+                if gateway.hold_off.is_throttled
+                else "; --timeout SECONDS waits longer"
+            )
             raise RequestTimedOut(
                 f"{self.settings.account} did not answer {operation} within "
-                f"{self.settings.timeout_s:g} s{throttled}"
+                f"{self.settings.timeout_s:g} s{fix}"
             ) from None
 
     async def page(

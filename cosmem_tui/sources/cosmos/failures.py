@@ -8,6 +8,10 @@ throttling that outlasted the retries (429), an unavailable service (503).
 from __future__ import annotations
 
 import binascii
+import re
+import socket
+from collections.abc import Iterator
+from urllib.parse import urlparse
 
 from azure.core.exceptions import (
     ClientAuthenticationError,
@@ -35,6 +39,18 @@ from cosmem_tui.sources.errors import (
 
 READER_ROLE = "Cosmos DB Built-in Data Reader"
 _LIMIT = 200
+# What the service's 403 says the principal lacked ("… to perform action [X] on resource …").
+_RBAC_ACTION = re.compile(r"perform action \[([^\]]+)\]")
+# How resolvers word a name that does not exist, when no gaierror is reachable in the chain.
+_NO_SUCH_NAME = (
+    "name or service not known",
+    "nodename nor servname",
+    "getaddrinfo failed",
+    "no address associated",
+    "temporary failure in name resolution",
+)
+_WAIT_FIX = "--timeout SECONDS waits longer"
+_REACH_FIX = "check the endpoint's host and port, and any proxy, VPN or firewall on the way"
 
 
 def first_line(text: object) -> str:
@@ -67,8 +83,11 @@ def _forbidden(exc: CosmosHttpResponseError, settings: CosmosSettings) -> Forbid
             f"403 forbidden: key authentication is disabled on {settings.account}; "
             "use --auth aad with a data-plane role"
         )
+    action = _RBAC_ACTION.search(str(exc.message))
+    needs = f" (it needs {action.group(1)})" if action else ""
     return Forbidden(
-        f"403 forbidden: your identity has no data-plane role on {settings.account}; assign it "
+        f"403 forbidden: your identity has no data-plane role on {settings.account}{needs}; "
+        "assign it "
         f"the '{READER_ROLE}' role (az cosmosdb sql role assignment create … "
         "--role-definition-id 00000000-0000-0000-0000-000000000001)"
     )
@@ -117,9 +136,13 @@ def translate(
     if isinstance(exc, StoreError):
         return exc
     if isinstance(exc, CosmosClientTimeoutError | ServiceRequestTimeoutError):
-        return RequestTimedOut(f"{endpoint} did not answer within {settings.timeout_s:g} s")
+        return RequestTimedOut(
+            f"{endpoint} did not answer within {settings.timeout_s:g} s; {_WAIT_FIX}"
+        )
     if isinstance(exc, ServiceResponseTimeoutError):
-        return RequestTimedOut(f"{endpoint} stopped answering (timeout {settings.timeout_s:g} s)")
+        return RequestTimedOut(
+            f"{endpoint} stopped answering (timeout {settings.timeout_s:g} s); {_WAIT_FIX}"
+        )
     if isinstance(exc, CosmosHttpResponseError):
         return from_response(exc, settings, not_found=not_found)
     if isinstance(exc, ClientAuthenticationError):
@@ -129,14 +152,53 @@ def translate(
             "or --auth key with COSMOS_KEY"
         )
     if isinstance(exc, ServiceRequestError):
-        return ConnectionFailed(f"cannot reach {endpoint}: {first_line(exc.message)}")
+        if _unresolved(exc):
+            host = urlparse(endpoint).hostname or endpoint
+            return ConnectionFailed(
+                f"cannot reach {endpoint}: the name {host} does not resolve; check the account "
+                "name in the endpoint (https://ACCOUNT.documents.azure.com:443/) and your DNS "
+                "or VPN"
+            )
+        return ConnectionFailed(f"cannot reach {endpoint}: {first_line(exc.message)}; {_REACH_FIX}")
     if isinstance(exc, ServiceResponseError):
-        return ConnectionFailed(f"the connection to {endpoint} broke: {first_line(exc.message)}")
+        return ConnectionFailed(
+            f"the connection to {endpoint} broke: {first_line(exc.message)}; {_REACH_FIX}"
+        )
     if isinstance(exc, binascii.Error) and settings.auth is not AuthMode.AAD:
         return Unauthorized(
             f"the account key in {settings.key_source} is not valid base64: it must be "
             "the account's primary or read-only key"
         )
     if isinstance(exc, TimeoutError):
-        return RequestTimedOut(f"{endpoint} did not answer within {settings.timeout_s:g} s")
+        return RequestTimedOut(
+            f"{endpoint} did not answer within {settings.timeout_s:g} s; {_WAIT_FIX}"
+        )
     return None
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and what it wraps: azure-core's ``inner_exception``, causes and contexts."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        item = todo.pop()
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        yield item
+        inner = getattr(item, "inner_exception", None)
+        os_error = getattr(item, "os_error", None)  # aiohttp's connector errors
+        todo.extend(
+            e
+            for e in (inner, os_error, item.__cause__, item.__context__)
+            if isinstance(e, BaseException)
+        )
+
+
+def _unresolved(exc: BaseException) -> bool:
+    """A DNS failure: the host name has no address (not a refused or broken connection)."""
+    for item in _chain(exc):
+        if isinstance(item, socket.gaierror):
+            return True
+    lowered = str(getattr(exc, "message", exc)).lower()
+    return any(words in lowered for words in _NO_SUCH_NAME)

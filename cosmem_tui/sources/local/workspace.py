@@ -16,6 +16,7 @@ from cosmem_tui.model import ContainerProperties
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.errors import WorkspaceError
 from cosmem_tui.sources.local.builder import WorkspaceBuilder, building
+from cosmem_tui.sources.local.file_errors import LOCK_WAIT_S, workspace_error
 from cosmem_tui.sources.local.keys import schema_signature
 from cosmem_tui.sources.local.session_keys import shadow_derived_columns
 from cosmem_tui.sources.local.workspace_file import WorkspaceFile, check_format
@@ -35,16 +36,20 @@ class Workspace(WorkspaceFile):
             raise WorkspaceError(f"no workspace at {path}")
         try:
             db = sqlite3.connect(
-                _read_only_uri(path), uri=True, check_same_thread=False, isolation_level=None
+                _read_only_uri(path),
+                uri=True,
+                check_same_thread=False,
+                isolation_level=None,
+                timeout=LOCK_WAIT_S,
             )
         except sqlite3.Error as exc:
-            raise WorkspaceError(f"cannot open {path} ({exc})") from None
+            raise workspace_error(path, exc) from None
         try:
             check_format(db, path)
             return cls(path, db)
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             db.close()
-            raise WorkspaceError(f"{path} is not a cosmem workspace ({exc})") from None
+            raise workspace_error(path, exc) from None
         except BaseException:
             db.close()
             raise
@@ -64,7 +69,7 @@ class Workspace(WorkspaceFile):
         """
         if self.meta("derived_for") == schema_signature(schema):
             return False
-        with self._lock:
+        with self._lock, self._reading():
             shadow_derived_columns(self._db, schema)
             self._shadowed = True
         return True

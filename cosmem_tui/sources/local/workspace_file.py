@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
 from cosmem_tui.sources.errors import WorkspaceError
+from cosmem_tui.sources.local.file_errors import format_error, workspace_error
 from cosmem_tui.sources.query_texts import load_query
 
 FORMAT_VERSION = "1"
@@ -25,7 +27,7 @@ def check_format(db: sqlite3.Connection, path: Path) -> None:
     """Refuse a database that is not a workspace of this format (read or write handle)."""
     version = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
     if version is None or version[0] != FORMAT_VERSION:
-        raise WorkspaceError(f"{path} is not a cosmem workspace (format {version})")
+        raise format_error(path, version[0] if version else None, FORMAT_VERSION)
 
 
 class WorkspaceFile:
@@ -35,7 +37,10 @@ class WorkspaceFile:
         self.path = path
         self._db = connection
         self._lock = threading.RLock()
-        self._container = self._read_container()
+        try:
+            self._container = self._read_container()
+        except sqlite3.Error as exc:
+            raise workspace_error(path, exc) from None
 
     def close(self) -> None:
         with self._lock:
@@ -68,15 +73,23 @@ class WorkspaceFile:
         )
 
     def meta(self, key: str) -> str | None:
-        with self._lock:
+        with self._lock, self._reading():
             row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
     def query(self, name: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         sql = load_query("local", name)
-        with self._lock:
+        with self._lock, self._reading():
             return self._db.execute(sql, params).fetchall()
 
     def item_count(self) -> int:
-        with self._lock:
+        with self._lock, self._reading():
             return int(self._db.execute("SELECT COUNT(*) FROM items").fetchone()[0])
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        # The file can be locked or found damaged long after it opened (a page read late).
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise workspace_error(self.path, exc) from None

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from cosmem_tui.model import JsonValue
 from cosmem_tui.sources.errors import Conflict, NotFound, WorkspaceError
+from cosmem_tui.sources.local.file_errors import workspace_error
 from cosmem_tui.sources.local.keys import COMPACT, item_expiry
 from cosmem_tui.sources.local.workspace_file import WorkspaceFile, check_format
 
@@ -51,7 +52,7 @@ class WorkspaceWriter(WorkspaceFile):
             return cls(path, db)
         except sqlite3.DatabaseError as exc:
             db.close()
-            raise WorkspaceError(f"{path} is not a cosmem workspace ({exc})") from None
+            raise workspace_error(path, exc) from None
         except BaseException:
             db.close()
             raise

@@ -138,6 +138,17 @@ def _denied(service: Service, status: int, text: str, settings: MonitorSettings)
     return MonitorFailure(kind, message, fix)
 
 
+# What a 400 usually means for each service, so the problem carries a next step.
+BAD_REQUEST_FIX = {
+    Service.METRICS: "check --resource-id and --region: the metrics API rejected the question",
+    Service.LOGS: (
+        "check that the account's diagnostic setting sends its logs to this workspace "
+        "(PartitionKeyRUConsumption, DataPlaneRequests) and --workspace-id names it"
+    ),
+    Service.ARM: "check --resource-id (az cosmosdb show -g GROUP -n ACCOUNT --query id)",
+}
+
+
 def _not_found(service: Service, text: str, settings: MonitorSettings) -> MonitorFailure:
     if service is Service.ARM:
         return MonitorFailure(
@@ -183,7 +194,9 @@ def translate(
                 retry_after_s=wait,
             )
         if status == 400:
-            return MonitorFailure(ProblemKind.QUERY_ERROR, f"400 bad request: {text}")
+            return MonitorFailure(
+                ProblemKind.QUERY_ERROR, f"400 bad request: {text}", BAD_REQUEST_FIX[service]
+            )
         return MonitorFailure(
             ProblemKind.UNREACHABLE,
             f"{status} from {service.label}: {text}",

@@ -44,7 +44,12 @@ from cosmem_tui.model.telemetry import (
 )
 from cosmem_tui.sources.monitor.calls import MonitorCalls
 from cosmem_tui.sources.monitor.clients import MonitorClients
-from cosmem_tui.sources.monitor.failures import MonitorFailure, Service, one_line
+from cosmem_tui.sources.monitor.failures import (
+    BAD_REQUEST_FIX,
+    MonitorFailure,
+    Service,
+    one_line,
+)
 from cosmem_tui.sources.monitor.kql import NEEDS, Category, KqlError, LogMode, render
 from cosmem_tui.sources.monitor.metrics import span_datetimes
 from cosmem_tui.sources.monitor.settings import ENV, MonitorSettings
@@ -278,7 +283,11 @@ class LogsSource:
                 "the console holds off Log Analytics for a while",
                 retry_after_s=self._calls.held_for(Service.LOGS),
             )
-        return MonitorFailure(ProblemKind.QUERY_ERROR, f"Log Analytics refused the query: {said}")
+        return MonitorFailure(
+            ProblemKind.QUERY_ERROR,
+            f"Log Analytics refused the query: {said or 'it gave no reason'}",
+            BAD_REQUEST_FIX[Service.LOGS],
+        )
 
     async def _ask(
         self, workspace: str, queries: Sequence[LogQuery], mode: LogMode

@@ -1,0 +1,55 @@
+"""What went wrong with a workspace file, in one line with the fix (never a sqlite3 traceback).
+
+SQLite reports a file that another program holds locked, a damaged or truncated file,
+and a file that is no database at all with the same exception class; the result code
+tells them apart, and each needs a different fix.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from cosmem_tui.sources.errors import WorkspaceError
+
+# How long a read waits for another program's write lock before saying so. Short: a
+# workspace is never written in place by cosmem (builds rename a new file over it).
+LOCK_WAIT_S = 2.0
+
+_BUSY = {"SQLITE_BUSY", "SQLITE_LOCKED"}
+_DAMAGED = {"SQLITE_CORRUPT", "SQLITE_IOERR_SHORT_READ"}
+_REBUILD = "build it again (cosmem demo --reset for the demo, or import it again)"
+
+
+def workspace_error(path: Path, exc: sqlite3.Error) -> WorkspaceError:
+    """The one-line ``WorkspaceError`` for a sqlite3 error met while reading ``path``."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    detail = str(exc)
+    if name in _BUSY or name.startswith("SQLITE_BUSY") or "database is locked" in detail:
+        return WorkspaceError(
+            f"{path} is locked by another program that is writing it ({detail}); "
+            "let it finish or close it, then try again"
+        )
+    if name in _DAMAGED or name.startswith("SQLITE_CORRUPT") or "malformed" in detail:
+        return WorkspaceError(f"{path} is damaged or truncated ({detail}); {_REBUILD}")
+    if name == "SQLITE_NOTADB" or "not a database" in detail:
+        return WorkspaceError(f"{path} is not a cosmem workspace: not a SQLite database ({detail})")
+    if name.startswith("SQLITE_CANTOPEN"):
+        return WorkspaceError(f"cannot open {path} ({detail}); check that it is readable")
+    return WorkspaceError(f"{path} is not a cosmem workspace ({detail})")
+
+
+def format_error(path: Path, found: object, known: str) -> WorkspaceError:
+    """A workspace whose format is not ``known``: newer (upgrade), or not one at all."""
+    text = str(found) if found is not None else None
+    if text is not None and text.isdigit() and known.isdigit() and int(text) > int(known):
+        return WorkspaceError(
+            f"{path} was written by a newer cosmem (workspace format {text}; this version "
+            f"reads format {known}): install a newer cosmem to read it"
+        )
+    if text is None:
+        return WorkspaceError(f"{path} is not a cosmem workspace (it records no format)")
+    return WorkspaceError(
+        f"{path} is not a cosmem workspace of format {known} (it records format {text!r}); "
+        f"{_REBUILD}"
+    )
