@@ -61,10 +61,12 @@ class Watched:
         problems: Mapping[str, TelemetryProblem] | None = None,
         *,
         delay_s: float = 0.0,
+        gate: asyncio.Event | None = None,
     ) -> None:
         self.inner = inner
         self.problems = dict(problems or {})  # "metrics: latency" → the problem it answers
         self.delay_s = delay_s
+        self.gate = gate  # metrics wait for it: a fetch held out as long as a test needs
         self.asked: list[MetricQuery | LogQuery] = []
 
     @property
@@ -79,6 +81,8 @@ class Watched:
         self.asked.extend(queries)
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
+        if self.gate is not None:
+            await self.gate.wait()
         answers = await self.inner.metrics(queries)
         return [
             MetricAnswer(q, problem=p) if (p := self.problems.get(f"metrics: {q.name}")) else a

@@ -9,6 +9,7 @@ injected where Azure Monitor would answer with one (``Watched``); hostile names 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -159,19 +160,30 @@ async def test_a_window_changed_while_a_fetch_is_out_is_asked_once_that_one_is_b
 ):
     """The answer for the old window is dropped, never shown as the new one's."""
     watched: list[Watched] = []
+    gate = asyncio.Event()  # closed: the next answer stays out until the window has changed
+    gate.set()
 
     def slow(inner: Telemetry) -> Telemetry:
-        watched.append(Watched(inner, delay_s=0.3))
+        watched.append(Watched(inner, gate=gate))
         return watched[0]
 
     app = make(demo_path, clock, source=slow)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
+        gate.clear()
+        asked_before = len(watched[0].windows())
         await pilot.press("T")
-        await pilot.pause(0.1)
         screen = app.screen
-        assert isinstance(screen, ThroughputScreen) and screen.loop.in_flight
+        assert isinstance(screen, ThroughputScreen)
+        for _ in range(200):  # until the 15 min question is out (bounded, not timed)
+            if screen.loop.in_flight and len(watched[0].windows()) > asked_before:
+                break
+            await pilot.pause(0.02)
+        assert screen.loop.in_flight
         await pilot.press("w")  # while the 15 min answer is on its way
+        await pilot.pause(0.05)
+        assert sorted(set(watched[0].windows())) == [15 * 60]  # not asked again while out
+        gate.set()
         await settle(pilot)
         spans = sorted(set(watched[0].windows()))
         assert spans == [15 * 60, 60 * 60]  # asked one after the other, never both at once
