@@ -140,12 +140,13 @@ def _positive_seconds(text: str) -> float:
 
 
 def _positive_int(text: str) -> int:
+    # "abc" and "0" are the same mistake: one message, one exit status (usage, 2).
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
     return value
 
 
@@ -254,7 +255,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="[TENANT] THREAD",
         help="tenant and thread (just the thread for schemas without tenants)",
     )
-    turns.add_argument("--last", type=int, metavar="N", help="only the newest N turns")
+    turns.add_argument(
+        "--last", type=_positive_int, metavar="N", help="only the newest N turns (N ≥ 1)"
+    )
     _source_options(turns, suppress=True)
     _monitor_options(turns)
     _verbose_option(turns, suppress=True)
@@ -751,8 +754,6 @@ async def _thread_ref(session: Session, names: list[str], command: str = "turns"
 
 async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) -> int:
     ref = await _thread_ref(session, args.names)
-    if args.last is not None and args.last < 1:
-        raise CliError("--last needs a positive number")
     now = session.clock.now()
     table_fields = ("order", "timestamp", "kind", "roles", "text", "ttl", "expires_in")
 
@@ -1099,6 +1100,7 @@ def _run_tui(args: argparse.Namespace) -> int:
 def main(argv: Iterable[str] | None = None) -> int:
     args = build_parser().parse_args(None if argv is None else list(argv))
     try:
+        _check_workspace_path(getattr(args, "workspace", None))
         if args.command is None:
             return _run_tui(args)
         if args.command == "demo":
@@ -1123,6 +1125,15 @@ def main(argv: Iterable[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+
+
+def _check_workspace_path(path: Path | None) -> None:
+    """--workspace names a file: a folder gets a one-line answer naming the file to give."""
+    if path is None or not path.is_dir():
+        return
+    found = sorted(path.glob("*.sqlite"))
+    example = found[0] if len(found) == 1 else path / "workspace.sqlite"
+    raise CliError(f"{path} is a directory; give a workspace file (e.g. {example})")
 
 
 def quiet_sdk_logging() -> None:
