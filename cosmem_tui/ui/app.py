@@ -44,6 +44,7 @@ from cosmem_tui.ui.failure import SessionFailedScreen
 from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.palette import ActionProvider
+from cosmem_tui.ui.remote_terminal import animation_level, steady_cursor, why_not_quit
 from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
 from cosmem_tui.ui.view import ViewScreen
 from cosmem_tui.ui.views import VIEWS, view
@@ -133,6 +134,7 @@ class CosmemApp(App[None]):
         ledger: Path | None = None,
     ) -> None:
         super().__init__()
+        self.animation_level = animation_level(os.environ)  # SSH: nothing moves by itself
         self.options = options or SessionOptions()
         self.clock = clock or SystemClock()
         self._session_factory = session_factory
@@ -369,7 +371,7 @@ class CosmemApp(App[None]):
             case None:
                 return
             case Quit():
-                self.exit()
+                self.quit_if_safe()
             case ShowHelp():
                 self.action_help()
             case SwitchView(name, args):
@@ -416,6 +418,21 @@ class CosmemApp(App[None]):
             if isinstance(screen, ViewScreen) and screen.bar_is_open and screen.bar_key(event):
                 return
         await super().on_event(event)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        steady_cursor(event.widget)  # every input, whoever made it: no blink over SSH
+
+    async def action_quit(self) -> None:  # q, ctrl+c, :q
+        self.quit_if_safe()
+
+    def quit_if_safe(self) -> None:
+        why = why_not_quit(self.workers)
+        if why is None:
+            self.exit()
+            return
+        if isinstance(self.screen, ViewScreen):
+            self.screen.set_status(why, error=True)
+        self.notify(why, title="not quitting", severity="warning", markup=False)
 
     async def on_unmount(self) -> None:
         self._release()
