@@ -182,6 +182,10 @@ class CosmemApp(App[None]):
         self.switch_mode("browse")
         if self.options.needs_demo_build() and self._session_factory is None:
             self.chrome = replace(self.chrome, source="first run: creating the demo workspace…")
+
+    def on_ready(self) -> None:
+        # Textual sends Ready once the first frame is on the terminal: the user sees the
+        # console before anything reaches the network (or builds the demo).
         self.run_worker(self._open, group="session", exit_on_error=False)
 
     def _watch_terminal(self) -> None:

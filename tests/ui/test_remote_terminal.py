@@ -9,7 +9,11 @@ from textual.app import ComposeResult
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from cosmem_tui.core.session import SessionOptions
+from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
+from cosmem_tui.ui.app import CosmemApp
 from cosmem_tui.ui.remote_terminal import APPLY_WORKER, WRITE_UNDER_WAY
+from tests.helpers import exchange
 from tests.ui.conftest import settle
 
 
@@ -99,3 +103,37 @@ async def test_no_quitting_while_a_write_is_applied_and_the_status_says_why(make
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert app.return_code == 0
+
+
+async def test_the_first_frame_is_drawn_before_any_request(fake_gateway):
+    """The session (sign-in, account, detection) opens only once a frame is on screen."""
+    fake_gateway.create_container(
+        "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=2, default_ttl=-1
+    )
+    fake_gateway.seed("db", "memory", [exchange("acme", "t1", 0), exchange("globex", "t2", 0)])
+    settings = CosmosSettings(
+        fake_gateway.endpoint, "db", "memory", AuthMode.KEY, key=fake_gateway.key
+    )
+
+    class Watched(CosmemApp):
+        frames = 0
+        requests_at_first_frame: int | None = None
+        frames_when_opening: int | None = None
+
+        def _display(self, screen, renderable) -> None:  # every frame goes through here
+            if renderable is not None:
+                if self.frames == 0:
+                    self.requests_at_first_frame = len(fake_gateway.log.entries())
+                self.frames += 1
+            super()._display(screen, renderable)
+
+        async def _open(self) -> None:
+            self.frames_when_opening = self.frames
+            await super()._open()
+
+    app = Watched(SessionOptions(cosmos=settings, schema="lab"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.session is not None and app.session.has_store
+        assert app.requests_at_first_frame == 0 and app.frames_when_opening >= 1
+        assert len(fake_gateway.log.entries()) > 0  # and then the session did open
