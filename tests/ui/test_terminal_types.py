@@ -7,6 +7,7 @@ the terminal type garbles, or a screen left behind, shows up as text.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import subprocess
 import sys
@@ -43,11 +44,16 @@ def test_the_console_paints_and_ctrl_c_quits_under(term, demo_path: Path, tmp_pa
         )
         return done.stdout
 
-    command = f"{sys.executable} -m cosmem_tui --workspace {demo_path}"
+    exit_file = tmp_path / "status"
+    command = (
+        f"{shlex.quote(sys.executable)} -m cosmem_tui --workspace {shlex.quote(str(demo_path))}"
+        f"; echo $? > {shlex.quote(str(exit_file))}.tmp && mv {shlex.quote(str(exit_file))}.tmp "
+        f"{shlex.quote(str(exit_file))}"
+    )
     tmux(
         *("start-server", ";", "set", "-g", "default-terminal", term, ";"),
         *("set", "-g", "remain-on-exit", "on", ";"),
-        *("new-session", "-d", "-s", "console", "-x", "120", "-y", "40", command),
+        *("new-session", "-d", "-s", "console", command),  # detached: tmux's 80×24
     )
     try:
         screen = lambda: tmux("capture-pane", "-p", "-t", "console")  # noqa: E731
@@ -56,13 +62,9 @@ def test_the_console_paints_and_ctrl_c_quits_under(term, demo_path: Path, tmp_pa
         assert "q quit" in shown.rstrip().splitlines()[-1]  # the footer's hints, on the last line
         assert "Traceback" not in shown
         tmux("send-keys", "-t", "console", "C-c")
-        status = lambda: tmux(  # noqa: E731
-            "display-message",
-            *("-p", "-t", "console"),
-            "#{pane_dead} status=#{pane_dead_status} signal=#{pane_dead_signal}",
-        ).strip()
-        wait_for(lambda: status().startswith("1"), "cosmem to end", screen)
-        assert status() == "1 status=0 signal="
+        # The status as the shell saw it (tmux's own pane_dead_status is not always set).
+        wait_for(exit_file.exists, "cosmem to end", screen)
+        assert exit_file.read_text().strip() == "0"
         left = screen()
         assert "contoso" not in left and "Traceback" not in left  # the alternate screen is gone
     finally:
