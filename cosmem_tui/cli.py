@@ -140,12 +140,13 @@ def _positive_seconds(text: str) -> float:
 
 
 def _positive_int(text: str) -> int:
+    # "abc" and "0" are the same mistake: one message, one exit status (usage, 2).
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
     return value
 
 
@@ -223,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     _source_options(parser, suppress=False)
     _monitor_options(parser, suppress=False)
     _verbose_option(parser, suppress=False)
+    _debug_option(parser, suppress=False)
     parser.add_argument(
         "--theme",
         default=None,
@@ -254,7 +256,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="[TENANT] THREAD",
         help="tenant and thread (just the thread for schemas without tenants)",
     )
-    turns.add_argument("--last", type=int, metavar="N", help="only the newest N turns")
+    turns.add_argument(
+        "--last", type=_positive_int, metavar="N", help="only the newest N turns (N ≥ 1)"
+    )
     _source_options(turns, suppress=True)
     _monitor_options(turns)
     _verbose_option(turns, suppress=True)
@@ -334,7 +338,19 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--reset", action="store_true", help="rebuild it from the seed")
     _source_options(demo, suppress=True)
     _import_parser(commands)
+    for command in commands.choices.values():  # after the command name too
+        _debug_option(command, suppress=True)
     return parser
+
+
+def _debug_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="the Azure SDKs' own log, secrets masked: on stderr, or for the terminal UI "
+        "in a log file whose path is printed (or COSMEM_DEBUG=1)",
+    )
 
 
 def _writes_option(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
@@ -767,8 +783,6 @@ async def _thread_ref(session: Session, names: list[str], command: str = "turns"
 
 async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) -> int:
     ref = await _thread_ref(session, args.names)
-    if args.last is not None and args.last < 1:
-        raise CliError("--last needs a positive number")
     now = session.clock.now()
     table_fields = ("order", "timestamp", "kind", "roles", "text", "ttl", "expires_in")
 
@@ -1144,6 +1158,8 @@ def _run_tui(args: argparse.Namespace) -> int:
 def main(argv: Iterable[str] | None = None) -> int:
     args = build_parser().parse_args(None if argv is None else list(argv))
     try:
+        _check_workspace_path(getattr(args, "workspace", None))
+        sdk_logging(args)
         if args.command is None:
             return _run_tui(args)
         if args.command == "demo":
@@ -1152,7 +1168,6 @@ def main(argv: Iterable[str] | None = None) -> int:
             return _cmd_import(args)
         if args.command in WRITE_COMMANDS:
             _check_write_flags(args)  # before any request: refused writes cost nothing
-        quiet_sdk_logging()
         status = asyncio.run(_run_headless(_HEADLESS[args.command], args))
         sys.stdout.flush()
         return status
@@ -1170,15 +1185,33 @@ def main(argv: Iterable[str] | None = None) -> int:
         return 130
 
 
-def quiet_sdk_logging() -> None:
-    """Keep the Azure SDKs' own log lines ("Marking … unavailable", azure-identity's
-    credential chain report) out of the user's terminal: cosmem says what failed, once."""
-    import logging
+def _check_workspace_path(path: Path | None) -> None:
+    """--workspace names a file: a folder gets a one-line answer naming the file to give."""
+    if path is None or not path.is_dir():
+        return
+    found = sorted(path.glob("*.sqlite"))
+    example = found[0] if len(found) == 1 else path / "workspace.sqlite"
+    raise CliError(f"{path} is a directory; give a workspace file (e.g. {example})")
 
-    for name in ("azure", "azure.cosmos", "azure.identity", "azure.core"):
-        logger = logging.getLogger(name)
-        logger.setLevel(logging.CRITICAL)
-        logger.propagate = False
+
+def sdk_logging(args: argparse.Namespace) -> None:
+    """The SDKs' log lines stay out of the terminal; ``--debug`` (or COSMEM_DEBUG) sends
+    them, secrets masked, to stderr, or for the TUI (which owns the terminal) to a file."""
+    from cosmem_tui.core import debug_log
+
+    if not debug_log.debug_requested(bool(getattr(args, "debug", False)), os.environ):
+        debug_log.silence()
+        return
+    secrets = debug_log.secrets_from_env(os.environ)
+    if args.command is None:
+        path = debug_log.debug_log_path()
+        try:
+            debug_log.to_file(path, secrets)
+        except OSError as exc:
+            raise CliError(f"--debug: cannot write {path}: {exc.strerror or exc}") from None
+        print(f"cosmem: debug log: {path}", file=sys.stderr)
+    else:
+        debug_log.to_stream(sys.stderr, secrets)
 
 
 def redact(text: str) -> str:

@@ -39,6 +39,11 @@ def _may_be_cut_short(exc: json.JSONDecodeError, buffered: int) -> bool:
     return buffered - exc.pos <= 10 or exc.msg.startswith("Unterminated string")
 
 
+class _NotUtf8(Exception):
+    def __init__(self, byte: bytes, offset: int) -> None:
+        super().__init__(f"not UTF-8 text (byte 0x{byte.hex()} at offset {offset:,})")
+
+
 class ExportFileError(ValueError):
     """The input cannot be read at all (no such file, an empty folder)."""
 
@@ -55,6 +60,7 @@ class Record:
     error: str | None = None  # set when the value is unreadable; value is then None
     fatal: bool = False  # the rest of the file was skipped after this error
     text: str | None = None  # the value's JSON as read, when it is on one line
+    reason: str | None = None  # why it is unreadable, for a file-level message ("line 3: …")
 
     @property
     def where(self) -> str:
@@ -98,6 +104,8 @@ class _Splitter:
         self.line = 1  # the line number at buf[counted]
         self.counted = 0
         self.text: str | None = None  # source of the last value decoded
+        self.bytes_read = 0  # bytes handed to the decoder so far (for a bad byte's offset)
+        self.reason: str | None = None  # the last decoding error, as "line N: message"
 
     # -- buffer -------------------------------------------------------------------------
 
@@ -106,7 +114,15 @@ class _Splitter:
         if self.eof:
             return False
         raw = self.handle.read(CHUNK)
-        text = self.decoder.decode(raw, final=not raw)
+        pending = len(self.decoder.getstate()[0])  # bytes of a character cut by the last chunk
+        try:
+            text = self.decoder.decode(raw, final=not raw)
+        except UnicodeDecodeError as exc:
+            # utf-8-sig reports positions after a leading BOM: count it back in.
+            bom = 3 if self.bytes_read == 0 and raw.startswith(codecs.BOM_UTF8) else 0
+            offset = self.bytes_read - pending + bom + exc.start
+            raise _NotUtf8(exc.object[exc.start : exc.start + 1], offset) from None
+        self.bytes_read += len(raw)
         if not raw:
             self.eof = True
         self.line_at(self.pos)  # keep the line count anchored at the cut
@@ -149,6 +165,7 @@ class _Splitter:
                 ):
                     self.fill()  # perhaps only incomplete; retry (positions move on a fill)
                     continue
+                self.reason = f"line {self.line_at(exc.pos)}: {exc.msg}"
                 return None, f"not valid JSON: {exc.msg} (line {self.line_at(exc.pos)})"
             if end == len(self.buf) and not self.eof:
                 self.fill()  # a number may go on in the next chunk: decode it whole
@@ -168,19 +185,24 @@ class _Splitter:
             elif first == "{":
                 yield from self._sequence()
             elif first:
+                line = self.line_at(self.pos)
+                try:
+                    _DECODER.raw_decode(self.buf, self.pos)
+                    reason = f"line {line}: a lone JSON value, not an array or objects"
+                except json.JSONDecodeError as exc:
+                    reason = f"line {self.line_at(exc.pos)}: {exc.msg}"
                 yield Record(
                     self.path,
-                    self.line_at(self.pos),
+                    line,
                     1,
                     False,
-                    error="not JSON: expected a JSON array or JSON Lines of objects",
+                    error=f"not JSON or JSON Lines ({reason})",
                     fatal=True,
+                    reason=reason,
                 )
-        except UnicodeDecodeError as exc:
+        except _NotUtf8 as exc:
             line = self.line_at(len(self.buf))
-            yield Record(
-                self.path, line, 0, False, error=f"not UTF-8 text ({exc.reason})", fatal=True
-            )
+            yield Record(self.path, line, 0, False, error=str(exc), fatal=True, reason=str(exc))
 
     def _sequence(self) -> Iterator[Record]:
         """JSON Lines, or any whitespace-separated JSON documents."""
@@ -192,7 +214,7 @@ class _Splitter:
             if error is None:
                 yield Record(self.path, line, number, False, value=value, text=self.text)
                 continue
-            yield Record(self.path, line, number, False, error=error)
+            yield Record(self.path, line, number, False, error=error, reason=self.reason)
             self._skip_line()  # resume at the next line, as JSON Lines readers do
 
     def _skip_line(self) -> None:
@@ -226,6 +248,7 @@ class _Splitter:
                     True,
                     error=error + "; rest of file skipped",
                     fatal=True,
+                    reason=self.reason,
                 )
                 return
             yield Record(self.path, line, number, True, value=value, text=self.text)

@@ -141,6 +141,8 @@ def import_export(
         raise ImportFailed(str(exc)) from None
     records = chain.from_iterable(read_records(f) for f in files)
     head, sample = _sample(records)
+    if not sample:  # the file is at fault, not the schema: say what is wrong with it
+        raise ImportFailed(_no_items(settings.source, files, head))
     facts = ContainerFacts(settings.partition_key, settings.container_name, settings.database)
     try:
         choice = choose_for_sample(settings.schema, facts, sample, user_dir)
@@ -211,6 +213,41 @@ def _sample(records: Iterator[Record]) -> tuple[list[Record], list[dict[str, Jso
         if len(sample) >= SAMPLE_ITEMS or len(head) >= 5 * SAMPLE_ITEMS:
             break
     return head, sample
+
+
+def _no_items(source: Path, files: list[Path], head: list[Record]) -> str:
+    """Why the input holds no item at all: empty, not JSON, not UTF-8, or no objects."""
+    first = head[0] if head else None
+    if first is None:
+        if len(files) > 1:
+            return f"{source}: every file in this folder is empty"
+        blank = _blank(files[0])
+        return f"{files[0]} is empty" if blank else f"{files[0]}: no items in it (an empty array)"
+    if first.error is not None:
+        reason = first.reason or first.error
+        if reason.startswith("not UTF-8"):
+            return f"{first.file}: {reason}"
+        return f"{first.file}: not JSON or JSON Lines ({reason})"
+    kind = type(first.value).__name__ if first.value is not None else "null"
+    return f"{first.where}: items are JSON objects, not {_JSON_KINDS.get(kind, kind)} values"
+
+
+def _blank(path: Path) -> bool:
+    """Nothing but whitespace (read only when no value was found, so it is small or odd)."""
+    try:
+        with path.open("rb") as handle:
+            return not handle.read(1 << 16).strip() and not handle.read(1)
+    except OSError:
+        return False
+
+
+_JSON_KINDS = {
+    "str": "string",
+    "int": "number",
+    "float": "number",
+    "bool": "boolean",
+    "list": "array",
+}
 
 
 class _Counts:

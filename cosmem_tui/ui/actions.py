@@ -484,6 +484,9 @@ ACTIONS: tuple[UiAction, ...] = (
         hint_rank=7,
         commands=(Command(("q", "quit", "exit"), (), "quit"),),
     ),
+    # ctrl+c quits as in any terminal program, even from a prompt (priority: before the
+    # input's copy); Textual's own ctrl+c only says which key quits.
+    UiAction("app.interrupt", "ctrl+c", "app.quit", "quit", "App", palette=False, priority=True),
 )
 
 

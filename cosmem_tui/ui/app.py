@@ -44,6 +44,7 @@ from cosmem_tui.ui.failure import SessionFailedScreen
 from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.palette import ActionProvider
+from cosmem_tui.ui.remote_terminal import animation_level, steady_cursor, why_not_quit
 from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
 from cosmem_tui.ui.view import ViewScreen
 from cosmem_tui.ui.views import VIEWS, view
@@ -133,6 +134,7 @@ class CosmemApp(App[None]):
         ledger: Path | None = None,
     ) -> None:
         super().__init__()
+        self.animation_level = animation_level(os.environ)  # SSH: nothing moves by itself
         self.options = options or SessionOptions()
         self.clock = clock or SystemClock()
         self._session_factory = session_factory
@@ -180,6 +182,10 @@ class CosmemApp(App[None]):
         self.switch_mode("browse")
         if self.options.needs_demo_build() and self._session_factory is None:
             self.chrome = replace(self.chrome, source="first run: creating the demo workspace…")
+
+    def on_ready(self) -> None:
+        # Textual sends Ready once the first frame is on the terminal: the user sees the
+        # console before anything reaches the network (or builds the demo).
         self.run_worker(self._open, group="session", exit_on_error=False)
 
     def _watch_terminal(self) -> None:
@@ -369,7 +375,7 @@ class CosmemApp(App[None]):
             case None:
                 return
             case Quit():
-                self.exit()
+                self.quit_if_safe()
             case ShowHelp():
                 self.action_help()
             case SwitchView(name, args):
@@ -416,6 +422,21 @@ class CosmemApp(App[None]):
             if isinstance(screen, ViewScreen) and screen.bar_is_open and screen.bar_key(event):
                 return
         await super().on_event(event)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        steady_cursor(event.widget)  # every input, whoever made it: no blink over SSH
+
+    async def action_quit(self) -> None:  # q, ctrl+c, :q
+        self.quit_if_safe()
+
+    def quit_if_safe(self) -> None:
+        why = why_not_quit(self.workers)
+        if why is None:
+            self.exit()
+            return
+        if isinstance(self.screen, ViewScreen):
+            self.screen.set_status(why, error=True)
+        self.notify(why, title="not quitting", severity="warning", markup=False)
 
     async def on_unmount(self) -> None:
         self._release()

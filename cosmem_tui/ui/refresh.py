@@ -40,7 +40,7 @@ class RefreshLoop(Generic[T]):
         self._render = render
         self._failed = failed
         self._hold_off_s = hold_off_s
-        self.interval_s = max(FLOOR_S, interval_s)
+        self._interval_s = max(FLOOR_S, interval_s)
         self.name = name
         self.paused_by_user = False
         self.hidden = True  # until the screen is shown
@@ -52,6 +52,16 @@ class RefreshLoop(Generic[T]):
         self._stale = False  # what is in flight answers a question no longer asked
 
     # -- state ---------------------------------------------------------------------------
+
+    @property
+    def interval_s(self) -> float:
+        return self._interval_s
+
+    @interval_s.setter
+    def interval_s(self, seconds: float) -> None:
+        # Whoever sets it (a profile, a flag, a command), never under the floor: over
+        # SSH a faster loop is a repaint the link pays for, and requests the account does.
+        self._interval_s = max(FLOOR_S, seconds)
 
     @property
     def running(self) -> bool:

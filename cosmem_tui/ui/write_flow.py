@@ -17,6 +17,7 @@ from cosmem_tui.core.writes import WriteService, describe_plan
 from cosmem_tui.model.writes import WriteOutcome, WritePlan, WriteStatus
 from cosmem_tui.ui.confirm_write import ConfirmWrite
 from cosmem_tui.ui.messages import describe_error
+from cosmem_tui.ui.remote_terminal import APPLY_WORKER
 from cosmem_tui.ui.view import ViewScreen
 
 Planner = Callable[[WriteService], Awaitable[WritePlan]]
@@ -53,7 +54,11 @@ def run_write(
                 return
             screen.set_status("writing…")
             screen.run_worker(
-                partial(apply_it, plan), group="write", exclusive=True, exit_on_error=False
+                partial(apply_it, plan),
+                name=APPLY_WORKER,  # the app will not quit under it
+                group="write",
+                exclusive=True,
+                exit_on_error=False,
             )
 
         screen.app.push_screen(ConfirmWrite(lines), answered)

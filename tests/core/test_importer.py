@@ -140,9 +140,7 @@ def test_a_file_that_is_not_json_is_one_problem(tmp_path, clock):
     )
     report, problems = run(folder, tmp_path / "w.sqlite", clock)
     assert report.files == 2 and report.imported == 1 and report.rejected == 1
-    assert problems == [
-        f"{folder / 'a.jsonl'}:1: not JSON: expected a JSON array or JSON Lines of objects"
-    ]
+    assert problems == [f"{folder / 'a.jsonl'}:1: not JSON or JSON Lines (line 1: Expecting value)"]
 
 
 def test_a_failure_mid_import_leaves_no_workspace(tmp_path, clock, monkeypatch):

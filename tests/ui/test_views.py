@@ -129,7 +129,7 @@ class SlowScreen(Screen[None]):
         self.most = 0
         self.rendered = 0
         self.loop = RefreshLoop(self, self.fetch, self.render_value, interval_s=FLOOR_S)
-        self.loop.interval_s = 0.01
+        self.loop._interval_s = 0.01  # under the floor on purpose: many fetches, quickly
 
     def compose(self) -> ComposeResult:
         yield Static("slow")
@@ -170,6 +170,10 @@ def test_the_interval_has_a_floor():
 
     loop = RefreshLoop(Dummy(), None, None, interval_s=0.5)  # type: ignore[arg-type]
     assert loop.interval_s == FLOOR_S == 2.0
+    loop.interval_s = 0.5  # set later (a profile's or a flag's refresh): the floor holds
+    assert loop.interval_s == 2.0 and loop.describe() == "every 2 s"
+    loop.interval_s = 10
+    assert loop.interval_s == 10
 
 
 async def test_help_hints_and_palette_list_exactly_the_registry(make_app, demo_path):
