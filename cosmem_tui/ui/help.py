@@ -59,8 +59,13 @@ class HelpScreen(ModalScreen[None]):
             scroll.border_title = "keys — Esc closes"
             yield Static(help_text(self.registry, self.view))
 
+    # Keys sent with the ? that opened the help arrive before its first layout: each
+    # scroll waits for the layout, so none is lost to a scroll range not known yet.
     def action_scroll_down(self) -> None:
-        self.query_one(VerticalScroll).scroll_down()
+        self.call_after_refresh(self._scroll, 1)
 
     def action_scroll_up(self) -> None:
-        self.query_one(VerticalScroll).scroll_up()
+        self.call_after_refresh(self._scroll, -1)
+
+    def _scroll(self, lines: int) -> None:
+        self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False, immediate=True)

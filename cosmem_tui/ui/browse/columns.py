@@ -1,11 +1,12 @@
 """The browse columns, each a widget that owns its loading, its errors and its states.
 
 Every column shows one of: *loading* (what it is waiting for), *empty* ("no threads",
-"no matches for /x"), *failed* (the whole message, wrapped, with the fix and ``r``),
-or *partial* ("300 of 376 loaded — 1 page failed"): never a spinner that hides an
-error, never an old error after a successful reload. Columns tell the screen what
-the user should read in the status line (``Status``) and what they loaded (for the
-breadcrumbs) by messages; the screen owns the levels and the layout.
+"no turns match 'x' (24 loaded; Esc clears)"), *failed* (the whole message, wrapped,
+with the fix and ``r``), or *partial* ("300 of 376 loaded — 1 page failed"): never a
+spinner that hides an error, never an old error after a successful reload. Columns
+tell the screen what the user should read in the status line (``Status``) and what
+they loaded (for the breadcrumbs) by messages; the screen owns the levels and the
+layout.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import cast
 
 from textual import on
 from textual.containers import VerticalScroll
@@ -30,7 +32,9 @@ from cosmem_tui.model.lifecycle import horizon_label
 from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, Window
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.schemas import Granularity, ValueType
+from cosmem_tui.ui.actions import show_key
 from cosmem_tui.ui.detail import render_detail
+from cosmem_tui.ui.host import Host
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
 from cosmem_tui.ui.rows import (
@@ -105,7 +109,8 @@ class KeyColumn(RowList):
         self.tenant_load = None
         self.load_asked_at = None
         self._show_columns()
-        self.border_title = plain(self.label)
+        self.noun = self.label
+        self.set_title(self.label)
         cached = self.service.directory.cached()
         if cached is not None:
             self._show(cached)
@@ -226,7 +231,7 @@ class KeyColumn(RowList):
         if current is not None and (index := self.rows.index_of(current)) is not None:
             self.select_index(index)
         count = f"{len(listing.keys):,}" if listing.complete else f"{len(listing.keys):,}+"
-        self.border_title = plain(f"{self.label} ({count})")
+        self.set_title(self.label, count)
 
     def _listed(self, listing: Listing) -> None:
         assert self.session is not None
@@ -373,7 +378,7 @@ class ThreadsFailed(Message):
 
 class ThreadColumn(RowList):
     def __init__(self) -> None:
-        super().__init__(THREAD_COLUMNS, id="threads", empty_text="no threads")
+        super().__init__(THREAD_COLUMNS, id="threads", empty_text="no threads", noun="threads")
         self.session: Session | None = None
         self.tenant: Key | None = None
         self.threads: list[Thread] = []
@@ -387,7 +392,7 @@ class ThreadColumn(RowList):
         self.threads = []
         self.set_source(ThreadRows([], session.clock), empty_text="loading threads…")
         name = tenant.text if isinstance(tenant, Key) else tenant
-        self.border_title = plain(f"threads of {name}")
+        self.set_title(f"threads of {name}")
         self.border_subtitle = plain("loading…")
         service = session.service
 
@@ -402,7 +407,7 @@ class ThreadColumn(RowList):
         assert self.session is not None
         self.tenant, self.threads = value
         self.set_source(ThreadRows(self.threads, self.session.clock), empty_text="no threads")
-        self.border_title = plain(f"threads of {self.tenant.text} ({len(self.threads)})")
+        self.set_title(f"threads of {self.tenant.text}", f"{len(self.threads):,}")
         self.border_subtitle = plain(cost_text(cost))
         self.post_message(Status(""))
         self.post_message(ThreadsLoaded(self.tenant))
@@ -459,7 +464,7 @@ class FailedTurnRows(TurnRows):
 
 class TurnColumn(RowList):
     def __init__(self) -> None:
-        super().__init__(TURN_COLUMNS, id="turns", empty_text="no turns")
+        super().__init__(TURN_COLUMNS, id="turns", empty_text="no turns", noun="turns")
         self.session: Session | None = None
         self.window: TurnWindow | None = None
         self.rows: TurnRows | None = None
@@ -504,7 +509,7 @@ class TurnColumn(RowList):
         )
         self.expiring_within = None
         self.set_source(self.rows, empty_text="loading turns…")
-        self.border_title = plain(f"turns of {ref.thread.text}")
+        self.set_title(f"turns of {ref.thread.text}")
         self.border_subtitle = plain("loading…")
         self.fetch(Side.HEAD, first=True)
         if keep is not None and keep.side is Side.TAIL:
@@ -619,6 +624,10 @@ class TurnColumn(RowList):
         if side is not None and side not in self.failed:  # a failed page waits for r
             self.fetch(side)
 
+    def searchable_total(self) -> int:
+        """A filter looks at the loaded turns only."""
+        return self.window.loaded if self.window is not None else 0
+
     def turn_under_cursor(self) -> TurnKey | None:
         turn = self.current_turn
         return turn.key if turn is not None else None
@@ -686,7 +695,10 @@ class TurnColumn(RowList):
         if within is None or rows is None:
             self.set_narrow(None)
             return ""
-        self.set_narrow(lambda index: rows.expiring_within(index, within))
+        self.set_narrow(
+            lambda index: rows.expiring_within(index, within),
+            f"expiring within {horizon_label(within)}",
+        )
         return self.narrow_status(within)
 
     def narrow_status(self, within: int, *, thread_total: int | None = None) -> str:
@@ -753,6 +765,13 @@ class DetailPane(VerticalScroll):
         self.render_turn(raw_status=error)
         self.post_message(Status(f"{error} · {RETRY}", error=True))
 
+    @property
+    def read_key(self) -> str:
+        """The key that reads a cut text in full, as the user has it bound."""
+        registry = cast(Host, self.app).registry
+        keys = registry.keys("browse.read_all").split(",")
+        return show_key(keys[0]) if keys[0] else "ctrl+p"
+
     def render_turn(self, raw_status: str | None = None) -> None:
         if self.session is None or self.key is None:
             return
@@ -762,5 +781,11 @@ class DetailPane(VerticalScroll):
             turn = self._turn_of(self.key)
         if turn is None:
             return
-        body = render_detail(turn, self.detail, self.session.clock.now(), raw_status=raw_status)
+        body = render_detail(
+            turn,
+            self.detail,
+            self.session.clock.now(),
+            raw_status=raw_status,
+            read_key=self.read_key,
+        )
         self.query_one("#detail-body", Static).update(body)

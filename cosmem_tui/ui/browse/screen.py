@@ -402,6 +402,18 @@ class BrowseScreen(ViewScreen):
         elif self.level is Level.DETAIL and (key := self.detail_pane.key) is not None:
             self.open_detail(key)
 
+    def action_read_all(self) -> None:
+        """``v``: the open turn in full, page by page (the detail cuts long texts)."""
+        self.keys_to_the_bar()
+        detail = self.detail_pane.detail if self.level is Level.DETAIL else None
+        if detail is None or detail.turn.key != self.detail_pane.key:
+            self.set_status("open a turn first (Enter): v reads it in full")
+            return
+        from cosmem_tui.ui.reader import TextReader, full_text
+
+        title = self.turn_column.turn_label(detail.turn.key)
+        self.app.push_screen(TextReader(title, full_text(detail)))
+
     def action_count_shown(self) -> None:
         self.keys_to_the_bar()
         if self.level is Level.TENANTS:
