@@ -11,7 +11,7 @@ from cosmem_tui.core.browse import TurnDetail
 from cosmem_tui.core.text import cut_long, json_for_terminal, one_line, size_text, visible
 from cosmem_tui.model import MISSING, TtlClass, TtlState, Turn
 from cosmem_tui.model.ttl import format_duration
-from cosmem_tui.ui.rows import order_text
+from cosmem_tui.ui.rows import turn_name
 
 ROLE_STYLES = {
     "user": "bold #6cb6ff",
@@ -92,7 +92,10 @@ def render_detail(
     *,
     raw_status: str | None = None,
     read_key: str = "v",
+    label: str | None = None,
 ) -> Text:
+    """The detail pane's text; ``label`` names the turn as its row does (default: by its
+    order value, ``turn_name``)."""
     text = Text()
 
     def add(line: str, style: str | None = None) -> None:
@@ -102,7 +105,7 @@ def render_detail(
         text.append(visible(line, multiline=True), style)
 
     kind = "" if turn.kind == "turn" else f" · {one_line(turn.kind)}"
-    add(f"turn {order_text(turn)}{kind}", "bold")
+    add(f"{label or turn_name(turn)}{kind}", "bold")
     add(f" · {utc(turn.timestamp)}\n", "dim")
     add(f"id {visible(turn.item_id)}\n", "dim")
     if turn.part is not None:

@@ -14,6 +14,14 @@ from textual.widgets import Static
 from cosmem_tui.ui.actions import Registry, show_keys
 
 
+NUMBERING = (
+    "Turns are named by their order value as stored: turn 0 is the item whose order field "
+    "(turnIndex) is 0, in the # column, the breadcrumbs and the detail alike; "
+    "'turn — (no order value)' is an item without one. Threads ordered by a time number "
+    "their rows instead: #1 the oldest (-1 the newest, until the thread is loaded)."
+)
+
+
 def help_text(registry: Registry, view: str | None) -> Text:
     """The actions that apply to ``view`` (with their current keys), then the commands."""
     text = Text()
@@ -31,6 +39,8 @@ def help_text(registry: Registry, view: str | None) -> Text:
     for command, _ in registry.commands(view):
         text.append(f"  {command.usage:<22}", "bold")
         text.append(f"{command.help}\n")
+    if view == "browse":
+        text.append(f"\n{NUMBERING}\n", "dim")
     text.append(
         "\nRequest charges marked 'sim' are modelled (local workspace), not measured.\n", "dim"
     )

@@ -9,7 +9,7 @@ from textual.widgets import Static
 from cosmem_tui.ui.browse import BrowseScreen
 from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.widgets.row_list import RowList
-from tests.ui.conftest import burst, settle
+from tests.ui.conftest import burst, cells, settle
 
 
 def status(app) -> str:
@@ -87,3 +87,67 @@ async def test_a_filter_that_matches_nothing_says_so_and_titles_count_what_is_sh
         assert title(app, "turns") == f"turns of {thread} · 0 of {loaded}"
         await pilot.press("slash", *"zzz", "enter")
         assert first_line(app, "turns").startswith("no turns expiring within 1h match 'zzz'")
+
+
+async def test_thread_command_moves_the_tenant_and_thread_columns_to_the_rows_named(
+    make_app, demo_path, manifest
+):
+    app = make_app(demo_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        browse = app.screen
+        assert isinstance(browse, BrowseScreen)
+        tenant, thread = manifest.malformed["tenant"], manifest.malformed["thread"]
+        await pilot.press("colon", *f"thread {tenant} {thread}", "enter")
+        await settle(pilot)
+        assert browse.top.current_key is not None and browse.top.current_key.text == tenant
+        threads = browse.thread_column
+        assert threads.current_thread is not None and threads.current_thread.name == thread
+        other = next(t for t in reversed(threads.threads) if t.name != thread and not t.pseudo)
+        await pilot.press("colon", *f"thread {other.name}", "enter")  # of the same tenant
+        await settle(pilot)
+        assert browse.thread is not None and browse.thread.thread == other.ref.thread
+        assert threads.current_thread is other
+        await pilot.press("colon", *"tenant contoso", "enter")
+        await settle(pilot)
+        assert browse.top.current_key is not None and browse.top.current_key.text == "contoso"
+
+
+def crumbs(app) -> str:
+    return app.screen.query_one("#crumbs", Static).render().plain
+
+
+def detail_head(app) -> str:
+    return app.screen.query_one("#detail-body", Static).render().plain.split("\n")[0]
+
+
+async def test_a_turn_has_one_name_in_the_list_breadcrumbs_title_and_body(
+    make_app, demo_path, manifest
+):
+    """The order value as stored (``turn 0``), not the row position (``turn #1``); an
+    item without one says so everywhere alike."""
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        tenant, thread = manifest.malformed["tenant"], manifest.malformed["thread"]
+        app.run_command(f"thread {tenant} {thread}")
+        await settle(pilot)
+        turns = cells(app, "turns")
+        assert turns[0][0] == "—" and turns[1][0] == "0"  # row 1: no order; row 2: turn 0
+        await pilot.press("enter")
+        await settle(pilot)
+        missing = "turn — (no order value)"
+        assert crumbs(app).endswith(f" › {missing}")
+        assert str(app.screen.query_one("#detail").border_title) == missing
+        assert detail_head(app).startswith(f"{missing} · ")
+        await pilot.press("escape", "j", "enter")
+        await settle(pilot)
+        assert crumbs(app).endswith(" › turn 0")
+        assert str(app.screen.query_one("#detail").border_title) == "turn 0"
+        assert detail_head(app).startswith("turn 0 · ")
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        assert "Turns are named by their order value" in (
+            app.screen.query_one(Static).render().plain
+        )

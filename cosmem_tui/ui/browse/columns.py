@@ -46,6 +46,7 @@ from cosmem_tui.ui.rows import (
     ThreadRows,
     TurnRows,
     tenant_columns,
+    turn_name,
 )
 from cosmem_tui.ui.telemetry import hot_keys_of, problem_text
 from cosmem_tui.ui.widgets.row_list import RowList
@@ -383,6 +384,7 @@ class ThreadColumn(RowList):
         self.tenant: Key | None = None
         self.threads: list[Thread] = []
         self.loader = Loader(self, "threads")
+        self.wanted: Key | None = None  # the thread to highlight once listed (":thread ID")
 
     def open(self, session: Session, tenant: Key | str) -> None:
         """A tenant's threads: a Key from the list, or the text a person typed."""
@@ -390,6 +392,7 @@ class ThreadColumn(RowList):
         self.loader.bump()
         self.tenant = tenant if isinstance(tenant, Key) else None
         self.threads = []
+        self.wanted = None
         self.set_source(ThreadRows([], session.clock), empty_text="loading threads…")
         name = tenant.text if isinstance(tenant, Key) else tenant
         self.set_title(f"threads of {name}")
@@ -408,6 +411,8 @@ class ThreadColumn(RowList):
         self.tenant, self.threads = value
         self.set_source(ThreadRows(self.threads, self.session.clock), empty_text="no threads")
         self.set_title(f"threads of {self.tenant.text}", f"{len(self.threads):,}")
+        if self.wanted is not None:
+            self.select_thread(self.wanted)
         self.border_subtitle = plain(cost_text(cost))
         self.post_message(Status(""))
         self.post_message(ThreadsLoaded(self.tenant))
@@ -417,6 +422,14 @@ class ThreadColumn(RowList):
         self.show_message(failed_text("opening the tenant", error))
         self.post_message(Status(f"{error} · {RETRY}", error=True))
         self.post_message(ThreadsFailed())
+
+    def select_thread(self, thread: Key) -> None:
+        """Highlight ``thread``'s row; if the list is still loading, once it is listed."""
+        self.wanted = thread
+        index = next((i for i, t in enumerate(self.threads) if t.ref.thread == thread), None)
+        if index is not None:
+            self.wanted = None
+            self.select_index(index)
 
     @property
     def current_thread(self) -> Thread | None:
@@ -678,10 +691,14 @@ class TurnColumn(RowList):
         self.reload_target = None
 
     def turn_label(self, key: TurnKey) -> str:
-        """A turn's position now (rows move as walks merge), by its key."""
+        """A turn's name, as its row shows it: its order value as stored (``turn_name``);
+        on a schema ordered by a time, its position now (rows move as walks merge)."""
         index = self.window.index_of(key) if self.window is not None else None
         if index is None or self.window is None:
             return "turn"
+        turn = self.window.get(index)
+        if turn is not None and (self.rows is None or not self.rows.positional):
+            return turn_name(turn)
         number = self.window.number(index)
         if number > 0:
             return f"turn #{number:,}"
@@ -728,6 +745,7 @@ class DetailPane(VerticalScroll):
         self.detail: TurnDetail | None = None
         self.loader = Loader(self, "detail")
         self._turn_of: Callable[[TurnKey], Turn | None] = lambda _key: None
+        self._label_of: Callable[[TurnKey], str] = lambda _key: "turn"
 
     def open(
         self,
@@ -735,14 +753,15 @@ class DetailPane(VerticalScroll):
         ref: ThreadRef,
         key: TurnKey,
         turn_of: Callable[[TurnKey], Turn | None],
-        title: str,
+        label_of: Callable[[TurnKey], str],
     ) -> None:
         self.session = session
         self.loader.bump()
         self.key = key
         self.detail = None
         self._turn_of = turn_of
-        self.border_title = plain(title)
+        self._label_of = label_of
+        self.border_title = plain(label_of(key))
         self.border_subtitle = plain("point read…")
         self.render_turn()
         self.scroll_home(animate=False)
@@ -772,6 +791,15 @@ class DetailPane(VerticalScroll):
         keys = registry.keys("browse.read_all").split(",")
         return show_key(keys[0]) if keys[0] else "ctrl+p"
 
+    def follow_label(self) -> None:
+        """Rows moved (pages arrived): a turn named by its position is named anew."""
+        if self.key is None:
+            return
+        label = plain(self._label_of(self.key))
+        if label != self.border_title:
+            self.border_title = label
+            self.render_turn()
+
     def render_turn(self, raw_status: str | None = None) -> None:
         if self.session is None or self.key is None:
             return
@@ -787,5 +815,6 @@ class DetailPane(VerticalScroll):
             self.session.clock.now(),
             raw_status=raw_status,
             read_key=self.read_key,
+            label=self._label_of(self.key),
         )
         self.query_one("#detail-body", Static).update(body)
