@@ -5,7 +5,8 @@
 Builds a local workspace with one thread whose second turn holds a single message of
 ``--mb`` MB, then in a fresh interpreter drives the real app headless (Textual's test
 driver, 120×40): opens the thread, measures peak RSS, opens the big turn (the detail
-pane renders it, the raw item included), and measures again. Prints both figures;
+pane renders it, the raw item included), and measures again, then once more after
+reading the turn in full to its last page (``v``, ``G``). Prints the figures;
 asserts nothing. The detail shows a long text cut (64 KB) and reads the rest on
 demand, so opening the turn should cost a few MB more than listing it, not hundreds.
 """
@@ -59,7 +60,10 @@ async def main(path: str) -> None:
         await pilot.press("j", "enter")  # the second turn: the big one
         await settle(pilot)
         body = app.screen.query_one("#detail-body").render()
-        print(f"{listed:.0f} {peak_mb():.0f} {len(body.plain)}")
+        opened = peak_mb()
+        await pilot.press("v", "G")  # read it in full: the last page
+        await settle(pilot)
+        print(f"{listed:.0f} {opened:.0f} {peak_mb():.0f} {len(body.plain)}")
 
 
 asyncio.run(main(sys.argv[1]))
@@ -86,10 +90,11 @@ def main() -> None:
         took = time.perf_counter() - started
     if out.returncode != 0:
         sys.exit(out.stderr[-2000:])
-    listed, opened, shown = out.stdout.split()[-3:]
+    listed, opened, read, shown = out.stdout.split()[-4:]
     print(f"message: {size / 1e6:.1f} MB in one turn")
     print(f"peak RSS with the thread listed: {listed} MB")
     print(f"peak RSS after opening the turn: {opened} MB")
+    print(f"peak RSS after reading it in full to the last page (v, G): {read} MB")
     print(f"detail text shown: {int(shown):,} characters · run took {took:.1f} s")
 
 
