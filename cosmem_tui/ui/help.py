@@ -13,7 +13,6 @@ from textual.widgets import Static
 
 from cosmem_tui.ui.actions import Registry, show_keys
 
-
 NUMBERING = (
     "Turns are named by their order value as stored: turn 0 is the item whose order field "
     "(turnIndex) is 0, in the # column, the breadcrumbs and the detail alike; "

@@ -715,6 +715,7 @@ class TurnColumn(RowList):
         self.set_narrow(
             lambda index: rows.expiring_within(index, within),
             f"expiring within {horizon_label(within)}",
+            "e widens",
         )
         return self.narrow_status(within)
 

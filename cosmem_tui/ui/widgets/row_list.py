@@ -178,6 +178,7 @@ class RowList(ScrollView, can_focus=True):
         self.empty_text = empty_text
         self.noun = noun  # what the rows are ("turns"): for "no turns match …" and titles
         self.narrow_label = ""  # what the narrowing keeps ("expiring within 1 h")
+        self.narrow_hint = ""  # how to widen it ("e widens")
         self._title: tuple[str, str | None] | None = None  # set_title's base and total
         self._title_shown = ""
         self.cursor = 0  # position in the (possibly filtered) view
@@ -201,7 +202,7 @@ class RowList(ScrollView, can_focus=True):
         self.message = None
         self.filter_text = ""
         self.narrow = None
-        self.narrow_label = ""
+        self.narrow_label = self.narrow_hint = ""
         self._view = None
         self.cursor = 0
         self._need_pending = False
@@ -248,7 +249,7 @@ class RowList(ScrollView, can_focus=True):
             )
             if part
         )
-        widen = "e widens · " if self.narrow is not None and self.narrow_label else ""
+        widen = f"{self.narrow_hint} · " if self.narrow is not None and self.narrow_hint else ""
         return f"no {what} ({self.searchable_total():,} loaded; {widen}Esc clears)"
 
     def set_columns(self, columns: Sequence[Column]) -> None:
@@ -294,12 +295,14 @@ class RowList(ScrollView, can_focus=True):
         self.filter_text = text
         self._refiltered(current)
 
-    def set_narrow(self, keep: Callable[[int], bool] | None, label: str = "") -> None:
+    def set_narrow(
+        self, keep: Callable[[int], bool] | None, label: str = "", hint: str = ""
+    ) -> None:
         """Show only the source rows ``keep`` accepts (None: all), with any text filter;
-        ``label`` says what it keeps, for an empty list ("expiring within 1 h")."""
+        ``label`` says what it keeps and ``hint`` how to widen it, for an empty list."""
         current = self.current_index
         self.narrow = keep
-        self.narrow_label = label
+        self.narrow_label, self.narrow_hint = label, hint
         self._refiltered(current)
 
     def _refiltered(self, current: int | None) -> None:
