@@ -54,11 +54,42 @@ def visible(text: str, *, multiline: bool = False) -> str:
 
 
 def one_line(text: str, limit: int | None = None) -> str:
-    """A single-line preview: whitespace runs collapse to one space, then escaping."""
+    """A single-line preview: whitespace runs collapse to one space, then escaping.
+
+    With a ``limit`` only the start of ``text`` is read (a row of a 5 MB message costs
+    what a row of a short one does): whitespace runs longer than that start may make
+    the preview shorter than ``limit``, never longer.
+    """
+    cut = False
+    if limit is not None and len(text) > (bound := 4 * limit + 64):
+        text, cut = text[:bound], True
     flat = _WHITESPACE_RUN.sub(" ", text).strip()
-    if limit is not None and len(flat) > limit:
+    if limit is not None and (cut or len(flat) > limit):
         flat = flat[: max(0, limit - 1)] + "…"
     return visible(flat)
+
+
+LONG_TEXT = 64 * 1024  # characters of one text the detail shows; the rest is read on demand
+
+
+def size_text(size: int) -> str:
+    """``4.9 MB``, ``812 KB``, ``96 bytes`` (decimal units, as a transfer is counted)."""
+    if size >= 1_000_000:
+        return f"{size / 1_000_000:.1f} MB"
+    if size >= 1_000:
+        return f"{size / 1_000:.0f} KB"
+    return f"{size} byte{'' if size == 1 else 's'}"
+
+
+def cut_long(text: str, limit: int = LONG_TEXT) -> tuple[str, int]:
+    """The start of ``text`` to show (at most ``limit`` characters, ended at a line break
+    when one is near) and how many UTF-8 bytes are left after it (0: nothing is cut)."""
+    if len(text) <= limit:
+        return text, 0
+    end = text.rfind("\n", limit - limit // 8, limit)
+    end = end + 1 if end > 0 else limit
+    rest = text[end:]
+    return text[:end], len(rest.encode("utf-8", "surrogatepass"))
 
 
 def json_for_terminal(value: Any, *, indent: int | None = None) -> str:

@@ -215,6 +215,15 @@ ACTIONS: tuple[UiAction, ...] = (
         priority=True,
     ),
     UiAction(
+        "browse.read_all",
+        "v",
+        "read_all",
+        "read the open turn in full (the detail cuts long texts at 64 KB)",
+        "Browse",
+        BROWSE,
+        priority=True,
+    ),
+    UiAction(
         "browse.tenant",
         "",
         "open_tenant_prompt",
@@ -473,6 +482,9 @@ ACTIONS: tuple[UiAction, ...] = (
         hint="help",
         hint_rank=6,
         commands=(Command(("help", "h", "?"), (), "this help"),),
+        # In the app's key loop, like the browse keys: the overlay is up before the
+        # keys typed after ? are handled, so they reach it rather than the list below.
+        priority=True,
     ),
     UiAction(
         "app.quit",

@@ -121,14 +121,16 @@ class AdviseScreen(ViewScreen):
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
         yield Static(id="advice-summary")
-        yield RowList(FINDING_COLUMNS, id="findings", empty_text="checking the container…")
+        yield RowList(
+            FINDING_COLUMNS, id="findings", empty_text="checking the container…", noun="findings"
+        )
         yield Static(id="finding")
         yield from self.compose_chrome_bottom()
 
     def on_mount(self) -> None:
         super().on_mount()
         findings = self.query_one("#findings", RowList)
-        findings.border_title = plain("findings, worst first")
+        findings.set_title("findings, worst first")
         self.query_one("#finding", Static).border_title = plain("evidence and fix")
         self.set_focus(findings)
 

@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import ClassVar, TextIO
 
 from textual import events
+from textual.actions import SkipAction
 from textual.app import App
 from textual.message import Message
 from textual.reactive import var
+from textual.screen import ModalScreen
 from textual.timer import Timer
 
 from cosmem_tui.compose import build_demo, open_session
@@ -364,7 +366,12 @@ class CosmemApp(App[None]):
             screen.open_command_bar()
 
     def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
+        screen = self.screen
+        if isinstance(screen, HelpScreen):
+            screen.dismiss()  # ? again closes it
+        elif isinstance(screen, ModalScreen):
+            raise SkipAction()  # a dialog keeps its keys
+        else:
             self.push_screen(HelpScreen(self.registry, self.current_view))
 
     def run_command(self, line: str) -> None:

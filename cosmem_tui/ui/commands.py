@@ -123,7 +123,9 @@ def parse_command(
         plural = verb == f"{label}s"
         matches = registry.command_named("tenants" if plural else "tenant", view)
     if not matches:
-        return Mistake(f"unknown command: {one_line(line, 40)} (try :help)")
+        return _elsewhere(verb, registry) or Mistake(
+            f"unknown command: {one_line(line, 40)} (try :help)"
+        )
     action = matches[0][1].id
     if action == "app.quit" and not args:
         return Quit()
@@ -158,6 +160,25 @@ def parse_command(
         return _write_command(action, args)
     usage = " or ".join(c.usage for c, _ in matches)
     return Mistake(f"usage: {usage}")
+
+
+def _elsewhere(verb: str, registry: Registry) -> Mistake | None:
+    """A command of another view: its usage and where it works, not "unknown command"."""
+    found = [
+        (command, action)
+        for action in registry.actions
+        if registry.offered(action)
+        for command in action.commands
+        if verb in command.names
+    ]
+    if not found:
+        return None
+    usage = " or ".join(command.usage for command, _ in found)
+    views = sorted({view for _, action in found for view in action.views or ()})
+    if not views:
+        return Mistake(f"usage: {usage}")
+    where = " or ".join(f"the {view} view (:{view})" for view in views)
+    return Mistake(f"usage: {usage}, in {where}")
 
 
 def _write_command(action: str, args: list[str]) -> Command:

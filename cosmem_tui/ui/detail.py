@@ -8,10 +8,10 @@ from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
 from cosmem_tui.core.browse import TurnDetail
-from cosmem_tui.core.text import json_for_terminal, one_line, visible
+from cosmem_tui.core.text import cut_long, json_for_terminal, one_line, size_text, visible
 from cosmem_tui.model import MISSING, TtlClass, TtlState, Turn
 from cosmem_tui.model.ttl import format_duration
-from cosmem_tui.ui.rows import order_text
+from cosmem_tui.ui.rows import turn_name
 
 ROLE_STYLES = {
     "user": "bold #6cb6ff",
@@ -91,7 +91,11 @@ def render_detail(
     now: float,
     *,
     raw_status: str | None = None,
+    read_key: str = "v",
+    label: str | None = None,
 ) -> Text:
+    """The detail pane's text; ``label`` names the turn as its row does (default: by its
+    order value, ``turn_name``)."""
     text = Text()
 
     def add(line: str, style: str | None = None) -> None:
@@ -101,7 +105,7 @@ def render_detail(
         text.append(visible(line, multiline=True), style)
 
     kind = "" if turn.kind == "turn" else f" · {one_line(turn.kind)}"
-    add(f"turn {order_text(turn)}{kind}", "bold")
+    add(f"{label or turn_name(turn)}{kind}", "bold")
     add(f" · {utc(turn.timestamp)}\n", "dim")
     add(f"id {visible(turn.item_id)}\n", "dim")
     if turn.part is not None:
@@ -118,16 +122,30 @@ def render_detail(
     for message in turn.messages:
         add(visible(message.role), ROLE_STYLES.get(message.role, "bold"))
         add("\n")
-        body = visible(message.text, multiline=True) or "(empty)"
+        # A long text is cut before it is escaped or laid out: a 5 MB message costs
+        # what 64 KB does; the rest is read on demand (``ui/reader.py``).
+        shown, more = cut_long(message.text)
+        body = visible(shown, multiline=True) or "(empty)"
         for line in body.split("\n"):
             add(f"  {line}\n")
+        if more:
+            add(f"  {more_note(more, read_key)}\n", "bold yellow")
     add("\n── raw item", "bold dim")
     if detail is None:
         add(" ──\n", "bold dim")
         add(one_line(raw_status or "loading the item (point read)…") + "\n", "dim")
         return text
+    encoded = json_for_terminal(dict(detail.item.body), indent=2)
     add(f" (point read, {len(detail.item.raw_json()):,} bytes) ──\n", "bold dim")
-    raw = Text(json_for_terminal(dict(detail.item.body), indent=2))
+    shown, more = cut_long(encoded)
+    raw = Text(shown)
     JSONHighlighter().highlight(raw)
     text.append_text(raw)
+    if more:
+        add(f"\n{more_note(more, read_key)}\n", "bold yellow")
     return text
+
+
+def more_note(more: int, read_key: str) -> str:
+    """What follows a cut text: how much is left and how to read it."""
+    return f"… {size_text(more)} more (press {read_key} to read it all)"

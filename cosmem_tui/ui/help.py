@@ -13,6 +13,13 @@ from textual.widgets import Static
 
 from cosmem_tui.ui.actions import Registry, show_keys
 
+NUMBERING = (
+    "Turns are named by their order value as stored: turn 0 is the item whose order field "
+    "(turnIndex) is 0, in the # column, the breadcrumbs and the detail alike; "
+    "'turn — (no order value)' is an item without one. Threads ordered by a time number "
+    "their rows instead: #1 the oldest (-1 the newest, until the thread is loaded)."
+)
+
 
 def help_text(registry: Registry, view: str | None) -> Text:
     """The actions that apply to ``view`` (with their current keys), then the commands."""
@@ -31,6 +38,8 @@ def help_text(registry: Registry, view: str | None) -> Text:
     for command, _ in registry.commands(view):
         text.append(f"  {command.usage:<22}", "bold")
         text.append(f"{command.help}\n")
+    if view == "browse":
+        text.append(f"\n{NUMBERING}\n", "dim")
     text.append(
         "\nRequest charges marked 'sim' are modelled (local workspace), not measured.\n", "dim"
     )
@@ -59,8 +68,13 @@ class HelpScreen(ModalScreen[None]):
             scroll.border_title = "keys — Esc closes"
             yield Static(help_text(self.registry, self.view))
 
+    # Keys sent with the ? that opened the help arrive before its first layout: each
+    # scroll waits for the layout, so none is lost to a scroll range not known yet.
     def action_scroll_down(self) -> None:
-        self.query_one(VerticalScroll).scroll_down()
+        self.call_after_refresh(self._scroll, 1)
 
     def action_scroll_up(self) -> None:
-        self.query_one(VerticalScroll).scroll_up()
+        self.call_after_refresh(self._scroll, -1)
+
+    def _scroll(self, lines: int) -> None:
+        self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False, immediate=True)

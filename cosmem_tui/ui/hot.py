@@ -80,7 +80,9 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         yield from self.compose_chrome_top()
         yield Line1(id="headline")
         yield Line1(id="source")
-        yield RowList(key_columns(self.key_title(), self.sort), id="keys", empty_text="…")
+        yield RowList(
+            key_columns(self.key_title(), self.sort), id="keys", empty_text="…", noun="keys"
+        )
         yield Line1(id="problems")
         yield Line1(id="notes")
         yield from self.compose_chrome_bottom()
@@ -201,7 +203,7 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         subtitle = " · ".join(parts)
         if (title, subtitle) != self._titles_shown:  # unchanged titles must not redraw
             self._titles_shown = (title, subtitle)
-            self.table.border_title = plain(title)
+            self.table.set_title(title)
             self.table.border_subtitle = plain(subtitle)
 
     def status_text(self) -> str | None:

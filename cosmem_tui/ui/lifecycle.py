@@ -154,7 +154,7 @@ class LifecycleScreen(ViewScreen):
         self.loader.bump()
         listing = self.query_one("#ttl-list", RowList)
         label = self.session.schema.tenant_label
-        listing.border_title = plain(f"lifecycle of {scope.describe(label)}")
+        listing.set_title(f"lifecycle of {scope.describe(label)}")
         listing.border_subtitle = plain("counting…")
         listing.clear_message()
         self._summary([f"{scope.describe(label)} · counting…"])

@@ -205,13 +205,13 @@ class RequestsScreen(ViewScreen):
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
         yield Static(id="summary")
-        yield RowList(LEDGER_COLUMNS, id="ledger", empty_text="no requests yet")
+        yield RowList(LEDGER_COLUMNS, id="ledger", empty_text="no requests yet", noun="requests")
         yield from self.compose_chrome_bottom()
 
     def on_mount(self) -> None:
         super().on_mount()
         ledger = self.query_one("#ledger", RowList)
-        ledger.border_title = plain("requests, newest first")
+        ledger.set_title("requests, newest first")
         self.set_focus(ledger)
 
     def session_ready(self, session: Session) -> None:

@@ -264,6 +264,14 @@ def order_text(turn: Turn) -> str:
     return one_line(str(turn.order), 8)
 
 
+def turn_name(turn: Turn) -> str:
+    """A turn's name wherever it is shown (list ``#``, breadcrumbs, detail title and body):
+    its order value as stored, so ``turn 0`` is turnIndex 0; an item without one says so."""
+    if turn.order is MISSING:
+        return "turn — (no order value)"
+    return f"turn {order_text(turn)}"
+
+
 def preview(turn: Turn) -> str:
     """``ROLE: text · ROLE: text`` on one line; a role name is item data like the text."""
     if turn.messages:

@@ -154,7 +154,7 @@ class ViewScreen(Screen[None]):
             self.set_status("")
             return
         if target.row_count == 0:
-            self.set_status(f"no matches for /{one_line(target.filter_text)} · Esc clears")
+            self.set_status(target.empty_line())
             return
         self.set_status(
             f"filter /{one_line(target.filter_text)}: {target.row_count:,} rows"

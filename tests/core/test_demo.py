@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import re
 from collections import Counter
 
 import pytest
@@ -37,7 +39,7 @@ def test_the_demo_has_not_moved():
     (and regenerate the snapshots with it)."""
     small = DemoShape(tenants=10, threads=40)  # 10 tenants: the malformed and hostile too
     assert digest(ANCHOR, DEMO_SEED, small) == (
-        "89a176089dd6814fa349452715af2e28e57160dc1aaed3247532b027d2051e50"
+        "7642ab1721283d3eb11aaaac52856f9b489f4739ffab156ac085f882c7007ca4"
     )
 
 
@@ -126,3 +128,23 @@ async def test_malformed_and_hostile_threads_are_there(demo_path, manifest, cloc
     texts = [b["messages"][0]["content"] for b in (i.body for i in page.items)]
     assert texts == list(HOSTILE_TEXTS)
     await store.close()
+
+
+SELF_LINK = re.compile(r"dbs/([A-Za-z0-9+=-]+)/colls/([A-Za-z0-9+=-]+)/docs/([A-Za-z0-9+=-]+)/")
+
+
+def test_items_carry_a_self_link_shaped_as_cosmos_writes_it():
+    """``dbs/<db rid>/colls/<container rid>/docs/<item rid>/``: each rid base64 of 4, 8
+    and 16 bytes, nested (an item's rid starts with its container's, which starts with
+    its database's), the item's rid its ``_rid``: the malformed and hostile items too."""
+    items, _ = generate_items(ANCHOR, DEMO_SEED, DemoShape(tenants=10, threads=40))
+    containers = set()
+    for body in items:
+        match = SELF_LINK.fullmatch(body["_self"])
+        assert match is not None, body["_self"]
+        db, coll, doc = (base64.b64decode(part.replace("-", "/")) for part in match.groups())
+        assert (len(db), len(coll), len(doc)) == (4, 8, 16)
+        assert coll[:4] == db and doc[:8] == coll
+        assert match.group(3) == body["_rid"]
+        containers.add(match.group(2))
+    assert len(containers) == 1  # one container

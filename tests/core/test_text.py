@@ -8,7 +8,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cosmem_tui.core.text import json_for_terminal, one_line, visible
+from cosmem_tui.core.text import cut_long, json_for_terminal, one_line, size_text, visible
 
 DANGEROUS = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 hostile_text = st.text(
@@ -62,3 +62,27 @@ def test_escapes_are_readable():
     assert visible("line1\r\nline2\rover", multiline=True) == "line1\nline2\\x0dover"
     assert visible("[bold red]markup stays text[/]") == "[bold red]markup stays text[/]"
     assert one_line("hello\n\n  world\tagain", 11) == "hello worl…"
+
+
+def test_a_one_line_preview_of_megabytes_reads_only_its_start():
+    huge = "word " * 1_000_000 + "THE END"
+    shown = one_line(huge, 300)
+    assert len(shown) == 300 and shown.endswith("…") and shown.startswith("word word")
+    spaced = "a" + " " * 5000 + "b"  # cut inside a whitespace run: shorter, still marked
+    assert one_line(spaced, 100) == "a…"
+    assert one_line("short text", 300) == "short text"
+
+
+def test_a_long_text_is_cut_at_a_line_break_with_the_bytes_left():
+    assert cut_long("short") == ("short", 0)
+    text = ("x" * 99 + "\n") * 1000  # 100,000 characters
+    shown, more = cut_long(text, 64 * 1024)
+    assert shown.endswith("\n") and len(shown) == 65_500  # the last break before 64 KB
+    assert more == len(text) - 65_500
+    assert cut_long("é" * 200, 100) == ("é" * 100, 200)  # UTF-8 bytes: two each
+    assert [size_text(n) for n in (1, 999, 64_000, 4_934_464)] == [
+        "1 byte",
+        "999 bytes",
+        "64 KB",
+        "4.9 MB",
+    ]

@@ -71,3 +71,38 @@ def test_the_verbs_are_the_registry_s():
     assert parse_command("requests", REGISTRY, None) == SwitchView("requests")
     # browse's own commands do not exist where browse is not
     assert isinstance(parse_command("tenant acme", REGISTRY, "requests", LAB), Mistake)
+
+
+def _commands_needing_an_argument():
+    registry = the_registry()
+    registry.writes_allowed = True
+    return [
+        (command, action)
+        for action in registry.actions
+        for command in action.commands
+        if command.args and not all(arg.startswith("[") for arg in command.args)
+    ]
+
+
+@pytest.mark.parametrize("view", ["browse", "requests", "throttle", "hot", "advise", "ttl"])
+def test_a_command_without_its_argument_says_its_usage_in_every_view(view):
+    """``:tenant`` alone, or typed in a view it does not apply to, says how it is used
+    (and where), never "unknown command"."""
+    registry = the_registry()
+    registry.writes_allowed = True
+    for command, action in _commands_needing_an_argument():
+        for verb in command.names:
+            said = parse_command(verb, registry, view, LAB, None)
+            assert isinstance(said, Mistake), (view, verb)
+            assert said.message.startswith("usage: :"), (view, verb, said)
+            if not action.applies_to(view):
+                assert command.usage in said.message
+                assert all(f"the {v} view (:{v})" in said.message for v in action.views or ())
+
+
+def test_a_command_of_another_view_says_where_it_works():
+    said = parse_command("tenant acme", REGISTRY, "requests", LAB, None)
+    assert said == Mistake("usage: :tenant NAME, in the browse view (:browse)")
+    assert parse_command("frobnicate", REGISTRY, "requests") == Mistake(
+        "unknown command: frobnicate (try :help)"
+    )

@@ -235,6 +235,7 @@ async def test_unknown_and_misused_commands_say_so(make_app, demo_path):
         await settle(pilot)
         app.run_command("tenant acme")  # a browse command, typed in the ledger
         await settle(pilot)
-        assert "unknown command" in app.screen.query_one("#status", Static).render().plain
+        said = app.screen.query_one("#status", Static).render().plain
+        assert said == "usage: :tenant NAME, in the browse view (:browse)"
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)

@@ -102,24 +102,32 @@ def _iso(epoch: float) -> str:
     )
 
 
+def rid_text(raw: bytes) -> str:
+    """A resource id as it appears in ``_rid`` and ``_self``: base64 with ``-`` for ``/``
+    (a ``/`` would split the ``_self`` path)."""
+    return base64.b64encode(raw).decode("ascii").replace("/", "-")
+
+
 class _Writer:
     """Builds item bodies with Cosmos-looking system properties from one RNG."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self.db_rid = self._rid(6)
-        self.coll_rid = self.db_rid + self._rid(4)
+        # Resource ids nest as Cosmos writes them: a database's 4 bytes, a container's 8
+        # (its database's 4 first), an item's 16 (its container's 8 first). The draws
+        # stay as they were (6 and 4 bytes), so the rest of the demo does not move.
+        self.db_bytes = self.rng.randbytes(6)[:4]
+        self.coll_bytes = self.db_bytes + self.rng.randbytes(4)
+        self.db_rid = rid_text(self.db_bytes)
+        self.coll_rid = rid_text(self.coll_bytes)
         self._embeddings: list[list[float]] = []
-
-    def _rid(self, n: int) -> str:
-        return base64.b64encode(self.rng.randbytes(n)).decode("ascii")
 
     def uuid(self) -> str:
         h = f"{self.rng.getrandbits(128):032x}"
         return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{h[16:20]}-{h[20:]}"
 
     def item(self, tenant: str, thread: str, index: Any, ts: int, **fields: Any) -> dict[str, Any]:
-        rid = self.coll_rid + self._rid(8)
+        rid = rid_text(self.coll_bytes + self.rng.randbytes(8))
         body: dict[str, Any] = {"id": self.uuid(), "tenantId": tenant, "threadId": thread}
         if index is not _NO_INDEX:
             body["turnIndex"] = index

@@ -1,11 +1,12 @@
 """The browse columns, each a widget that owns its loading, its errors and its states.
 
 Every column shows one of: *loading* (what it is waiting for), *empty* ("no threads",
-"no matches for /x"), *failed* (the whole message, wrapped, with the fix and ``r``),
-or *partial* ("300 of 376 loaded — 1 page failed"): never a spinner that hides an
-error, never an old error after a successful reload. Columns tell the screen what
-the user should read in the status line (``Status``) and what they loaded (for the
-breadcrumbs) by messages; the screen owns the levels and the layout.
+"no turns match 'x' (24 loaded; Esc clears)"), *failed* (the whole message, wrapped,
+with the fix and ``r``), or *partial* ("300 of 376 loaded — 1 page failed"): never a
+spinner that hides an error, never an old error after a successful reload. Columns
+tell the screen what the user should read in the status line (``Status``) and what
+they loaded (for the breadcrumbs) by messages; the screen owns the levels and the
+layout.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import cast
 
 from textual import on
 from textual.containers import VerticalScroll
@@ -31,8 +33,10 @@ from cosmem_tui.model.lifecycle import horizon_label
 from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, Window
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.schemas import Granularity, ValueType
+from cosmem_tui.ui.actions import show_key
 from cosmem_tui.ui.browse.thread_search import HitCursor, jump, mark
 from cosmem_tui.ui.detail import render_detail
+from cosmem_tui.ui.host import Host
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
 from cosmem_tui.ui.rows import (
@@ -44,6 +48,7 @@ from cosmem_tui.ui.rows import (
     ThreadRows,
     TurnRows,
     tenant_columns,
+    turn_name,
 )
 from cosmem_tui.ui.telemetry import hot_keys_of, problem_text
 from cosmem_tui.ui.widgets.row_list import Cell, RowList
@@ -107,7 +112,8 @@ class KeyColumn(RowList):
         self.tenant_load = None
         self.load_asked_at = None
         self._show_columns()
-        self.border_title = plain(self.label)
+        self.noun = self.label
+        self.set_title(self.label)
         cached = self.service.directory.cached()
         if cached is not None:
             self._show(cached)
@@ -228,7 +234,7 @@ class KeyColumn(RowList):
         if current is not None and (index := self.rows.index_of(current)) is not None:
             self.select_index(index)
         count = f"{len(listing.keys):,}" if listing.complete else f"{len(listing.keys):,}+"
-        self.border_title = plain(f"{self.label} ({count})")
+        self.set_title(self.label, count)
 
     def _listed(self, listing: Listing) -> None:
         assert self.session is not None
@@ -375,11 +381,12 @@ class ThreadsFailed(Message):
 
 class ThreadColumn(RowList):
     def __init__(self) -> None:
-        super().__init__(THREAD_COLUMNS, id="threads", empty_text="no threads")
+        super().__init__(THREAD_COLUMNS, id="threads", empty_text="no threads", noun="threads")
         self.session: Session | None = None
         self.tenant: Key | None = None
         self.threads: list[Thread] = []
         self.loader = Loader(self, "threads")
+        self.wanted: Key | None = None  # the thread to highlight once listed (":thread ID")
 
     def open(self, session: Session, tenant: Key | str) -> None:
         """A tenant's threads: a Key from the list, or the text a person typed."""
@@ -387,9 +394,10 @@ class ThreadColumn(RowList):
         self.loader.bump()
         self.tenant = tenant if isinstance(tenant, Key) else None
         self.threads = []
+        self.wanted = None
         self.set_source(ThreadRows([], session.clock), empty_text="loading threads…")
         name = tenant.text if isinstance(tenant, Key) else tenant
-        self.border_title = plain(f"threads of {name}")
+        self.set_title(f"threads of {name}")
         self.border_subtitle = plain("loading…")
         service = session.service
 
@@ -404,7 +412,9 @@ class ThreadColumn(RowList):
         assert self.session is not None
         self.tenant, self.threads = value
         self.set_source(ThreadRows(self.threads, self.session.clock), empty_text="no threads")
-        self.border_title = plain(f"threads of {self.tenant.text} ({len(self.threads)})")
+        self.set_title(f"threads of {self.tenant.text}", f"{len(self.threads):,}")
+        if self.wanted is not None:
+            self.select_thread(self.wanted)
         self.border_subtitle = plain(cost_text(cost))
         self.post_message(Status(""))
         self.post_message(ThreadsLoaded(self.tenant))
@@ -414,6 +424,14 @@ class ThreadColumn(RowList):
         self.show_message(failed_text("opening the tenant", error))
         self.post_message(Status(f"{error} · {RETRY}", error=True))
         self.post_message(ThreadsFailed())
+
+    def select_thread(self, thread: Key) -> None:
+        """Highlight ``thread``'s row; if the list is still loading, once it is listed."""
+        self.wanted = thread
+        index = next((i for i, t in enumerate(self.threads) if t.ref.thread == thread), None)
+        if index is not None:
+            self.wanted = None
+            self.select_index(index)
 
     @property
     def current_thread(self) -> Thread | None:
@@ -469,7 +487,7 @@ class FailedTurnRows(TurnRows):
 
 class TurnColumn(RowList):
     def __init__(self) -> None:
-        super().__init__(TURN_COLUMNS, id="turns", empty_text="no turns")
+        super().__init__(TURN_COLUMNS, id="turns", empty_text="no turns", noun="turns")
         self.session: Session | None = None
         self.window: TurnWindow | None = None
         self.rows: TurnRows | None = None
@@ -516,7 +534,7 @@ class TurnColumn(RowList):
         )
         self.expiring_within = None
         self.set_source(self.rows, empty_text="loading turns…")
-        self.border_title = plain(f"turns of {ref.thread.text}")
+        self.set_title(f"turns of {ref.thread.text}")
         self.border_subtitle = plain("loading…")
         self.fetch(Side.HEAD, first=True)
         if keep is not None and keep.side is Side.TAIL:
@@ -633,6 +651,10 @@ class TurnColumn(RowList):
         if side is not None and side not in self.failed:  # a failed page waits for r
             self.fetch(side)
 
+    def searchable_total(self) -> int:
+        """A filter looks at the loaded turns only."""
+        return self.window.loaded if self.window is not None else 0
+
     def turn_under_cursor(self) -> TurnKey | None:
         turn = self.current_turn
         return turn.key if turn is not None else None
@@ -683,10 +705,14 @@ class TurnColumn(RowList):
         self.reload_target = None
 
     def turn_label(self, key: TurnKey) -> str:
-        """A turn's position now (rows move as walks merge), by its key."""
+        """A turn's name, as its row shows it: its order value as stored (``turn_name``);
+        on a schema ordered by a time, its position now (rows move as walks merge)."""
         index = self.window.index_of(key) if self.window is not None else None
         if index is None or self.window is None:
             return "turn"
+        turn = self.window.get(index)
+        if turn is not None and (self.rows is None or not self.rows.positional):
+            return turn_name(turn)
         number = self.window.number(index)
         if number > 0:
             return f"turn #{number:,}"
@@ -700,7 +726,11 @@ class TurnColumn(RowList):
         if within is None or rows is None:
             self.set_narrow(None)
             return ""
-        self.set_narrow(lambda index: rows.expiring_within(index, within))
+        self.set_narrow(
+            lambda index: rows.expiring_within(index, within),
+            f"expiring within {horizon_label(within)}",
+            "e widens",
+        )
         return self.narrow_status(within)
 
     def narrow_status(self, within: int, *, thread_total: int | None = None) -> str:
@@ -774,6 +804,7 @@ class DetailPane(VerticalScroll):
         self.detail: TurnDetail | None = None
         self.loader = Loader(self, "detail")
         self._turn_of: Callable[[TurnKey], Turn | None] = lambda _key: None
+        self._label_of: Callable[[TurnKey], str] = lambda _key: "turn"
 
     def open(
         self,
@@ -781,14 +812,15 @@ class DetailPane(VerticalScroll):
         ref: ThreadRef,
         key: TurnKey,
         turn_of: Callable[[TurnKey], Turn | None],
-        title: str,
+        label_of: Callable[[TurnKey], str],
     ) -> None:
         self.session = session
         self.loader.bump()
         self.key = key
         self.detail = None
         self._turn_of = turn_of
-        self.border_title = plain(title)
+        self._label_of = label_of
+        self.border_title = plain(label_of(key))
         self.border_subtitle = plain("point read…")
         self.render_turn()
         self.scroll_home(animate=False)
@@ -811,6 +843,22 @@ class DetailPane(VerticalScroll):
         self.render_turn(raw_status=error)
         self.post_message(Status(f"{error} · {RETRY}", error=True))
 
+    @property
+    def read_key(self) -> str:
+        """The key that reads a cut text in full, as the user has it bound."""
+        registry = cast(Host, self.app).registry
+        keys = registry.keys("browse.read_all").split(",")
+        return show_key(keys[0]) if keys[0] else "ctrl+p"
+
+    def follow_label(self) -> None:
+        """Rows moved (pages arrived): a turn named by its position is named anew."""
+        if self.key is None:
+            return
+        label = plain(self._label_of(self.key))
+        if label != self.border_title:
+            self.border_title = label
+            self.render_turn()
+
     def render_turn(self, raw_status: str | None = None) -> None:
         if self.session is None or self.key is None:
             return
@@ -820,5 +868,12 @@ class DetailPane(VerticalScroll):
             turn = self._turn_of(self.key)
         if turn is None:
             return
-        body = render_detail(turn, self.detail, self.session.clock.now(), raw_status=raw_status)
+        body = render_detail(
+            turn,
+            self.detail,
+            self.session.clock.now(),
+            raw_status=raw_status,
+            read_key=self.read_key,
+            label=self._label_of(self.key),
+        )
         self.query_one("#detail-body", Static).update(body)

@@ -276,8 +276,8 @@ class BrowseScreen(ViewScreen):
 
     @on(TurnsChanged)
     def _turns_changed(self) -> None:
-        if self.level is Level.DETAIL and (key := self.detail_pane.key) is not None:
-            self.detail_pane.border_title = plain(self.turn_column.turn_label(key))
+        if self.level is Level.DETAIL:
+            self.detail_pane.follow_label()
             self._update_crumbs()
 
     @on(TurnsFailed)
@@ -318,7 +318,7 @@ class BrowseScreen(ViewScreen):
             index = window.index_of(k)
             return window.get(index) if index is not None else None
 
-        self.detail_pane.open(self.session, ref, key, turn_of, column.turn_label(key))
+        self.detail_pane.open(self.session, ref, key, turn_of, column.turn_label)
         self.level = Level.DETAIL
         self.layout_columns()
 
@@ -407,6 +407,18 @@ class BrowseScreen(ViewScreen):
             self.open_turns(ref, expected, keep=self.turn_column.reload_here())
         elif self.level is Level.DETAIL and (key := self.detail_pane.key) is not None:
             self.open_detail(key)
+
+    def action_read_all(self) -> None:
+        """``v``: the open turn in full, page by page (the detail cuts long texts)."""
+        self.keys_to_the_bar()
+        detail = self.detail_pane.detail if self.level is Level.DETAIL else None
+        if detail is None or detail.turn.key != self.detail_pane.key:
+            self.set_status("open a turn first (Enter): v reads it in full")
+            return
+        from cosmem_tui.ui.reader import TextReader, full_text
+
+        title = self.turn_column.turn_label(detail.turn.key)
+        self.app.push_screen(TextReader(title, full_text(detail)))
 
     def action_count_shown(self) -> None:
         self.keys_to_the_bar()
@@ -657,6 +669,14 @@ class BrowseScreen(ViewScreen):
         self.run_worker(resolve, group="resolve", exclusive=True, exit_on_error=False)
 
     def _open_resolved(self, ref: ThreadRef) -> None:
+        # The columns beside the turns highlight the thread opened (and its tenant), not
+        # the rows the cursor was on before the command.
+        if ref.tenant is not None:
+            self._select_key_row(ref.tenant)
+            if self.thread_column.tenant in (None, ref.tenant):
+                self.thread_column.select_thread(ref.thread)
+        else:
+            self._select_key_row(ref.thread)
         threads = self.thread_column.threads
         known = next((t for t in threads if t.ref == ref), None)
         self.open_turns(ref, known.items if known else None)

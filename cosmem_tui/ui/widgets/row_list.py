@@ -22,6 +22,9 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from cosmem_tui.core.text import one_line
+from cosmem_tui.ui.messages import plain
+
 Tone = Literal["", "dim", "warn", "bad", "good", "accent"]
 Cell = tuple[str, Tone]
 
@@ -162,12 +165,22 @@ class RowList(ScrollView, can_focus=True):
             return self.row_list
 
     def __init__(
-        self, columns: Sequence[Column], *, id: str | None = None, empty_text: str = "nothing here"
+        self,
+        columns: Sequence[Column],
+        *,
+        id: str | None = None,
+        empty_text: str = "nothing here",
+        noun: str = "rows",
     ) -> None:
         super().__init__(id=id)
         self.columns = list(columns)
         self.source: RowSource = _Empty()
         self.empty_text = empty_text
+        self.noun = noun  # what the rows are ("turns"): for "no turns match …" and titles
+        self.narrow_label = ""  # what the narrowing keeps ("expiring within 1 h")
+        self.narrow_hint = ""  # how to widen it ("e widens")
+        self._title: tuple[str, str | None] | None = None  # set_title's base and total
+        self._title_shown = ""
         self.cursor = 0  # position in the (possibly filtered) view
         self.filter_text = ""
         # A narrowing beside the text filter (a view's own, e.g. "expiring within 1 h"):
@@ -189,13 +202,55 @@ class RowList(ScrollView, can_focus=True):
         self.message = None
         self.filter_text = ""
         self.narrow = None
+        self.narrow_label = self.narrow_hint = ""
         self._view = None
         self.cursor = 0
         self._need_pending = False
         self._resize()
         self.scroll_to(0, 0, animate=False, immediate=True)
+        self._show_title()
         self.refresh()
         self.post_message(self.Highlighted(self, self.current_index))
+
+    def set_title(self, base: str, total: str | None = None) -> None:
+        """The border title: ``base (total)``, and while a filter or a narrowing hides
+        rows ``base · 3 of 24`` (total: the rows the filter looked at, by default)."""
+        self._title = (base, total)
+        self._show_title()
+
+    def _show_title(self) -> None:
+        if self._title is None:
+            return
+        base, total = self._title
+        if self._view is None:
+            title = f"{base} ({total})" if total else base
+        else:
+            among = total or f"{self.searchable_total():,}"
+            title = f"{base} · {self.row_count:,} of {among}"
+        if title != self._title_shown:  # an unchanged title must not redraw (idle views)
+            self._title_shown = title
+            self.border_title = plain(title)
+
+    def searchable_total(self) -> int:
+        """How many rows a filter looks at (a lazy source says how many are loaded)."""
+        return len(self.source)
+
+    def empty_line(self) -> str:
+        """What an empty list says: a filter or narrowing that matches nothing says so
+        (and how many rows it looked at), apart from loading, empty or failed."""
+        if not self.filter_text and self.narrow is None:
+            return self.empty_text
+        what = " ".join(
+            part
+            for part in (
+                self.noun,
+                self.narrow_label if self.narrow is not None else "",
+                f"match '{one_line(self.filter_text, 40)}'" if self.filter_text else "",
+            )
+            if part
+        )
+        widen = f"{self.narrow_hint} · " if self.narrow is not None and self.narrow_hint else ""
+        return f"no {what} ({self.searchable_total():,} loaded; {widen}Esc clears)"
 
     def set_columns(self, columns: Sequence[Column]) -> None:
         """Other columns (another level, a sort marker), drawn at the next refresh."""
@@ -232,6 +287,7 @@ class RowList(ScrollView, can_focus=True):
                 self.cursor = self._view.index(current)
         self.cursor = min(self.cursor, max(0, self.row_count - 1))
         self._resize()
+        self._show_title()
         self.refresh()
 
     def set_filter(self, text: str) -> None:
@@ -239,10 +295,14 @@ class RowList(ScrollView, can_focus=True):
         self.filter_text = text
         self._refiltered(current)
 
-    def set_narrow(self, keep: Callable[[int], bool] | None) -> None:
-        """Show only the source rows ``keep`` accepts (None: all), with any text filter."""
+    def set_narrow(
+        self, keep: Callable[[int], bool] | None, label: str = "", hint: str = ""
+    ) -> None:
+        """Show only the source rows ``keep`` accepts (None: all), with any text filter;
+        ``label`` says what it keeps and ``hint`` how to widen it, for an empty list."""
         current = self.current_index
         self.narrow = keep
+        self.narrow_label, self.narrow_hint = label, hint
         self._refiltered(current)
 
     def _refiltered(self, current: int | None) -> None:
@@ -254,6 +314,7 @@ class RowList(ScrollView, can_focus=True):
             self.cursor = 0
         self._resize()
         self._scroll_cursor_into_view()
+        self._show_title()
         self.refresh()
         self.post_message(self.Highlighted(self, self.current_index))
 
@@ -403,9 +464,7 @@ class RowList(ScrollView, can_focus=True):
         if self.row_count == 0:
             if y == 1:
                 style = base + self.get_component_rich_style("row-list--placeholder")
-                text = self.empty_text
-                if self.filter_text:
-                    text = f"no matches for /{self.filter_text}"
+                text = self.empty_line()
                 return Strip([Segment(fit_text(text, width), style)])
             return Strip.blank(width, base)
         index = self.source_index(position)
