@@ -697,7 +697,7 @@ class TurnColumn(RowList):
             line += " among the loaded rows"
             if thread_total is not None:
                 line += f" (the thread has {thread_total:,} such items: scroll to load them)"
-        return line + " · e widens · Esc clears"
+        return line + " · x widens · Esc clears"
 
     def partial_note(self) -> str:
         return " (loaded rows only)" if self.window is not None and not self.window.complete else ""
