@@ -26,9 +26,7 @@ from cosmem_tui.core.output import Output
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.core.text import visible
 from cosmem_tui.model import (
-    MISSING,
     BudgetQuestion,
-    ItemTtl,
     Key,
     Severity,
     SystemClock,
@@ -723,10 +721,7 @@ async def _cmd_tenants(session: Session, args: argparse.Namespace, out: TextIO) 
     ) as output:
         for key in _ordered(listing.keys, counts, args.sort):
             state = counts.get(key)
-            record = records.tenant_record(key, state.counts if state else None)
-            if output.fmt != "json":
-                record["tenant"] = key.text  # 42 and "42" stay apart in text too
-            output.write(record)
+            output.write(records.tenant_row(key, state.counts if state else None, output.fmt))
     return _report_listing(session, listing, counts, label)
 
 
@@ -743,28 +738,22 @@ async def _cmd_threads(session: Session, args: argparse.Namespace, out: TextIO) 
     with session.gateway.caused_by("cosmem threads"):
         _, threads = await session.service.threads_named(args.tenant)
     titles = {"tenant": schema.tenant_label}
-    fields = records.THREAD_FIELDS
-    with Output(args.format, fields, fields, out, titles=titles) as output:
+    fields, table = records.THREAD_FIELDS, records.THREAD_TABLE_FIELDS
+    with Output(args.format, fields, table, out, titles=titles) as output:
         for thread in threads:
-            record = records.thread_record(thread)
-            if output.fmt != "json":
-                record["thread"] = thread.ref.thread.text
-                record["tenant"] = thread.ref.tenant.text if thread.ref.tenant else None
-            output.write(record)
+            output.write(records.thread_row(thread, output.fmt))
     return EXIT_OK
 
 
 async def _top_level_threads(session: Session, args: argparse.Namespace, out: TextIO) -> int:
     """Schemas without tenants: the threads are the top-level keys (listed, then counted)."""
     listing, counts = await _list_top_level(session, args, "threads")
-    fields = tuple(f for f in records.THREAD_FIELDS if f != "tenant")
-    with Output(args.format, fields, fields, out) as output:
+    fields = records.TOP_THREAD_FIELDS
+    table = tuple(f for f in fields if f != "pseudo")
+    with Output(args.format, fields, table, out) as output:
         for key in _ordered(listing.keys, counts, args.sort):
             state = counts.get(key)
-            record = records.top_thread_record(key, state.counts if state else None)
-            if output.fmt != "json":
-                record["thread"] = key.text
-            output.write(record)
+            output.write(records.top_thread_row(key, state.counts if state else None, output.fmt))
     return _report_listing(session, listing, counts, "threads")
 
 
@@ -784,7 +773,6 @@ async def _thread_ref(session: Session, names: list[str], command: str = "turns"
 async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) -> int:
     ref = await _thread_ref(session, args.names)
     now = session.clock.now()
-    table_fields = ("order", "timestamp", "kind", "roles", "text", "ttl", "expires_in")
 
     async def turns() -> AsyncIterator[Any]:
         if args.last is not None:
@@ -794,15 +782,9 @@ async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) ->
             async for turn in session.service.iter_turns(ref):
                 yield turn
 
-    with Output(args.format, records.TURN_FIELDS, table_fields, out) as output:
+    with Output(args.format, records.TURN_FIELDS, records.TURN_TABLE_FIELDS, out) as output:
         async for turn in turns():
-            record = records.turn_record(turn, now)
-            if output.fmt != "json":  # JSON keeps the exact value: "3600" stays a string
-                record["ttl"] = _ttl_text(turn.ttl, flag=output.fmt == "table")
-            if output.fmt == "table":
-                record["text"] = ("⚠ " if turn.malformed else "") + record["text"]
-                record["expires_in"] = _expires_in(record["expires_in"], record["ttl_state"])
-            output.write(record)
+            output.write(records.turn_row(turn, now, output.fmt))
     return EXIT_OK
 
 
@@ -817,40 +799,15 @@ async def _cmd_search(session: Session, args: argparse.Namespace, out: TextIO) -
     except ValueError as exc:
         raise CliError(str(exc)) from None
     now = session.clock.now()
-    table_fields = ("order", "timestamp", "kind", "roles", "text", "ttl", "expires_in")
-    with Output(args.format, records.TURN_FIELDS, table_fields, out) as output:
+    with Output(args.format, records.TURN_FIELDS, records.TURN_TABLE_FIELDS, out) as output:
         index = 0
         while (hit := await search.hit(index)) is not None:
             index += 1
-            record = records.turn_record(hit.turn, now)
-            if output.fmt != "json":
-                record["ttl"] = _ttl_text(hit.turn.ttl, flag=output.fmt == "table")
-            if output.fmt == "table":
-                record["expires_in"] = _expires_in(record["expires_in"], record["ttl_state"])
-            output.write(record)
+            output.write(records.turn_row(hit.turn, now, output.fmt))
     if not search.exhausted:  # only empty pages for a long stretch: say the list is short
         print("cosmem: the search stopped before the end of the thread", file=sys.stderr)
         return EXIT_PARTIAL
     return EXIT_OK
-
-
-def _ttl_text(ttl: ItemTtl, *, flag: bool) -> str | None:
-    """The item's own ttl written as JSON, so the string "3600" never reads as 3600.
-
-    The table adds why an invalid one is ignored; CSV has the reason in ``problems``.
-    """
-    if ttl.raw is MISSING:
-        return None
-    reason = ttl.invalid_reason
-    return f"{ttl.raw_display} ⚠ {reason}" if flag and reason else ttl.raw_display
-
-
-def _expires_in(seconds: int | None, state: str) -> str:
-    from cosmem_tui.model.ttl import format_duration
-
-    if seconds is None:
-        return "never" if state == "never" else "ttl off"
-    return "expired" if seconds <= 0 else format_duration(seconds)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

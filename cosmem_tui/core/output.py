@@ -8,6 +8,7 @@ same formats.
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
@@ -31,9 +32,29 @@ def _flat(value: Any, separator: str) -> str | None:
     return str(value)
 
 
-def _csv_value(value: Any) -> str:
-    flat = _flat(value, "; ")
-    return "" if flat is None else visible(flat)
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection):
+# such a cell gets a leading ' (the OWASP rule), which spreadsheets show as text.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# A plain number is left alone even when negative: a spreadsheet reads "-1" as the
+# number -1, never as a formula, and a ttl of -1 must stay a number there.
+_PLAIN_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def csv_guard(cell: str) -> str:
+    """``cell`` made inert for spreadsheets: formula starts prefixed with ``'``."""
+    if cell.startswith(_FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
+
+
+def csv_value(value: Any) -> str:
+    """One CSV field: text escaped and guarded, ``None`` empty, anything else (numbers,
+    booleans, lists, objects) as JSON, so every cell decodes back to the record's value."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return csv_guard(visible(value))
+    return csv_guard(json_for_terminal(value))
 
 
 class Output:
@@ -41,7 +62,7 @@ class Output:
 
     This is where every headless command's output is escaped: whatever a record
     holds (keys, ids, roles, kinds, problems, text) leaves through ``_cell`` (table),
-    ``_csv_value`` (CSV) or ``json_for_terminal`` (JSON, which decodes to the exact
+    ``csv_value`` (CSV) or ``json_for_terminal`` (JSON, which decodes to the exact
     data), and the table headers, which schemas may name, through ``one_line``.
     """
 
@@ -76,7 +97,7 @@ class Output:
             self.stream.write(",\n" if self.count else "\n")
             self.stream.write(json_for_terminal(record))
         elif self._csv is not None:
-            self._csv.writerow([_csv_value(record.get(f)) for f in self.fields])
+            self._csv.writerow([csv_value(record.get(f)) for f in self.fields])
         else:
             self._table_rows.append([_cell(record.get(f)) for f in self.table_fields])
             if len(self._table_rows) >= TABLE_BATCH:

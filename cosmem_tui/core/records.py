@@ -12,9 +12,13 @@ from typing import Any
 from cosmem_tui.model import MISSING, Finding, JsonValue, Key, KeyCounts, Thread, Turn
 from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlSummary, horizon_label
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
+from cosmem_tui.model.ttl import ItemTtl, format_duration
 
 TENANT_FIELDS = ("tenant", "threads", "items", "last_activity")
-THREAD_FIELDS = ("thread", "tenant", "turns", "last_activity", "short_term", "long_term")
+# Every list's FIELDS are its record's keys, in order: CSV has the same columns as JSON.
+THREAD_TABLE_FIELDS = ("thread", "tenant", "turns", "last_activity", "short_term", "long_term")
+THREAD_FIELDS = (*THREAD_TABLE_FIELDS, "pseudo")
+TOP_THREAD_FIELDS = tuple(f for f in THREAD_FIELDS if f != "tenant")
 TURN_FIELDS = (
     "id",
     "order",
@@ -29,7 +33,10 @@ TURN_FIELDS = (
     "expires_at",
     "expires_in",
     "problems",
+    "part",
+    "messages",
 )
+TURN_TABLE_FIELDS = ("order", "timestamp", "kind", "roles", "text", "ttl", "expires_in")
 
 
 def iso(epoch: float | None) -> str | None:
@@ -101,6 +108,58 @@ def turn_record(turn: Turn, now: float) -> dict[str, Any]:
         "part": turn.part,  # session documents: the message's index inside item "id"
         "messages": [{"role": m.role, "text": m.text} for m in turn.messages],
     }
+
+
+# -- the same records as each format writes them (the CLI's lists and the console's export)
+
+
+def tenant_row(tenant: Key, counts: KeyCounts | None, fmt: str) -> dict[str, Any]:
+    record = tenant_record(tenant, counts)
+    if fmt != "json":
+        record["tenant"] = tenant.text  # 42 and "42" stay apart in text too
+    return record
+
+
+def thread_row(thread: Thread, fmt: str) -> dict[str, Any]:
+    record = thread_record(thread)
+    if fmt != "json":
+        record["thread"] = thread.ref.thread.text
+        record["tenant"] = thread.ref.tenant.text if thread.ref.tenant else None
+    return record
+
+
+def top_thread_row(thread: Key, counts: KeyCounts | None, fmt: str) -> dict[str, Any]:
+    record = top_thread_record(thread, counts)
+    if fmt != "json":
+        record["thread"] = thread.text
+    return record
+
+
+def turn_row(turn: Turn, now: float, fmt: str) -> dict[str, Any]:
+    record = turn_record(turn, now)
+    if fmt != "json":  # JSON keeps the exact value: "3600" stays a string
+        record["ttl"] = ttl_text(turn.ttl, flag=fmt == "table")
+    if fmt == "table":
+        record["text"] = ("⚠ " if turn.malformed else "") + record["text"]
+        record["expires_in"] = expires_in_text(record["expires_in"], record["ttl_state"])
+    return record
+
+
+def ttl_text(ttl: ItemTtl, *, flag: bool) -> str | None:
+    """The item's own ttl written as JSON, so the string "3600" never reads as 3600.
+
+    The table adds why an invalid one is ignored; CSV has the reason in ``problems``.
+    """
+    if ttl.raw is MISSING:
+        return None
+    reason = ttl.invalid_reason
+    return f"{ttl.raw_display} ⚠ {reason}" if flag and reason else ttl.raw_display
+
+
+def expires_in_text(seconds: int | None, state: str) -> str:
+    if seconds is None:
+        return "never" if state == "never" else "ttl off"
+    return "expired" if seconds <= 0 else format_duration(seconds)
 
 
 # -- telemetry ------------------------------------------------------------------------

@@ -111,6 +111,7 @@ HOT = frozenset({"hot"})
 TELEMETRY = frozenset({"throttle", "hot"})  # the views fed by Azure Monitor (or the simulator)
 LISTS = frozenset({"browse", "requests", "advise", "ttl", "hot"})
 LIVE = frozenset({"requests", "throttle", "hot"})  # views with a refresh loop
+TABLES = LISTS | {"throttle"}  # views with a table to export (throughput: its series)
 
 ACTIONS: tuple[UiAction, ...] = (
     # -- moving in a list (every view with lists) ------------------------------------------
@@ -306,7 +307,7 @@ ACTIONS: tuple[UiAction, ...] = (
     ),
     UiAction(
         "browse.expiring",
-        "e",
+        "x",
         "narrow_expiring",
         "only the turns expiring within 1h, then 24h, 7d, all",
         "Browse",
@@ -452,6 +453,29 @@ ACTIONS: tuple[UiAction, ...] = (
         LIVE,
         hint="refresh",
         hint_rank=4,
+    ),
+    # -- export and copy (ui/table_export.py) ---------------------------------------------
+    UiAction(
+        "table.export",
+        "e",
+        "export_table",
+        "export the table shown (filter honoured) to a CSV or JSON file",
+        "Export",
+        TABLES,
+        hint="export",
+        hint_rank=8,
+        priority=True,
+    ),
+    UiAction(
+        "table.copy",
+        "y",
+        "copy_row",
+        "copy the selected row (a turn: its raw item) as JSON to the clipboard (OSC 52)",
+        "Export",
+        LISTS,
+        hint="copy",
+        hint_rank=8,
+        priority=True,
     ),
     # -- the app -------------------------------------------------------------------------
     UiAction(

@@ -19,6 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Static
 
+from cosmem_tui.core import records
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import AdviceReport, Finding, Meter, Severity
@@ -26,6 +27,7 @@ from cosmem_tui.model.telemetry import HotKeysReport, Window
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.rows import safe_cells
+from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
 from cosmem_tui.ui.widgets.row_list import Cell, Column, RowList, Tone
 
@@ -208,6 +210,16 @@ class AdviseScreen(ViewScreen):
 
     def action_run_advisor(self) -> None:
         self.run_check()
+
+    def shown_table(self) -> ShownTable | None:
+        """The findings, as ``cosmem advise`` writes them."""
+        findings = self.rows.findings
+        return ShownTable(
+            "findings",
+            records.ADVICE_FIELDS,
+            self.query_one("#findings", RowList),
+            lambda i, _fmt: records.advice_record(findings[i]),
+        )
 
     def refocus(self) -> None:
         self.set_focus(self.query_one("#findings", RowList))

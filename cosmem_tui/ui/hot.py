@@ -20,11 +20,13 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 
+from cosmem_tui.core import records
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key
 from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, TelemetryAbout
 from cosmem_tui.ui.hot_rows import SORTS, HotRows, browse_target, key_columns
 from cosmem_tui.ui.messages import plain
+from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.telemetry import (
     LOG_LAG,
     NOT_CONFIGURED,
@@ -302,3 +304,15 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
 
     def refocus(self) -> None:
         self.set_focus(self.table)
+
+    def shown_table(self) -> ShownTable | None:
+        """The keys shown (sorted, filtered), as ``cosmem hot`` writes them."""
+        report, rows = self.report, self.rows
+        if report is None:
+            return None
+        return ShownTable(
+            "hot-keys" if report.level is KeyLevel.KEY else "hot-tenants",
+            records.HOT_FIELDS,
+            self.table,
+            lambda i, fmt: records.hot_record(rows.usage(i), report.level, typed=fmt == "json"),
+        )

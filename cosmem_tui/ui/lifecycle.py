@@ -19,8 +19,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Static
 
+from cosmem_tui.core import records
 from cosmem_tui.core.lifecycle import LifecycleReport, LifecycleService
 from cosmem_tui.core.session import Session
+from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Meter
 from cosmem_tui.model.lifecycle import DEFAULT_IDLE_GAP_S, TtlScope
@@ -33,6 +35,7 @@ from cosmem_tui.ui.lifecycle_rows import (
 )
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
+from cosmem_tui.ui.table_export import copy_json
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
 from cosmem_tui.ui.widgets.row_list import RowList
 
@@ -263,3 +266,34 @@ class LifecycleScreen(ViewScreen):
 
     def refocus(self) -> None:
         self.set_focus(self.query_one("#ttl-list", RowList))
+
+    def export_table(self) -> tuple[ExportTable, str] | None:
+        """The TTL classes and forecast of the scope, as ``cosmem ttl`` writes them."""
+        summary = self.report.summary if self.report is not None else None
+        if summary is None:
+            return None
+        table = ExportTable(
+            "ttl",
+            records.TTL_FIELDS,
+            lambda fmt: records.ttl_records(summary, typed=fmt == "json"),
+        )
+        return table, ""
+
+    def action_copy_row(self) -> None:
+        """``y``: the row under the cursor: where it is (tenant, thread, item) and what it says."""
+        self.keys_to_the_bar()
+        rows = self.query_one("#ttl-list", RowList)
+        index = rows.current_index
+        if index is None or index >= len(self.rows.entries):
+            self.set_status("nothing to copy: no row selected", error=True)
+            return
+        entry = self.rows.entries[index]
+        ref = entry.ref
+        record = {
+            "section": entry.key[0],
+            "tenant": ref.tenant.json_value() if ref is not None and ref.tenant else None,
+            "thread": ref.thread.json_value() if ref is not None else None,
+            "id": entry.item_id,
+            "row": [text for text, _tone in entry.cells],
+        }
+        copy_json(self, "the lifecycle row", record)

@@ -30,6 +30,7 @@ from cosmem_tui.model import RequestCharge, SessionTotals
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.refresh import RefreshLoop
 from cosmem_tui.ui.rows import safe_cells
+from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
 from cosmem_tui.ui.widgets.row_list import Cell, Column, RowList
 
@@ -274,3 +275,15 @@ class RequestsScreen(ViewScreen):
 
     def refocus(self) -> None:
         self.set_focus(self.query_one("#ledger", RowList))
+
+    def shown_table(self) -> ShownTable | None:
+        """The ledger shown (newest first), each request as ``--ledger FILE`` writes it."""
+        from cosmem_tui.core.ledger_file import FIELDS, ledger_record
+
+        charges = self.rows.records
+        return ShownTable(
+            "requests",
+            FIELDS,
+            self.query_one("#ledger", RowList),
+            lambda i, _fmt: ledger_record(charges[i]),
+        )

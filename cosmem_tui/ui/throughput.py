@@ -23,6 +23,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
+from cosmem_tui.core import records
+from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model.telemetry import TelemetryAbout, ThroughputReport
 from cosmem_tui.ui.telemetry import (
@@ -181,3 +183,14 @@ class ThroughputScreen(TelemetryScreen[ThroughputReport]):
         self.query_one(LatencyTile).set_titles("server-side latency · avg/min")
         total = f"{report.requests:,} requests" if report is not None else ""
         self.query_one(StatusTile).set_titles(f"requests by status · {window}", total)
+
+    def export_table(self) -> tuple[ExportTable, str] | None:
+        """Every series of the report, as ``cosmem throttle`` writes them."""
+        report = self.report
+        if report is None:
+            return None
+        from cosmem_tui.core.throughput import series_rows
+
+        rows = series_rows(report)
+        table = ExportTable("throughput", records.THROUGHPUT_FIELDS, lambda _fmt: rows)
+        return table, ""

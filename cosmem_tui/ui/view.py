@@ -19,9 +19,11 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from cosmem_tui.core.session import Session
+from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
 from cosmem_tui.ui.actions import ACTIONS, Registry
 from cosmem_tui.ui.host import Host
+from cosmem_tui.ui.table_export import ShownTable, copy_json, export_shown
 from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
@@ -189,6 +191,37 @@ class ViewScreen(Screen[None]):
 
     def action_last(self) -> None:
         self.move("last")
+
+    # -- export and copy (``e`` / ``y``, ui/table_export.py) ----------------------------------
+
+    def shown_table(self) -> ShownTable | None:
+        """The table ``e`` exports and ``y`` copies a row of (None: the view shows none)."""
+        return None
+
+    def export_table(self) -> tuple[ExportTable, str] | None:
+        """What ``e`` writes: the table, and a note when it is not whole."""
+        shown = self.shown_table()
+        if shown is None:
+            return None
+        return ExportTable(shown.name, shown.fields, shown.records), shown.partial
+
+    def action_export_table(self) -> None:
+        self.keys_to_the_bar()
+        found = self.export_table() if self.session is not None else None
+        if found is None or self.session is None:
+            self.set_status("nothing to export here: no table in this view", error=True)
+            return
+        table, partial = found
+        export_shown(self, table, partial, self.session.clock.now())
+
+    def action_copy_row(self) -> None:
+        self.keys_to_the_bar()
+        shown = self.shown_table()
+        record = shown.current() if shown is not None else None
+        if shown is None or record is None:
+            self.set_status("nothing to copy: no row selected", error=True)
+            return
+        copy_json(self, f"the {shown.name} row", record)
 
     def open_with(self, args: tuple[str, ...]) -> None:
         """``:NAME ARGS``: what the view was asked to show (views without arguments say so)."""

@@ -158,11 +158,11 @@ async def test_browse_marks_the_gaps_and_narrows_to_what_expires(make_app, tmp_p
         await pilot.press("j", "j", "enter")  # enter on a marker opens the turn after it
         await settle(pilot)
         assert app.browse.detail_pane.key == ("t1-5", None)
-        await pilot.press("escape", "e")  # the turns expiring within the hour
+        await pilot.press("escape", "x")  # the turns expiring within the hour
         await settle(pilot)
         assert [r[0] for r in cells(app, "turns")] == ["5"]
         assert "expiring within 1h: 1 turn" in status(app)
-        await pilot.press("e")  # within a day
+        await pilot.press("x")  # within a day
         await settle(pilot)
         assert [r[0] for r in cells(app, "turns")] == ["5", "6"]
         await pilot.press("escape")  # clears the narrowing first

@@ -741,7 +741,7 @@ class TurnColumn(RowList):
             line += " among the loaded rows"
             if thread_total is not None:
                 line += f" (the thread has {thread_total:,} such items: scroll to load them)"
-        return line + " · e widens · Esc clears"
+        return line + " · x widens · Esc clears"
 
     # -- whole-thread search (ui/browse/thread_search.py) -------------------------------
 

@@ -36,6 +36,7 @@ from cosmem_tui.ui.browse.columns import (
     TurnsChanged,
     TurnsFailed,
 )
+from cosmem_tui.ui.browse.export import copy_item, key_table, thread_table, turn_table
 from cosmem_tui.ui.browse.thread_search import jump
 from cosmem_tui.ui.commands import (
     EraseThread,
@@ -49,7 +50,9 @@ from cosmem_tui.ui.commands import (
     ShowTenants,
     parse_command,
 )
+from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import describe_error, plain
+from cosmem_tui.ui.table_export import ShownTable, copy_json
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
 from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.row_list import RowList
@@ -57,7 +60,7 @@ from cosmem_tui.ui.write_flow import run_write
 
 WIDE = 110  # columns from which a third Miller column fits
 WRITE_ACTIONS = frozenset({"pin", "set_ttl", "erase_thread"})  # only with --allow-writes
-EXPIRING_STEPS = FORECAST_HORIZONS[:3]  # e: 1 h, 24 h, 7 d
+EXPIRING_STEPS = FORECAST_HORIZONS[:3]  # x: 1 h, 24 h, 7 d
 COUNTDOWN_REFRESH_S = 30.0  # "expires in" columns move on without a request
 
 
@@ -88,6 +91,7 @@ class BrowseScreen(ViewScreen):
     def __init__(self) -> None:
         super().__init__()
         self.level = Level.TENANTS
+        self.copy_loader = Loader(self, "copy")  # y on a turn: its raw item, one point read
 
     # -- composition -----------------------------------------------------------------
 
@@ -426,7 +430,7 @@ class BrowseScreen(ViewScreen):
             self.top.count_shown_now()
 
     def action_narrow_expiring(self) -> None:
-        """``e``: the turns expiring within 1 h, then 24 h, then 7 d, then all again."""
+        """``x``: the turns expiring within 1 h, then 24 h, then 7 d, then all again."""
         self.keys_to_the_bar()
         if self.level < Level.TURNS:
             self._narrow_expiring(None)
@@ -474,6 +478,40 @@ class BrowseScreen(ViewScreen):
             cause="browse: count expiring turns",
             group="expiring-count",
         )
+
+    # -- export and copy (ui/browse/export.py) --------------------------------------------
+
+    def shown_table(self) -> ShownTable | None:
+        """The focused column's rows: tenants, threads, or the turns loaded (also from the
+        detail, whose turn is one of them)."""
+        if self.session is None:
+            return None
+        if self.level is Level.TENANTS:
+            return key_table(self.top)
+        if self.level is Level.THREADS:
+            return thread_table(self.thread_column)
+        return turn_table(self.turn_column, self.session.clock.now())
+
+    def action_copy_row(self) -> None:
+        """``y``: a turn (in the list or the detail) is copied as its raw item."""
+        self.keys_to_the_bar()
+        if self.session is None or self.level < Level.TURNS:
+            super().action_copy_row()
+            return
+        if self.level is Level.DETAIL:
+            pane = self.detail_pane
+            detail = pane.detail
+            if detail is not None and pane.key is not None and detail.turn.key == pane.key:
+                copy_json(self, f"item {detail.turn.item_id}", dict(detail.item.body))
+                return
+            key = pane.key
+        else:
+            key = self.turn_column.turn_under_cursor()
+        ref = self.turn_column.ref
+        if key is None or ref is None:
+            self.set_status("nothing to copy: no turn selected", error=True)
+            return
+        copy_item(self, self.copy_loader, self.session, ref, key)
 
     def action_show_tenants(self) -> None:
         self.level = Level.TENANTS
