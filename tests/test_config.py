@@ -3,7 +3,6 @@ secrets masked, one-line errors with exit status 2, and no pydantic without a fi
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
