@@ -334,3 +334,20 @@ def cosmem(*args: str, env: dict[str, str] | None = None) -> subprocess.Complete
         timeout=120,
         env={**os.environ, **(env or {})},
     )
+
+
+def test_the_readme_example_is_a_valid_file(tmp_path, monkeypatch, capsys):
+    import re
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Profiles", 1)[1].split("\n## ", 1)[0]
+    (example,) = re.findall(r"```toml\n(.*?)```", section, re.S)
+    path = write_config(tmp_path / "readme.toml", example)
+    monkeypatch.setenv("COSMEM_CONFIG", str(path))
+    monkeypatch.setenv("PROD_COSMOS_KEY", CANARY)
+    code, out, err = run_cli(capsys, "config", "validate")
+    assert code == 0, err
+    code, out, err = run_cli(capsys, "--profile", "prod", "config", "show", "--json")
+    rows = shown(json.loads(out))
+    assert rows["theme"][0] == "production" and rows["secret"] == ("***", "env PROD_COSMOS_KEY")
+    assert CANARY not in out + err
