@@ -148,6 +148,24 @@ def test_a_profile_feeds_the_session_options(config: Path, monkeypatch: pytest.M
     assert dev.refresh_s == 7 and not cli._session_options(dev).allow_writes
 
 
+def test_a_connection_string_from_the_variable_a_profile_names(tmp_path, monkeypatch):
+    path = write_config(
+        tmp_path / "c.toml",
+        '[profiles.cs]\nconnection_string_env = "PROD_CONN"\ndatabase = "memory"\n'
+        'container = "turns"\n',
+    )
+    monkeypatch.setenv("COSMEM_CONFIG", str(path))
+    connection = f"AccountEndpoint=https://contoso.documents.azure.com:443/;AccountKey={CANARY};"
+    monkeypatch.setenv("PROD_CONN", connection)
+    args = cli.build_parser().parse_args(["--profile", "cs", "tenants"])
+    config_commands.apply(args, cli._action_ids)
+    options = cli._session_options(args)
+    assert options.cosmos is not None and options.cosmos.auth == "connection-string"
+    assert options.cosmos.key == CANARY and options.cosmos.account.startswith("contoso.")
+    rows = shown(show_rows(resolve({}, "cs")))
+    assert rows["secret"] == ("***", "env PROD_CONN")
+
+
 def test_a_key_variable_that_is_not_set_is_one_line(config, monkeypatch, capsys):
     monkeypatch.delenv("PROD_COSMOS_KEY", raising=False)
     code, out, err = run_cli(capsys, "--profile", "prod", "tenants")

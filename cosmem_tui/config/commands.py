@@ -195,9 +195,9 @@ def apply(args: argparse.Namespace, known_actions: Callable[[], Iterable[str]]) 
             setattr(args, name, resolved.value(name))
     settings = resolved.settings
     args.refresh_s = settings.refresh_s
-    if settings.keys:
+    args.keymap = dict(settings.keys)
+    if settings.keys and getattr(args, "command", None) is None:  # checked where used: the UI
         check_keys({resolved.profile or "": settings}, known_actions, str(resolved.file.path))
-        args.keymap = dict(settings.keys)
     args.profile_name = resolved.profile
     args.cosmos_env = cosmos_environment(resolved)
 
@@ -206,20 +206,18 @@ def cosmos_environment(resolved: Any) -> dict[str, str]:
     """The environment the Cosmos settings read: the key a profile names by ``key_env``
     (or ``connection_string_env``) appears as COSMOS_KEY (COSMOS_CONNECTION_STRING), and
     a profile's tenant as AZURE_TENANT_ID, unless the environment already sets them."""
-    from cosmem_tui.config.settings import secret_variable
-    from cosmem_tui.sources.cosmos.settings import ENV_CONNECTION_STRING, ENV_KEY
+    from cosmem_tui.config.settings import secret_source
 
     env = dict(resolved.env)
     settings = resolved.settings
-    variable = secret_variable(resolved)
-    target = ENV_CONNECTION_STRING if variable == settings.connection_string_env else ENV_KEY
-    if variable is not None and variable not in (ENV_KEY, ENV_CONNECTION_STRING):
+    source = secret_source(resolved)
+    if source is not None and source[0] != source[1]:
+        variable, target = source
         value = env.get(variable)
-        if not value and settings.endpoint is not None:
-            field = "key_env" if target == ENV_KEY else "connection_string_env"
+        if not value:
+            field = "key_env" if variable == settings.key_env else "connection_string_env"
             raise ConfigError(f"{resolved.where(field)}: {variable} is not set")
-        if value:
-            env[target] = value
+        env[target] = value
     if settings.tenant_id and not env.get(ENV["tenant_id"]):
         env[ENV["tenant_id"]] = settings.tenant_id
     return env

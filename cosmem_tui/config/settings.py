@@ -400,24 +400,37 @@ def _display(value: Any) -> str:
     return redact(text)
 
 
-def secret_variable(resolved: Resolved) -> str | None:
-    """The variable the account key (or connection string) is read from, if any is in play."""
-    settings = resolved.settings
-    env = resolved.env
-    if settings.auth == "connection-string" or (
-        settings.auth is None and env.get(ENV_CONNECTION_STRING) and not env.get(ENV_KEY)
-    ):
-        if env.get(ENV_CONNECTION_STRING) or not settings.connection_string_env:
-            return ENV_CONNECTION_STRING
-        return settings.connection_string_env
-    if env.get(ENV_KEY) or not settings.key_env:
-        return ENV_KEY if (settings.auth == "key" or env.get(ENV_KEY)) else None
-    return settings.key_env
+def secret_source(resolved: Resolved) -> tuple[str, str] | None:
+    """(the variable the account key or connection string is read from, the standard
+    variable it stands for), or None when the session signs in with Entra ID.
+
+    As ``settings_from_options`` decides without ``--auth``: a key wins over a connection
+    string, and with neither it is Entra ID. A standard variable that is set beats the
+    profile's ``key_env`` / ``connection_string_env`` (the environment beats the profile).
+    """
+    settings, env = resolved.settings, resolved.env
+    key = ENV_KEY if env.get(ENV_KEY) or not settings.key_env else settings.key_env
+    conn = (
+        ENV_CONNECTION_STRING
+        if env.get(ENV_CONNECTION_STRING) or not settings.connection_string_env
+        else settings.connection_string_env
+    )
+    auth = settings.auth
+    if auth is None:
+        has_key = bool(env.get(ENV_KEY) or settings.key_env)
+        has_conn = bool(env.get(ENV_CONNECTION_STRING) or settings.connection_string_env)
+        auth = "key" if has_key else "connection-string" if has_conn else None
+    if auth == "key":
+        return key, ENV_KEY
+    if auth == "connection-string":
+        return conn, ENV_CONNECTION_STRING
+    return None
 
 
 def _secret_row(resolved: Resolved) -> dict[str, str]:
-    variable = secret_variable(resolved)
-    if variable is None:
+    source = secret_source(resolved)
+    if source is None:
         return {"setting": "secret", "value": "", "source": "none (Entra ID sign-in)"}
+    variable = source[0]
     state = SECRET_MASK if resolved.env.get(variable) else "(not set)"
     return {"setting": "secret", "value": state, "source": f"env {variable}"}
