@@ -66,9 +66,10 @@ def notices(app: CosmemApp) -> str:
 
 
 async def test_profile_switches_the_session_and_closes_the_old_one(
-    clock: FrozenClock, demo_path: Path, two_workspaces: Path
+    clock: FrozenClock, demo_path: Path, two_workspaces: Path, tmp_path: Path
 ):
-    app = profile_app(clock, demo_path)
+    ledger = tmp_path / "ledger.jsonl"
+    app = profile_app(clock, demo_path, ledger=ledger)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         old = app.session
@@ -84,6 +85,7 @@ async def test_profile_switches_the_session_and_closes_the_old_one(
         await pilot.press("R")  # away from browse: the switch lands on browse again
         await settle(pilot)
         assert app.current_view == "requests"
+        written = len(ledger.read_text().splitlines())
         app.run_command(":profile second")
         await settle(pilot)
         new = app.session
@@ -100,8 +102,9 @@ async def test_profile_switches_the_session_and_closes_the_old_one(
         assert "^q quit" in app.registry.hints("browse")
         requests = app.screens_by_view["requests"]
         assert requests.loop.interval_s == 9  # type: ignore[attr-defined]
-        # The new session's requests reach the header; the old one's would not.
+        # The new session's requests reach the header and the --ledger file.
         assert new.gateway._listeners
+        assert len(ledger.read_text().splitlines()) > written
         await pilot.press("ctrl+l")
         await settle(pilot)
         assert app.current_view == "requests"
