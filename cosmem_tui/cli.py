@@ -1104,16 +1104,19 @@ def _run_tui(args: argparse.Namespace) -> int:
     ledger = _ledger_file(args)
     if ledger is not None:
         ledger.close()  # only a check that the file can be written: the app opens it
+    options = _session_options(args)
+    if not hasattr(args, "cosmos_env"):  # no config file in play: nothing to switch to
+        return run_app(options, theme=args.theme, ledger=args.ledger)
     from cosmem_tui.config.profiles import ConfigProfiles
 
     return run_app(
-        _session_options(args),
+        options,
         theme=args.theme,
         ledger=args.ledger,
-        keymap=getattr(args, "keymap", None),
-        refresh_s=getattr(args, "refresh_s", None),
+        keymap=args.keymap,
+        refresh_s=args.refresh_s,
         profiles=ConfigProfiles(_session_options, _action_ids),
-        profile=getattr(args, "profile_name", None),
+        profile=args.profile_name,
     )
 
 

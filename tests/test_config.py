@@ -196,17 +196,16 @@ def test_secrets_never_appear_in_any_output(config: Path, tmp_path: Path):
     result = cosmem("config", "show", env={**env, "COSMOS_CONNECTION_STRING": connection})
     assert result.returncode == 0 and "env COSMOS_CONNECTION_STRING" in result.stdout
     outputs.append(result.stdout + result.stderr)
-    pasted = write_config(
-        tmp_path / "pasted.toml",
-        f'[profiles.x]\nendpoint = "{connection}"\n\n[profiles.y]\nkey = "{CANARY}"\n',
-    )
-    result = cosmem("config", "show", "--profile", "x", env={"COSMEM_CONFIG": str(pasted)})
-    outputs.append(result.stdout + result.stderr)
+    pasted = write_config(tmp_path / "pasted.toml", f'[profiles.x]\nendpoint = "{connection}"\n')
     result = cosmem("--profile", "x", "config", "show", env={"COSMEM_CONFIG": str(pasted)})
-    assert result.returncode == 2 and "profiles.y.key: secrets never go in the file" in (
-        result.stderr
-    )
+    assert result.returncode == 0 and "AccountKey=***" in result.stdout
     outputs.append(result.stdout + result.stderr)
+    literal = write_config(tmp_path / "literal.toml", f'[profiles.y]\nkey = "{CANARY}"\n')
+    for args in (("config", "validate"), ("--profile", "y", "tenants")):
+        result = cosmem(*args, env={"COSMEM_CONFIG": str(literal)})
+        assert result.returncode == 2
+        assert "profiles.y.key: secrets never go in the file" in result.stderr
+        outputs.append(result.stdout + result.stderr)
     for text in outputs:
         assert CANARY not in text
 

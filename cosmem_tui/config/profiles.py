@@ -35,10 +35,13 @@ class ConfigProfiles:
         self._known_actions = known_actions
 
     def names(self) -> tuple[str, ...]:
+        path = config_file()
+        if not path.exists():  # the palette asks on every open: no pydantic for nothing
+            return ()
         from cosmem_tui.config.settings import read_file
 
         try:
-            return read_file(config_file()).profiles
+            return read_file(path).profiles
         except ConfigError:
             return ()
 
