@@ -18,6 +18,11 @@ from cosmem_tui.config.settings import resolve, show_rows
 from tests.helpers import run_cli
 
 CANARY = "CANARY-c2VjcmV0LWFjY291bnQta2V5LTQy"
+RESOURCE = (
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/"
+    "Microsoft.DocumentDB/databaseAccounts/contoso"
+)
+WORKSPACE = "99999999-8888-7777-6666-555555555555"
 THEMES = "cosmem-dark, cosmem-light, high-contrast, production"
 
 
@@ -50,6 +55,10 @@ key_env = "PROD_COSMOS_KEY"
 tenant_id = "11111111-2222-3333-4444-555555555555"
 theme = "production"
 allow_writes = true
+schema = "generic"
+ru_budget = 250
+resource_id = "{RESOURCE}"
+workspace_id = "{WORKSPACE}"
 
 [profiles.prod.keys]
 "app.quit" = "ctrl+q"
@@ -67,8 +76,8 @@ def shown(rows: list[dict[str, str]]) -> dict[str, tuple[str, str]]:
 
 
 def test_each_level_beats_the_next(config: Path, monkeypatch: pytest.MonkeyPatch):
-    # default: no profile named, no file value for the setting
-    settings = resolve({}, "prod")
+    # default: no file, nothing in the environment
+    settings = resolve({}, env={"COSMEM_CONFIG": str(config.parent / "absent.toml")})
     assert settings.settings.ru_budget is None and settings.origins["ru_budget"] == "default"
     # profile
     dev = resolve({})
@@ -134,6 +143,9 @@ def test_a_profile_feeds_the_session_options(config: Path, monkeypatch: pytest.M
     assert options.cosmos is not None and options.cosmos.key == CANARY
     assert options.cosmos.auth == "key" and options.cosmos.key_source == "COSMOS_KEY"
     assert options.cosmos.container == "turns" and options.allow_writes
+    assert options.cosmos.ru_budget == 250 and options.schema == "generic"
+    assert options.monitor is not None and options.monitor.workspace_id == WORKSPACE
+    assert options.monitor.resource.account == "contoso"
     assert args.theme == "production" and args.keymap == {"app.quit": "ctrl+q"}
     assert args.cosmos_env["AZURE_TENANT_ID"] == "11111111-2222-3333-4444-555555555555"
     assert "COSMOS_KEY" not in os.environ  # the process environment is left alone
