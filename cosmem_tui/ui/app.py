@@ -30,6 +30,7 @@ from cosmem_tui.config.files import ConfigError
 from cosmem_tui.config.profiles import ProfileChoice
 from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.session import Session, SessionOptions
+from cosmem_tui.core.text import visible
 from cosmem_tui.model import (
     BudgetQuestion,
     Clock,
@@ -421,7 +422,8 @@ class CosmemApp(App[None]):
                 raise ConfigError("no config profiles here (cosmem config init writes a file)")
             choice = self.profiles.choose(name)
         except ConfigError as exc:  # no such profile (the message lists them), a bad value
-            self.notify(str(exc), title="cosmem", severity="error", timeout=10, markup=False)
+            message = visible(str(exc))  # names from the file and the command line
+            self.notify(message, title="cosmem", severity="error", timeout=10, markup=False)
             return
         self.run_worker(self._switch(choice), group="session", exclusive=True, exit_on_error=False)
 
