@@ -18,6 +18,8 @@ from typing import Any, TextIO
 
 from cosmem_tui import __version__
 from cosmem_tui.compose import build_demo, open_session
+from cosmem_tui.config import commands as config_commands  # argparse and paths, no pydantic
+from cosmem_tui.config.files import ConfigError
 from cosmem_tui.core import records
 from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import LookupFailed
@@ -227,7 +229,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--theme",
         default=None,
         metavar="NAME",
-        help="UI theme: cosmem-dark, cosmem-light, high-contrast, production",
+        help="UI theme: cosmem-dark, cosmem-light, high-contrast, production (or COSMEM_THEME)",
+    )
+    parser.add_argument(
+        "--profile",
+        default=None,
+        metavar="NAME",
+        help="a profile of the config file (or COSMEM_PROFILE; see cosmem config)",
     )
     _writes_option(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -332,6 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     _write_parsers(commands)
     _ttl_parser(commands)
 
+    config_commands.add_parser(commands)
     demo = commands.add_parser("demo", help="create (or with --reset rebuild) the demo workspace")
     demo.add_argument("--reset", action="store_true", help="rebuild it from the seed")
     _source_options(demo, suppress=True)
@@ -512,8 +521,9 @@ def _session_options(args: argparse.Namespace) -> SessionOptions:
         settings_from_options,
     )
 
+    env = getattr(args, "cosmos_env", None) or os.environ  # a profile's key_env applied
     named = any(getattr(args, n, None) for n in ("endpoint", "database", "container", "auth"))
-    from_env = any(os.environ.get(n) for n in (ENV_ENDPOINT, ENV_CONNECTION_STRING))
+    from_env = any(env.get(n) for n in (ENV_ENDPOINT, ENV_CONNECTION_STRING))
     if args.workspace is not None and named:
         raise CliError("--workspace reads a local file; it cannot be combined with --endpoint")
     if args.workspace is None and (named or from_env):
@@ -527,6 +537,7 @@ def _session_options(args: argparse.Namespace) -> SessionOptions:
             database=getattr(args, "database", None),
             container=getattr(args, "container", None),
             auth=getattr(args, "auth", None),
+            env=env,
             **tuning,
         )
     monitor = _monitor_settings(args, cosmos)
@@ -1109,14 +1120,54 @@ def _run_tui(args: argparse.Namespace) -> int:
     ledger = _ledger_file(args)
     if ledger is not None:
         ledger.close()  # only a check that the file can be written: the app opens it
-    return run_app(_session_options(args), theme=args.theme, ledger=args.ledger)
+    options = _session_options(args)
+    if not hasattr(args, "cosmos_env"):  # no config file in play: nothing to switch to
+        return run_app(options, theme=args.theme, ledger=args.ledger)
+    from cosmem_tui.config.profiles import ConfigProfiles
+
+    return run_app(
+        options,
+        theme=args.theme,
+        ledger=args.ledger,
+        keymap=args.keymap,
+        refresh_s=args.refresh_s,
+        profiles=ConfigProfiles(_session_options, _action_ids),
+        profile=args.profile_name,
+    )
+
+
+def _action_ids() -> list[str]:
+    """What a profile's ``keys`` may name (the registry lives in the UI)."""
+    from cosmem_tui.ui.app import the_registry
+
+    return [action.id for action in the_registry().actions]
+
+
+def _apply_config(args: argparse.Namespace) -> None:
+    """The profile and the settings-only variables, under the flags (see cosmem config)."""
+    config_commands.apply(args, _action_ids)
+    env = getattr(args, "cosmos_env", None)
+    if env is not None:
+        config_commands.export_tenant(env)
 
 
 def main(argv: Iterable[str] | None = None) -> int:
     args = build_parser().parse_args(None if argv is None else list(argv))
     try:
-        _check_workspace_path(getattr(args, "workspace", None))
         sdk_logging(args)
+        if args.command == "config":
+            return config_commands.run(args, _action_ids)
+        if args.command not in ("demo", "import"):
+            _apply_config(args)
+    except ConfigError as exc:  # the file, the key, what is expected: one line
+        line = str(exc) if args.command == "config" else f"cosmem: {exc}"
+        print(visible(line), file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # `cosmem config show | head`
+        sys.stderr.close()
+        return EXIT_OK
+    try:
+        _check_workspace_path(getattr(args, "workspace", None))
         if args.command is None:
             return _run_tui(args)
         if args.command == "demo":

@@ -511,6 +511,15 @@ ACTIONS: tuple[UiAction, ...] = (
         priority=True,
     ),
     UiAction(
+        "app.profile",
+        "",
+        "app.command_bar",
+        "switch to a profile of the config file (a new session)",
+        "App",
+        commands=(Command(("profile",), ("NAME",), "switch to a config profile"),),
+        palette=False,  # the palette lists each profile by name (ui/profiles.py)
+    ),
+    UiAction(
         "app.quit",
         "q",
         "app.quit",

@@ -28,8 +28,11 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 
 from cosmem_tui.compose import build_demo, open_session
+from cosmem_tui.config.files import ConfigError
+from cosmem_tui.config.profiles import ProfileChoice
 from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.session import Session, SessionOptions
+from cosmem_tui.core.text import visible
 from cosmem_tui.model import (
     BudgetQuestion,
     Clock,
@@ -40,13 +43,15 @@ from cosmem_tui.model import (
     Throttling,
 )
 from cosmem_tui.ui.actions import ACTIONS, Registry, UiAction, view_actions
-from cosmem_tui.ui.commands import Quit, ShowHelp, SwitchView, parse_command
+from cosmem_tui.ui.commands import Quit, ShowHelp, SwitchProfile, SwitchView, parse_command
 from cosmem_tui.ui.confirm import ConfirmBudget
 from cosmem_tui.ui.failure import SessionFailedScreen
 from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.palette import ActionProvider
 from cosmem_tui.ui.remote_terminal import animation_level, steady_cursor, why_not_quit
+from cosmem_tui.ui.profiles import ProfileProvider, Profiles, honour_no_color
+from cosmem_tui.ui.refresh import DEFAULT_INTERVAL_S, FLOOR_S, RefreshLoop
 from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
 from cosmem_tui.ui.view import ViewScreen
 from cosmem_tui.ui.views import VIEWS, view
@@ -119,7 +124,7 @@ def the_registry(keymap: Mapping[str, str] | None = None) -> Registry:
 
 class CosmemApp(App[None]):
     TITLE = "cosmem"
-    COMMANDS: ClassVar = {ActionProvider}
+    COMMANDS: ClassVar = {ActionProvider, ProfileProvider}
     BINDINGS: ClassVar = the_registry().bindings(None, app_level=True)
 
     session: var[Session | None] = var(None)
@@ -134,9 +139,16 @@ class CosmemApp(App[None]):
         session_factory: Callable[[], Awaitable[Session]] | None = None,
         keymap: Mapping[str, str] | None = None,
         ledger: Path | None = None,
+        refresh_s: float | None = None,
+        profiles: Profiles | None = None,
+        profile: str | None = None,
     ) -> None:
+        honour_no_color()  # before Textual reads NO_COLOR
         super().__init__()
         self.animation_level = animation_level(os.environ)  # SSH: nothing moves by itself
+        self.refresh_s = refresh_s  # a profile's live-view interval (None: the views' own)
+        self.profiles = profiles  # :profile NAME switches to one of these
+        self.profile_name = profile
         self.options = options or SessionOptions()
         self.clock = clock or SystemClock()
         self._session_factory = session_factory
@@ -162,6 +174,7 @@ class CosmemApp(App[None]):
                 screen = view(name).make()
                 assert isinstance(screen, ViewScreen)
                 self.screens_by_view[name] = screen
+                self._apply_refresh(screen)
             return self.screens_by_view[name]
 
         return make
@@ -385,6 +398,8 @@ class CosmemApp(App[None]):
                 self.quit_if_safe()
             case ShowHelp():
                 self.action_help()
+            case SwitchProfile(name):
+                self.switch_profile(name)
             case SwitchView(name, args):
                 self.action_switch_view(name)
                 screen = self.screens_by_view.get(name)
@@ -410,6 +425,53 @@ class CosmemApp(App[None]):
     def run_registry_action(self, action: UiAction) -> None:
         """Run an action picked from the palette, on the screen it applies to."""
         self.call_later(self.run_action, action.action, self.screen)
+
+    # -- profiles -------------------------------------------------------------------------------
+
+    def switch_profile(self, name: str) -> None:
+        """:profile NAME: close this session, open the profile's, put on its look, browse."""
+        try:
+            if self.profiles is None:
+                raise ConfigError("no config profiles here (cosmem config init writes a file)")
+            choice = self.profiles.choose(name)
+        except ConfigError as exc:  # no such profile (the message lists them), a bad value
+            message = visible(str(exc))  # names from the file and the command line
+            self.notify(message, title="cosmem", severity="error", timeout=10, markup=False)
+            return
+        self.run_worker(self._switch(choice), group="session", exclusive=True, exit_on_error=False)
+
+    async def _switch(self, choice: ProfileChoice) -> None:
+        old = self.session
+        self._release()  # the old ledger's subscriptions and confirmer, before it closes
+        if self.ledger_file is not None:  # reopened on the new session's ledger
+            self.ledger_file.close()
+            self.ledger_file = None
+        self.session = None
+        self.options = choice.options
+        self._session_factory = None
+        self.profile_name = choice.name
+        self.theme = choice.theme if choice.theme in self.available_themes else DEFAULT_THEME
+        self.registry.keymap.clear()
+        self.rebind(choice.keymap)
+        self.refresh_s = choice.refresh_s
+        for screen in self.screens_by_view.values():
+            self._apply_refresh(screen)
+        self.chrome = replace(
+            Chrome(), view=self.chrome.view, source=f"profile {choice.name}: opening…"
+        )
+        self.action_switch_view("browse")
+        if old is not None:
+            try:
+                await old.close()
+            except Exception as exc:
+                self.notify(f"closing the previous session: {describe_error(exc)}", timeout=8)
+        await self._open()
+
+    def _apply_refresh(self, screen: ViewScreen) -> None:
+        loop = getattr(screen, "loop", None)
+        if isinstance(loop, RefreshLoop):
+            interval = self.refresh_s if self.refresh_s is not None else DEFAULT_INTERVAL_S
+            loop.interval_s = max(FLOOR_S, interval)
 
     def rebind(self, keymap: Mapping[str, str]) -> None:
         """New keys for actions, by id: bindings, hints, help and palette follow."""
@@ -459,7 +521,18 @@ def run_app(
     theme: str | None = None,
     ledger: Path | None = None,
     keymap: Mapping[str, str] | None = None,
+    refresh_s: float | None = None,
+    profiles: Profiles | None = None,
+    profile: str | None = None,
 ) -> int:
-    app = CosmemApp(options, theme=theme, ledger=ledger, keymap=keymap)
+    app = CosmemApp(
+        options,
+        theme=theme,
+        ledger=ledger,
+        keymap=keymap,
+        refresh_s=refresh_s,
+        profiles=profiles,
+        profile=profile,
+    )
     app.run()
     return app.return_code or 0

@@ -27,6 +27,11 @@ class ShowHelp:
 
 
 @dataclass(frozen=True)
+class SwitchProfile:
+    name: str
+
+
+@dataclass(frozen=True)
 class SwitchView:
     view: str
     args: tuple[str, ...] = ()  # what the view is asked to show (":ttl acme t1")
@@ -91,6 +96,7 @@ Command = (
     Quit
     | ShowHelp
     | SwitchView
+    | SwitchProfile
     | ShowTenants
     | OpenTenant
     | OpenThread
@@ -131,6 +137,8 @@ def parse_command(
         return Quit()
     if action == "app.help" and not args:
         return ShowHelp()
+    if action == "app.profile":
+        return SwitchProfile(args[0]) if len(args) == 1 else Mistake("usage: :profile NAME")
     if action.startswith("view.") and not args:
         return SwitchView(action.removeprefix("view."))
     if action == "ttl.scope":

@@ -1,0 +1,61 @@
+"""Where the config file lives, and whether a run needs the settings model at all.
+
+No pydantic here: this is on every start-up path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from cosmem_tui.core.session import config_dir
+
+ENV_CONFIG = "COSMEM_CONFIG"  # the config file's path, instead of the user config dir's
+ENV_PROFILE = "COSMEM_PROFILE"  # the profile to use, instead of the file's default_profile
+FILE_NAME = "config.toml"
+
+# The environment variable of each setting (a flag beats it, it beats the profile).
+# Settings without one are read from flags and profiles only: writes are never switched
+# on by an inherited variable, and key bindings belong in the file.
+ENV: dict[str, str] = {
+    "workspace": "COSMEM_WORKSPACE",
+    "schema": "COSMEM_SCHEMA",
+    "endpoint": "COSMOS_ENDPOINT",
+    "database": "COSMOS_DATABASE",
+    "container": "COSMOS_CONTAINER",
+    "auth": "COSMEM_AUTH",
+    "tenant_id": "AZURE_TENANT_ID",
+    "resource_id": "COSMEM_RESOURCE_ID",
+    "workspace_id": "COSMEM_WORKSPACE_ID",
+    "refresh_s": "COSMEM_REFRESH_S",
+    "ru_budget": "COSMEM_RU_BUDGET",
+    "theme": "COSMEM_THEME",
+}
+# Variables only the settings model reads (the others are also read by the code that
+# existed before profiles): when one is set, the model is loaded even without a file.
+_MODEL_ONLY = ("workspace", "schema", "auth", "refresh_s", "ru_budget", "theme")
+
+
+class ConfigError(Exception):
+    """A one-line problem with the config file, a profile or a setting (exit status 2)."""
+
+
+def config_file(env: Mapping[str, str] | None = None) -> Path:
+    """``$COSMEM_CONFIG``, else ``config.toml`` in the user config dir."""
+    env = os.environ if env is None else env
+    named = env.get(ENV_CONFIG)
+    return Path(named).expanduser() if named else config_dir() / FILE_NAME
+
+
+def profile_requested(flag: str | None, env: Mapping[str, str] | None = None) -> str | None:
+    env = os.environ if env is None else env
+    return flag or env.get(ENV_PROFILE) or None
+
+
+def settings_needed(profile: str | None, env: Mapping[str, str] | None = None) -> bool:
+    """Does this run read the settings model (and so load pydantic)?"""
+    env = os.environ if env is None else env
+    if profile_requested(profile, env) is not None or config_file(env).exists():
+        return True
+    return any(env.get(ENV[name]) for name in _MODEL_ONLY)
