@@ -8,6 +8,11 @@ as ``FILE:LINE: message``.
 
 Cosmos caps an item at 2 MB, so a value that still does not decode once 16 MB of
 it are buffered is reported as broken instead of buffering the rest of the file.
+
+Bytes that are not UTF-8 cost only the value they sit in: the file is decoded with
+``surrogateescape``, so a bad byte becomes a lone surrogate U+DC80–U+DCFF in the
+buffer (a JSON ``\\udcff`` escape stays six ASCII characters, so it cannot be taken
+for one), and a value whose source holds one is reported, not imported.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ CHUNK = 1 << 16
 MAX_VALUE_CHARS = 16 << 20
 
 _WHITESPACE = re.compile(r"[ \t\r\n]*")
+_UNDECODED = re.compile("[\udc80-\udcff]")  # an undecodable byte, as surrogateescape puts it
 _DECODER = json.JSONDecoder()
 
 
@@ -91,13 +97,14 @@ class _Splitter:
     def __init__(self, path: Path, handle: BinaryIO) -> None:
         self.path = path
         self.handle = handle
-        self.decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        self.decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="surrogateescape")
         self.buf = ""
         self.pos = 0
         self.eof = False
         self.line = 1  # the line number at buf[counted]
         self.counted = 0
         self.text: str | None = None  # source of the last value decoded
+        self.resumable = False  # the last error left ``pos`` after a whole value
 
     # -- buffer -------------------------------------------------------------------------
 
@@ -149,11 +156,19 @@ class _Splitter:
                 ):
                     self.fill()  # perhaps only incomplete; retry (positions move on a fill)
                     continue
+                self.resumable = False
                 return None, f"not valid JSON: {exc.msg} (line {self.line_at(exc.pos)})"
             if end == len(self.buf) and not self.eof:
                 self.fill()  # a number may go on in the next chunk: decode it whole
                 continue
             text = self.buf[self.pos : end]
+            bad = _UNDECODED.search(text)
+            if bad is not None:
+                line = self.line_at(self.pos + bad.start())
+                self.pos = end  # the value is whole: the next one can still be read
+                self.resumable = True
+                byte = ord(bad.group()) - 0xDC00
+                return None, f"not UTF-8 text (byte 0x{byte:02x} on line {line})"
             self.text = None if "\n" in text else text
             self.pos = end
             return value, None
@@ -161,25 +176,19 @@ class _Splitter:
     # -- values -------------------------------------------------------------------------
 
     def records(self) -> Iterator[Record]:
-        try:
-            first = self.skip_whitespace()
-            if first == "[":
-                yield from self._array()
-            elif first == "{":
-                yield from self._sequence()
-            elif first:
-                yield Record(
-                    self.path,
-                    self.line_at(self.pos),
-                    1,
-                    False,
-                    error="not JSON: expected a JSON array or JSON Lines of objects",
-                    fatal=True,
-                )
-        except UnicodeDecodeError as exc:
-            line = self.line_at(len(self.buf))
+        first = self.skip_whitespace()
+        if first == "[":
+            yield from self._array()
+        elif first == "{":
+            yield from self._sequence()
+        elif first:
             yield Record(
-                self.path, line, 0, False, error=f"not UTF-8 text ({exc.reason})", fatal=True
+                self.path,
+                self.line_at(self.pos),
+                1,
+                False,
+                error="not JSON: expected a JSON array or JSON Lines of objects",
+                fatal=True,
             )
 
     def _sequence(self) -> Iterator[Record]:
@@ -193,7 +202,8 @@ class _Splitter:
                 yield Record(self.path, line, number, False, value=value, text=self.text)
                 continue
             yield Record(self.path, line, number, False, error=error)
-            self._skip_line()  # resume at the next line, as JSON Lines readers do
+            if not self.resumable:
+                self._skip_line()  # resume at the next line, as JSON Lines readers do
 
     def _skip_line(self) -> None:
         while True:
@@ -217,7 +227,9 @@ class _Splitter:
             self.skip_whitespace()
             line = self.line_at(self.pos)
             value, error = self.decode_value()
-            if error is not None:
+            if error is not None and self.resumable:
+                yield Record(self.path, line, number, True, error=error)
+            elif error is not None:
                 # Inside an array there is no safe place to resume: report and stop here.
                 yield Record(
                     self.path,
@@ -228,7 +240,8 @@ class _Splitter:
                     fatal=True,
                 )
                 return
-            yield Record(self.path, line, number, True, value=value, text=self.text)
+            else:
+                yield Record(self.path, line, number, True, value=value, text=self.text)
             after = self.skip_whitespace()
             if after == ",":
                 self.pos += 1
