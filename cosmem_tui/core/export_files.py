@@ -148,6 +148,10 @@ class _Splitter:
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.buf, self.pos)
+            except RecursionError:  # Cosmos nests at most 128 levels; this is no item
+                self.resumable = False
+                line = self.line_at(self.pos)
+                return None, f"not an item: JSON nested too deeply to read (line {line})"
             except json.JSONDecodeError as exc:
                 if (
                     not self.eof

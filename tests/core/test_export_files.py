@@ -149,3 +149,16 @@ def test_a_folder_is_its_export_files_in_order(tmp_path):
     empty.mkdir()
     with pytest.raises(ExportFileError, match=r"no \.json"):
         export_files.export_files(empty)
+
+
+def test_json_nested_too_deeply_is_reported_not_a_crash(tmp_path):
+    deep = "[" * 10_000 + "]" * 10_000
+    path = tmp_path / "deep.jsonl"
+    path.write_text(f'{{"id": "1", "note": {deep}}}\n{{"id": "2"}}\n')
+    first, second = read(path)
+    assert first.error == "not an item: JSON nested too deeply to read (line 1)"
+    assert second.value == {"id": "2"}
+    array = tmp_path / "deep.json"
+    array.write_text(f'[{{"id": "1"}}, {{"id": "2", "note": {deep}}}, {{"id": "3"}}]')
+    records = read(array)
+    assert records[0].value == {"id": "1"} and records[-1].fatal and len(records) == 2
