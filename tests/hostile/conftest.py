@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from tests.hostile.workspace import import_hostile
+from tests.ui.conftest import make_app, no_cursor_blink  # noqa: F401  (the real app, as tests/ui drives it)
 
 
 @pytest.fixture

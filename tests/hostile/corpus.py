@@ -95,9 +95,7 @@ def dangerous(text: str, *, newlines: bool = False) -> list[str]:
     if newlines:
         text = text.replace("\r\n", "\n")
     return [
-        ch
-        for ch in text
-        if unicodedata.category(ch) in DANGEROUS and not (newlines and ch == "\n")
+        ch for ch in text if unicodedata.category(ch) in DANGEROUS and not (newlines and ch == "\n")
     ]
 
 

@@ -65,8 +65,8 @@ def export_lines() -> list[bytes]:
     ]
     for tenant, thread in ((42, 7), (True, -0.5), (-1.5e300, "0")):
         items.append({**turn(1, "odd key", "user"), "tenantId": tenant, "threadId": thread})
-    lines = [json.dumps(item).encode() for item in items]
-    return lines + [
+    return [
+        *(json.dumps(item).encode() for item in items),
         b'{"id": "bad-bytes", "tenantId": "x", "threadId": "y", "note": "\xff\xfe\x9b"}',
         b'{"id": "too-deep", "tenantId": "x", "threadId": "y", "note": '
         + b"[" * 10_000
