@@ -54,11 +54,26 @@ def visible(text: str, *, multiline: bool = False) -> str:
 
 
 def one_line(text: str, limit: int | None = None) -> str:
-    """A single-line preview: whitespace runs collapse to one space, then escaping."""
+    """A single-line preview: whitespace runs collapse to one space, then escaping.
+
+    ``limit`` bounds what is shown, escapes included (``\\x1b`` is four characters),
+    and an escape is never cut in two.
+    """
     flat = _WHITESPACE_RUN.sub(" ", text).strip()
-    if limit is not None and len(flat) > limit:
-        flat = flat[: max(0, limit - 1)] + "…"
-    return visible(flat)
+    if limit is None:
+        return visible(flat)
+    shown = visible(flat[: limit + 1])  # escaping only lengthens: no more can fit
+    if len(shown) <= limit:
+        return shown
+    out: list[str] = []
+    room = max(0, limit - 1)
+    for ch in flat:
+        piece = _escape_char(ch) if must_escape(ch) else ch
+        if len(piece) > room:
+            break
+        out.append(piece)
+        room -= len(piece)
+    return "".join(out) + "…"
 
 
 def json_for_terminal(value: Any, *, indent: int | None = None) -> str:
