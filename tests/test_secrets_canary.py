@@ -13,15 +13,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from azure.core.credentials import AccessToken
 
-from cosmem_tui.compose import open_cosmos_session
-from cosmem_tui.model import SystemClock
+from cosmem_tui.compose import open_cosmos_session, open_local_session
+from cosmem_tui.core.session import SessionOptions
+from cosmem_tui.model import FrozenClock, SystemClock
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
+from cosmem_tui.sources.monitor.telemetry import open_monitor
 from cosmem_tui.ui.app import CosmemApp
-from tests.canary import Canary, assert_no_canary, secret_canary  # noqa: F401
+from tests.canary import TOKEN, Canary, assert_no_canary, secret_canary  # noqa: F401
 from tests.gateway import Fault
 from tests.helpers import exchange, run_cli
+from tests.sources.monitor.azure_fake import AzureFake, FakeCredential, Reply, Sent, error_body
+from tests.sources.monitor.conftest import FAST_RETRY
+from tests.test_cli_telemetry import NOW
+from tests.test_cli_telemetry import settings as monitor_settings
 from tests.ui.conftest import settle
+from tests.ui.telemetry_sources import services
 from tests.ui.test_telemetry_views import shown
 
 STATUSES = (400, 401, 403, 409, 500, 503)
@@ -130,3 +138,55 @@ async def test_the_tui_never_shows_the_key(
     for n, text in enumerate(screens):
         assert_no_canary(text, f"screen {n}")
     assert_no_canary((tmp_path / "ledger.jsonl").read_text(), "the ledger file")
+
+
+class CanaryCredential(FakeCredential):
+    """Signs every Azure Monitor call with the canary access token."""
+
+    async def get_token(self, *scopes: str, **kwargs: Any) -> AccessToken:
+        await super().get_token(*scopes, **kwargs)
+        return AccessToken(TOKEN, 4_102_444_800)
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 500])
+async def test_an_access_token_quoted_back_by_azure_monitor_is_not_shown(
+    demo_path: Path, status: int
+):
+    def echo(sent: Sent) -> Reply:
+        said = f"token {sent.headers.get('Authorization')} was refused; {TOKEN} is bad"
+        return Reply(status, error_body("Denied", said, said))
+
+    fake = AzureFake()
+    fake.answer("metrics", echo)
+    fake.answer("logs", echo)
+    clock = FrozenClock(NOW)
+    options = SessionOptions(workspace=demo_path)
+
+    async def open_it():  # type: ignore[no-untyped-def]
+        session = open_local_session(options, clock)
+        source = await open_monitor(
+            monitor_settings(),
+            gateway=session.gateway,
+            credential=CanaryCredential(),
+            clock=clock,
+            transport=fake.transport(),
+            retry=FAST_RETRY,
+        )
+        session.closers.append(source.close)
+        session.services.update(services(source, clock, session.throughput.where))
+        return session
+
+    app = CosmemApp(options, clock=clock, session_factory=open_it)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        screens = []
+        for key in ("T", "H", "R"):
+            await pilot.press(key)
+            await settle(pilot)
+            screens += [shown(app), app.export_screenshot()]
+    assert fake.requests_to("logs") and any(str(status) in text for text in screens)
+    assert any(
+        f"Bearer {TOKEN}" in s.headers.get("Authorization", "") for s in fake.requests_to("logs")
+    )
+    for n, text in enumerate(screens):
+        assert_no_canary(text, f"screen {n}")
