@@ -19,9 +19,10 @@ pytestmark = pytest.mark.usefixtures("frozen_system_time")
         (b"hello\nworld\n", "{file}: not JSON or JSON Lines (line 1: Expecting value)"),
         (b"\n\nxx\n", "{file}: not JSON or JSON Lines (line 3: Expecting value)"),
         (b"{oops}\n", "{file}: not JSON or JSON Lines (line 1: Expecting property name"),
-        (b"\xff\xfe{}", "{file}: not UTF-8 text (byte 0xff at offset 0)"),
-        (b"\xef\xbb\xbf\xff", "{file}: not UTF-8 text (byte 0xff at offset 3)"),
-        (b'{"a": 1}\n\xc3(', "{file}: not UTF-8 text (byte 0xc3 at offset 9)"),
+        (b"\xff\xfe{}", "{file}: not UTF-8 text (byte 0xff on line 1)"),
+        (b"\xef\xbb\xbf\xff", "{file}: not UTF-8 text (byte 0xff on line 1)"),
+        (b'\n{"a": "\xc3("}', "{file}: not UTF-8 text (byte 0xc3 on line 2)"),
+        (b'{"a": 1\xc3}', "{file}: not UTF-8 text (byte 0xc3 on line 1)"),
         (b"[1, 2]", "{file}:1: item 1: items are JSON objects, not number values"),
     ],
 )

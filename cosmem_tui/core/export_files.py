@@ -8,6 +8,11 @@ as ``FILE:LINE: message``.
 
 Cosmos caps an item at 2 MB, so a value that still does not decode once 16 MB of
 it are buffered is reported as broken instead of buffering the rest of the file.
+
+Bytes that are not UTF-8 cost only the value they sit in: the file is decoded with
+``surrogateescape``, so a bad byte becomes a lone surrogate U+DC80–U+DCFF in the
+buffer (a JSON ``\\udcff`` escape stays six ASCII characters, so it cannot be taken
+for one), and a value whose source holds one is reported, not imported.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ CHUNK = 1 << 16
 MAX_VALUE_CHARS = 16 << 20
 
 _WHITESPACE = re.compile(r"[ \t\r\n]*")
+_UNDECODED = re.compile("[\udc80-\udcff]")  # an undecodable byte, as surrogateescape puts it
 _DECODER = json.JSONDecoder()
 
 
@@ -39,9 +45,9 @@ def _may_be_cut_short(exc: json.JSONDecodeError, buffered: int) -> bool:
     return buffered - exc.pos <= 10 or exc.msg.startswith("Unterminated string")
 
 
-class _NotUtf8(Exception):
-    def __init__(self, byte: bytes, offset: int) -> None:
-        super().__init__(f"not UTF-8 text (byte 0x{byte.hex()} at offset {offset:,})")
+def _not_utf8(undecoded: str, line: int) -> str:
+    """A byte ``surrogateescape`` kept as U+DC80–U+DCFF, named as the byte it was."""
+    return f"not UTF-8 text (byte 0x{ord(undecoded) - 0xDC00:02x} on line {line})"
 
 
 class ExportFileError(ValueError):
@@ -97,14 +103,14 @@ class _Splitter:
     def __init__(self, path: Path, handle: BinaryIO) -> None:
         self.path = path
         self.handle = handle
-        self.decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        self.decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="surrogateescape")
         self.buf = ""
         self.pos = 0
         self.eof = False
         self.line = 1  # the line number at buf[counted]
         self.counted = 0
         self.text: str | None = None  # source of the last value decoded
-        self.bytes_read = 0  # bytes handed to the decoder so far (for a bad byte's offset)
+        self.resumable = False  # the last error left ``pos`` after a whole value
         self.reason: str | None = None  # the last decoding error, as "line N: message"
 
     # -- buffer -------------------------------------------------------------------------
@@ -114,15 +120,7 @@ class _Splitter:
         if self.eof:
             return False
         raw = self.handle.read(CHUNK)
-        pending = len(self.decoder.getstate()[0])  # bytes of a character cut by the last chunk
-        try:
-            text = self.decoder.decode(raw, final=not raw)
-        except UnicodeDecodeError as exc:
-            # utf-8-sig reports positions after a leading BOM: count it back in.
-            bom = 3 if self.bytes_read == 0 and raw.startswith(codecs.BOM_UTF8) else 0
-            offset = self.bytes_read - pending + bom + exc.start
-            raise _NotUtf8(exc.object[exc.start : exc.start + 1], offset) from None
-        self.bytes_read += len(raw)
+        text = self.decoder.decode(raw, final=not raw)
         if not raw:
             self.eof = True
         self.line_at(self.pos)  # keep the line count anchored at the cut
@@ -157,6 +155,10 @@ class _Splitter:
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.buf, self.pos)
+            except RecursionError:  # Cosmos nests at most 128 levels; this is no item
+                self.resumable = False
+                line = self.line_at(self.pos)
+                return None, f"not an item: JSON nested too deeply to read (line {line})"
             except json.JSONDecodeError as exc:
                 if (
                     not self.eof
@@ -165,12 +167,24 @@ class _Splitter:
                 ):
                     self.fill()  # perhaps only incomplete; retry (positions move on a fill)
                     continue
+                self.resumable = False
+                bad = _UNDECODED.search(self.buf, self.pos, exc.pos + 1)
+                if bad is not None:  # JSON broke on a byte that is not text: say that
+                    self.reason = _not_utf8(bad.group(), self.line_at(bad.start()))
+                    return None, self.reason
                 self.reason = f"line {self.line_at(exc.pos)}: {exc.msg}"
                 return None, f"not valid JSON: {exc.msg} (line {self.line_at(exc.pos)})"
             if end == len(self.buf) and not self.eof:
                 self.fill()  # a number may go on in the next chunk: decode it whole
                 continue
             text = self.buf[self.pos : end]
+            bad = _UNDECODED.search(text)
+            if bad is not None:
+                line = self.line_at(self.pos + bad.start())
+                self.pos = end  # the value is whole: the next one can still be read
+                self.resumable = True
+                self.reason = _not_utf8(bad.group(), line)
+                return None, self.reason
             self.text = None if "\n" in text else text
             self.pos = end
             return value, None
@@ -178,31 +192,26 @@ class _Splitter:
     # -- values -------------------------------------------------------------------------
 
     def records(self) -> Iterator[Record]:
-        try:
-            first = self.skip_whitespace()
-            if first == "[":
-                yield from self._array()
-            elif first == "{":
-                yield from self._sequence()
-            elif first:
-                line = self.line_at(self.pos)
+        first = self.skip_whitespace()
+        if first == "[":
+            yield from self._array()
+        elif first == "{":
+            yield from self._sequence()
+        elif first:
+            line = self.line_at(self.pos)
+            if _UNDECODED.match(first):
+                reason = _not_utf8(first, line)
+                error = reason
+            else:
                 try:
                     _DECODER.raw_decode(self.buf, self.pos)
                     reason = f"line {line}: a lone JSON value, not an array or objects"
-                except json.JSONDecodeError as exc:
-                    reason = f"line {self.line_at(exc.pos)}: {exc.msg}"
-                yield Record(
-                    self.path,
-                    line,
-                    1,
-                    False,
-                    error=f"not JSON or JSON Lines ({reason})",
-                    fatal=True,
-                    reason=reason,
-                )
-        except _NotUtf8 as exc:
-            line = self.line_at(len(self.buf))
-            yield Record(self.path, line, 0, False, error=str(exc), fatal=True, reason=str(exc))
+                except (json.JSONDecodeError, RecursionError) as exc:
+                    at = self.line_at(exc.pos) if isinstance(exc, json.JSONDecodeError) else line
+                    msg = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+                    reason = f"line {at}: {msg}"
+                error = f"not JSON or JSON Lines ({reason})"
+            yield Record(self.path, line, 1, False, error=error, fatal=True, reason=reason)
 
     def _sequence(self) -> Iterator[Record]:
         """JSON Lines, or any whitespace-separated JSON documents."""
@@ -215,7 +224,8 @@ class _Splitter:
                 yield Record(self.path, line, number, False, value=value, text=self.text)
                 continue
             yield Record(self.path, line, number, False, error=error, reason=self.reason)
-            self._skip_line()  # resume at the next line, as JSON Lines readers do
+            if not self.resumable:
+                self._skip_line()  # resume at the next line, as JSON Lines readers do
 
     def _skip_line(self) -> None:
         while True:
@@ -239,7 +249,9 @@ class _Splitter:
             self.skip_whitespace()
             line = self.line_at(self.pos)
             value, error = self.decode_value()
-            if error is not None:
+            if error is not None and self.resumable:
+                yield Record(self.path, line, number, True, error=error, reason=self.reason)
+            elif error is not None:
                 # Inside an array there is no safe place to resume: report and stop here.
                 yield Record(
                     self.path,
@@ -251,7 +263,8 @@ class _Splitter:
                     reason=self.reason,
                 )
                 return
-            yield Record(self.path, line, number, True, value=value, text=self.text)
+            else:
+                yield Record(self.path, line, number, True, value=value, text=self.text)
             after = self.skip_whitespace()
             if after == ",":
                 self.pos += 1

@@ -56,17 +56,30 @@ def visible(text: str, *, multiline: bool = False) -> str:
 def one_line(text: str, limit: int | None = None) -> str:
     """A single-line preview: whitespace runs collapse to one space, then escaping.
 
-    With a ``limit`` only the start of ``text`` is read (a row of a 5 MB message costs
-    what a row of a short one does): whitespace runs longer than that start may make
-    the preview shorter than ``limit``, never longer.
+    ``limit`` bounds what is shown, escapes included (``\\x1b`` is four characters),
+    and an escape is never cut in two. With a ``limit`` only the start of ``text`` is
+    read (a row of a 5 MB message costs what a row of a short one does): whitespace runs
+    longer than that start may make the preview shorter than ``limit``, never longer.
     """
     cut = False
     if limit is not None and len(text) > (bound := 4 * limit + 64):
         text, cut = text[:bound], True
     flat = _WHITESPACE_RUN.sub(" ", text).strip()
-    if limit is not None and (cut or len(flat) > limit):
-        flat = flat[: max(0, limit - 1)] + "…"
-    return visible(flat)
+    if limit is None:
+        return visible(flat)
+    if not cut:
+        shown = visible(flat[: limit + 1])  # escaping only lengthens: no more can fit
+        if len(shown) <= limit:
+            return shown
+    out: list[str] = []
+    room = max(0, limit - 1)
+    for ch in flat:
+        piece = _escape_char(ch) if must_escape(ch) else ch
+        if len(piece) > room:
+            break
+        out.append(piece)
+        room -= len(piece)
+    return "".join(out) + "…"
 
 
 LONG_TEXT = 64 * 1024  # characters of one text the detail shows; the rest is read on demand

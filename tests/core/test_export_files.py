@@ -83,7 +83,6 @@ def test_array_items_are_numbered_and_a_syntax_error_stops_the_file(tmp_path):
     ("content", "complaint"),
     [
         (b"hello", "not JSON"),
-        (b'{"id": "1"}\n{"id": "\xff"}\n', "not UTF-8"),
         (b'[{"id": "1"}] trailing', "after the closing ']'"),
         (b'[{"id": "1"} {"id": "2"}]', "expected ',' or ']'"),
         (b'[{"id": "1"},', "not valid JSON"),
@@ -94,6 +93,30 @@ def test_unreadable_content_is_one_fatal_record(tmp_path, content, complaint):
     path.write_bytes(content)
     records = read(path)
     assert records[-1].fatal and complaint in (records[-1].error or "")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"id": "1"}\n{"id": "\xff\xfe"} {"id": "2"}\n{"id": "3"}\n',
+        b'[{"id": "1"},\n {"id": "\xff\xfe"}, {"id": "2"},\n {"id": "3"}]',
+    ],
+)
+def test_bytes_that_are_not_utf8_cost_only_their_value(tmp_path, monkeypatch, content):
+    monkeypatch.setattr(export_files, "CHUNK", 5)  # a bad byte split across reads too
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    records = read(path)
+    assert [r.value for r in records if r.error is None] == [{"id": i} for i in "123"]
+    (bad,) = [r for r in records if r.error is not None]
+    assert bad.line == 2 and not bad.fatal
+    assert bad.error == "not UTF-8 text (byte 0xff on line 2)"
+
+
+def test_an_escaped_surrogate_is_json_not_a_bad_byte(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"id": "\\udcff\\ud800"}\n')
+    assert [r.value for r in read(path)] == [{"id": "\udcff\ud800"}]
 
 
 def test_a_utf8_bom_and_an_empty_file(tmp_path):
@@ -126,3 +149,16 @@ def test_a_folder_is_its_export_files_in_order(tmp_path):
     empty.mkdir()
     with pytest.raises(ExportFileError, match=r"no \.json"):
         export_files.export_files(empty)
+
+
+def test_json_nested_too_deeply_is_reported_not_a_crash(tmp_path):
+    deep = "[" * 10_000 + "]" * 10_000
+    path = tmp_path / "deep.jsonl"
+    path.write_text(f'{{"id": "1", "note": {deep}}}\n{{"id": "2"}}\n')
+    first, second = read(path)
+    assert first.error == "not an item: JSON nested too deeply to read (line 1)"
+    assert second.value == {"id": "2"}
+    array = tmp_path / "deep.json"
+    array.write_text(f'[{{"id": "1"}}, {{"id": "2", "note": {deep}}}, {{"id": "3"}}]')
+    records = read(array)
+    assert records[0].value == {"id": "1"} and records[-1].fatal and len(records) == 2

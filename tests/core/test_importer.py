@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -281,3 +282,29 @@ def test_argument_parsers():
     for bad in ("a", "/a,/b,/c,/d", ","):
         with pytest.raises(ImportFailed, match="--partition-key"):
             parse_partition_key(bad)
+
+
+def test_lone_surrogates_stay_in_content_and_are_refused_in_keys(tmp_path, clock):
+    """JSON may escape a lone surrogate; UTF-8 (and so SQLite) cannot hold one."""
+    source = tmp_path / "s.jsonl"
+    content = {"id": "a", "threadId": "t", "turnIndex": 1, "note": "lone \ud800 here"}
+    in_key = {"id": "b", "threadId": "t\ud800", "turnIndex": 1}
+    source.write_text(
+        "\n".join(
+            [
+                json.dumps(content),
+                json.dumps(in_key),
+                json.dumps({**content, "id": "c"})[:-1] + ', "_ts": "not a number"}',
+            ]
+        )
+        + "\n"
+    )
+    report, problems = run(source, tmp_path / "w.sqlite", clock, schema="thread")
+    assert report.imported == 2 and report.rejected == 1
+    assert problems == [
+        f"{source}:2: item 'b' has a lone surrogate ('\\ud800') in its id or keys,"
+        " which cannot be stored"
+    ]
+    with sqlite3.connect(tmp_path / "w.sqlite") as db:
+        bodies = [json.loads(body) for (body,) in db.execute("SELECT body FROM items")]
+    assert sorted(b["note"] for b in bodies) == ["lone \ud800 here"] * 2  # kept exactly

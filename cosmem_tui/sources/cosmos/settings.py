@@ -39,8 +39,25 @@ _SECRET = re.compile(
 )
 
 
+# The secret values this process has read (an account key, a connection string): a
+# service's message may echo one without its name (a 400 or 500 quoting the request),
+# so each is masked wherever it appears, not only after ``AccountKey=``.
+_read_secrets: list[str] = []
+
+
+def keep_secret(value: str | None) -> None:
+    """Mask ``value`` in every message ``redact`` passes from now on."""
+    if value and len(value) >= 8 and value not in _read_secrets:
+        _read_secrets.append(value)
+        _read_secrets.sort(key=len, reverse=True)  # a connection string before its key
+
+
 def redact(text: str) -> str:
-    """``text`` with secret values (``AccountKey=…``, ``SharedAccessSignature=…``) masked."""
+    """``text`` with secret values (``AccountKey=…``, ``SharedAccessSignature=…``, and
+    every key or connection string read) masked."""
+    for secret in _read_secrets:
+        if secret in text:
+            text = text.replace(secret, "***")
     return _SECRET.sub(lambda m: f"{m.group(1)}=***", text)
 
 
@@ -72,6 +89,7 @@ class CosmosSettings:
     key_source: str = ENV_KEY
 
     def __post_init__(self) -> None:
+        keep_secret(self.key)
         try:
             check_budget(self.ru_budget)
         except ValueError as exc:
@@ -140,6 +158,8 @@ def settings_from_options(
     database = database or env.get(ENV_DATABASE) or None
     container = container or env.get(ENV_CONTAINER) or None
     connection_string = env.get(ENV_CONNECTION_STRING) or None
+    keep_secret(connection_string)
+    keep_secret(env.get(ENV_KEY))
     if auth is None:
         if connection_string and not env.get(ENV_KEY):
             auth = AuthMode.CONNECTION_STRING
@@ -161,6 +181,7 @@ def settings_from_options(
                 f"--auth connection-string reads {ENV_CONNECTION_STRING}: set it"
             )
         string_endpoint, key = parse_connection_string(connection_string)
+        keep_secret(key)
         if endpoint and endpoint.rstrip("/") != string_endpoint.rstrip("/"):
             raise CosmosConfigError(
                 f"--endpoint {redact(endpoint)} differs from the AccountEndpoint in "

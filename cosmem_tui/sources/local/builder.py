@@ -37,6 +37,26 @@ class ItemRejected(ValueError):
     """An item that cannot be stored (no id, no partition key value, not an object)."""
 
 
+ASCII = json.JSONEncoder(separators=(",", ":"))  # \\u escapes for what UTF-8 cannot hold
+
+
+def _check_storable(row: Mapping[str, Any]) -> None:
+    """Refuse an item whose keys hold a lone surrogate: SQLite stores text as UTF-8.
+
+    Its body can keep one as a JSON escape, but a key's text form is its index.
+    """
+    text = "\x00".join(v for v in row.values() if isinstance(v, str))
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ItemRejected(
+            f"item {row['id']!r} has a lone surrogate ({text[exc.start]!r}) in its id or keys,"
+            " which cannot be stored"
+        ) from None
+
+
 def _etag() -> str:
     return f'"{uuid.uuid4()}"'
 
@@ -149,7 +169,7 @@ class WorkspaceBuilder(WorkspaceFile):
         if text is None:
             text = COMPACT.encode(doc)
         keys = derive_keys(schema, doc)
-        return {
+        row = {
             "pk": pk_text(pk),
             "id": item_id,
             "ts": ts,
@@ -159,9 +179,16 @@ class WorkspaceBuilder(WorkspaceFile):
             "thread_key": keys.thread_key,
             "order_rank": keys.order_rank,
             "order_value": keys.order_value,
-            "size_bytes": len(text.encode("utf-8")),
-            "body": text,
         }
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError:  # a lone surrogate (JSON allows it): keep it as an escape
+            text = ASCII.encode(doc)
+            size = len(text)
+        _check_storable(row)
+        row["size_bytes"] = size
+        row["body"] = text
+        return row
 
     def insert_rows(self, rows: Iterable[Mapping[str, Any]]) -> int:
         sql = load_query("local", "insert_item")

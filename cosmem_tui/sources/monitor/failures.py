@@ -9,6 +9,7 @@ Log Analytics Reader on the workspace.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any
 
@@ -72,10 +73,16 @@ class MonitorFailure(Exception):
         return TelemetryProblem(self.kind, self.message, self.fix, about, self.retry_after_s)
 
 
+# An access token a service may quote back (a JWT, or after "Bearer"): masked before
+# the message is cut short, so no part of one is shown either.
+_TOKEN = re.compile(r"(?i)\beyJ[\w-]{6,}\.[\w-]{6,}\.[\w-]*|(?<=bearer )[\w.~+/=-]{8,}")
+
+
 def one_line(text: object) -> str:
     """The first line of ``text`` without a "(Code) " prefix, kept short, with control
-    characters shown as escapes (a service may echo a hostile tenant name back)."""
-    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    characters shown as escapes (a service may echo a hostile tenant name back) and any
+    access token masked."""
+    lines = [line.strip() for line in _TOKEN.sub("***", str(text)).splitlines() if line.strip()]
     line = lines[0] if lines else ""
     if line.startswith("(") and ") " in line:
         line = line.split(") ", 1)[1]
