@@ -447,6 +447,14 @@ ACTIONS: tuple[UiAction, ...] = (
         commands=(Command(("help", "h", "?"), (), "this help"),),
     ),
     UiAction(
+        "app.schema",
+        "",
+        "app.schema",
+        "the schema and why it was chosen",
+        "App",
+        commands=(Command(("schema",), (), "the schema and why it was chosen"),),
+    ),
+    UiAction(
         "app.quit",
         "q",
         "app.quit",

@@ -28,6 +28,7 @@ from textual.timer import Timer
 from cosmem_tui.compose import build_demo, open_session
 from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.session import Session, SessionOptions
+from cosmem_tui.core.text import one_line
 from cosmem_tui.model import (
     BudgetQuestion,
     Clock,
@@ -38,7 +39,7 @@ from cosmem_tui.model import (
     Throttling,
 )
 from cosmem_tui.ui.actions import ACTIONS, Registry, UiAction, view_actions
-from cosmem_tui.ui.commands import Quit, ShowHelp, SwitchView, parse_command
+from cosmem_tui.ui.commands import Quit, ShowHelp, ShowSchema, SwitchView, parse_command
 from cosmem_tui.ui.confirm import ConfirmBudget
 from cosmem_tui.ui.failure import SessionFailedScreen
 from cosmem_tui.ui.help import HelpScreen
@@ -246,7 +247,8 @@ class CosmemApp(App[None]):
         self.chrome = replace(
             self.chrome,
             source=source,
-            schema=session.schema_label,
+            schema=session.schema.name,
+            schema_reason=session.schema_why(self.options.schema),
             totals=gateway.totals(),
             writes=writes,
         )
@@ -361,6 +363,14 @@ class CosmemApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.registry, self.current_view))
 
+    def action_schema(self) -> None:
+        """Which schema reads the container and why (the header has room for it only
+        when wide)."""
+        chrome = self.chrome
+        if chrome.schema:
+            text = one_line(f"schema {chrome.schema}: {chrome.schema_reason}")
+            self.notify(text, title="schema", timeout=10, markup=False)
+
     def run_command(self, line: str) -> None:
         """One ``:`` line: the app's own commands (views, help, quit) here, the rest by the
         current view, which parses them with what it knows (the schema, the tenant)."""
@@ -372,6 +382,8 @@ class CosmemApp(App[None]):
                 self.exit()
             case ShowHelp():
                 self.action_help()
+            case ShowSchema():
+                self.action_schema()
             case SwitchView(name, args):
                 self.action_switch_view(name)
                 screen = self.screens_by_view.get(name)

@@ -27,6 +27,11 @@ class ShowHelp:
 
 
 @dataclass(frozen=True)
+class ShowSchema:
+    pass
+
+
+@dataclass(frozen=True)
 class SwitchView:
     view: str
     args: tuple[str, ...] = ()  # what the view is asked to show (":ttl acme t1")
@@ -85,6 +90,7 @@ class Mistake:
 Command = (
     Quit
     | ShowHelp
+    | ShowSchema
     | SwitchView
     | ShowTenants
     | OpenTenant
@@ -123,6 +129,8 @@ def parse_command(
         return Quit()
     if action == "app.help" and not args:
         return ShowHelp()
+    if action == "app.schema" and not args:
+        return ShowSchema()
     if action.startswith("view.") and not args:
         return SwitchView(action.removeprefix("view."))
     if action == "ttl.scope":
