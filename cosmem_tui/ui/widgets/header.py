@@ -12,7 +12,7 @@ the session's cost are never dropped.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
@@ -38,7 +38,18 @@ class Chrome:
 
 
 # The one priority order: the first named part goes first when the line is too narrow.
-DROP_ORDER = ("schema_reason", "requests", "ttl", "pk", "container", "throttled", "source")
+# A part with a short form takes it the first time it is named and goes the second
+# time ("ttl on (no default)" → "ttl on" → gone).
+DROP_ORDER = (
+    "schema_reason",
+    "ttl",
+    "requests",
+    "ttl",
+    "pk",
+    "container",
+    "throttled",
+    "source",
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +59,7 @@ class Part:
     side: str = "left"  # "left": after the title, " · " between; "right": the totals
     joiner: str = " · "  # what goes before it on its side (the reason: " (")
     closer: str = ""  # what goes after it (the reason: ")")
+    short: str = ""  # a shorter form taken before the part is dropped
 
 
 def header_parts(chrome: Chrome) -> list[Part]:
@@ -57,7 +69,8 @@ def header_parts(chrome: Chrome) -> list[Part]:
         p = c.container
         parts.append(Part("container", f"{p.database}/{p.container}"))
         parts.append(Part("pk", f"pk {p.partition_key.describe()}"))
-        parts.append(Part("ttl", f"ttl {p.default_ttl_display()}"))
+        ttl = p.default_ttl_display()
+        parts.append(Part("ttl", f"ttl {ttl}", short=f"ttl {ttl.split(' (')[0]}"))
     if c.schema:
         parts.append(Part("schema", f"schema {c.schema}"))
         if c.schema_reason:
@@ -94,7 +107,11 @@ def fit_parts(parts: Sequence[Part], room: int) -> tuple[str, str]:
     for name in DROP_ORDER:
         if width() <= room:
             break
-        kept = [p for p in kept if p.name != name]
+        kept = [
+            p if p.name != name else replace(p, text=p.short, short="")
+            for p in kept
+            if p.name != name or p.short
+        ]
     left, right = join_parts(kept, "left"), join_parts(kept, "right")
     if cell_len(left) + 1 + cell_len(right) > room:  # a very narrow terminal: cut the left
         space = max(0, room - 1 - cell_len(right))
