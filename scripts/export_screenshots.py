@@ -135,8 +135,16 @@ def write_png(svg: Path, converter: list[str] | str) -> None:
         subprocess.run([*converter, "--output", str(png), str(svg)], check=True)
 
 
-async def export(out: Path, names: Iterable[str] | None = None, *, png: bool = True) -> list[Path]:
-    """Write the named shots (all by default) into ``out``; the SVG paths written."""
+async def export(
+    out: Path,
+    names: Iterable[str] | None = None,
+    *,
+    png: bool = True,
+    workspace: Path | None = None,
+) -> list[Path]:
+    """Write the named shots (all by default) into ``out``; the SVG paths written.
+
+    ``workspace``: a demo workspace already built at ``ANCHOR`` (else one is built)."""
     every = shots()
     chosen = list(names) if names else list(every)
     unknown = [n for n in chosen if n not in every]
@@ -148,8 +156,9 @@ async def export(out: Path, names: Iterable[str] | None = None, *, png: bool = T
     out.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory() as tmp:
-        workspace = Path(tmp) / "demo.sqlite"
-        build_demo_workspace(workspace, ANCHOR)
+        if workspace is None:
+            workspace = Path(tmp) / "demo.sqlite"
+            build_demo_workspace(workspace, ANCHOR)
         for name in chosen:
             size, shot = every[name]
             path = out / f"{name}.svg"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui.ui.views import VIEWS
+from tests.conftest import ANCHOR
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -43,15 +44,19 @@ SAMPLE = ["turns-80x24", "throttle-120x40", "production-80x24", "detail-200x60"]
 
 
 @pytest.mark.parametrize("name", SAMPLE)
-async def test_the_committed_screenshot_is_what_the_script_writes(tmp_path, name):
+async def test_the_committed_screenshot_is_what_the_script_writes(tmp_path, demo_path, name):
     exporter = script()
-    (written,) = await exporter.export(tmp_path, [name], png=False)
+    assert exporter.ANCHOR == ANCHOR  # the shared demo workspace is the one it would build
+    (written,) = await exporter.export(tmp_path, [name], png=False, workspace=demo_path)
     fresh = written.read_text(encoding="utf-8")
     assert fresh == (REPO / "screenshots" / f"{name}.svg").read_text(encoding="utf-8")
 
 
-async def test_two_runs_write_identical_files(tmp_path):
+async def test_two_runs_write_identical_files(tmp_path, demo_path):
     exporter = script()
-    first = (await exporter.export(tmp_path / "a", ["requests-80x24"], png=False))[0]
-    second = (await exporter.export(tmp_path / "b", ["requests-80x24"], png=False))[0]
+    runs = [
+        await exporter.export(tmp_path / run, ["requests-80x24"], png=False, workspace=demo_path)
+        for run in ("a", "b")
+    ]
+    first, second = runs[0][0], runs[1][0]
     assert first.read_bytes() == second.read_bytes()
