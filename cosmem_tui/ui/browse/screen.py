@@ -233,7 +233,7 @@ class BrowseScreen(ViewScreen):
                 return [("tenants", "48"), ("turns", "1fr")]
             return [("tenants", "40"), ("threads", "48"), ("turns", "1fr")]
         parent = "threads" if has_tenants else "tenants"
-        return [(parent, "40"), ("turns", "72"), ("detail", "1fr")]
+        return [(parent, "44"), ("turns", "72"), ("detail", "1fr")]
 
     def layout_columns(self) -> None:
         shown = dict(self._columns_for_level())
