@@ -83,3 +83,18 @@ async def test_nothing_is_cut_in_the_header_at_120(make_app, demo_path):
         await settle(pilot)
         header = screen_text(app)[0]
         assert "…" not in header and "schema lab" in header and "req" in header, header
+
+
+async def test_at_200x60_the_detail_sits_beside_the_threads_and_the_turns(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        for key in VIEWS["detail"]:
+            await pilot.press(key)
+            await settle(pilot)
+        shown = {w.id: w.size.width for w in app.screen.query_one("#columns").children if w.display}
+        assert set(shown) == {"threads", "turns", "detail"}
+        assert shown["detail"] >= 80  # the rest goes to the item itself
+        lines = screen_text(app)
+        assert any("TIME (UTC)" in line and "ROLES" in line for line in lines)
+        assert any("thr-" in line and "…" not in line.split("│")[1] for line in lines[4:10])
