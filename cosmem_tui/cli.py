@@ -1088,7 +1088,8 @@ async def _run_headless(command: Command, args: argparse.Namespace) -> int:
         if ledger is not None:
             ledger.attach(session.gateway)  # with what opening the session requested
         if args.verbose and session.has_store:
-            print(f"cosmem: schema {visible(session.schema_label)}", file=sys.stderr)
+            why = session.schema_why(getattr(args, "schema", None))  # always says why
+            print(f"cosmem: schema {visible(f'{session.schema.name} ({why})')}", file=sys.stderr)
         try:
             # The ledger's default cause; steps that say more (list, count) say it inside.
             with session.gateway.caused_by(f"cosmem {args.command}"):

@@ -160,6 +160,13 @@ class Session:
         name = self.schema.name
         return f"{name} ({self.schema_reason})" if self.schema_reason else name
 
+    def schema_why(self, requested: str | None) -> str:
+        """Why this schema, always said: the detection's reason, else how it was named
+        (``requested``: the --schema the session was opened with, None if none)."""
+        if self.schema_reason:
+            return self.schema_reason
+        return "named with --schema" if requested else "recorded in the workspace"
+
     def listing_notes(self) -> list[str]:
         """What the user should know about how the listings were made (shown beside them)."""
         return self.store.listing_notes()

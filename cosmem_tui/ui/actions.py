@@ -520,6 +520,14 @@ ACTIONS: tuple[UiAction, ...] = (
         palette=False,  # the palette lists each profile by name (ui/profiles.py)
     ),
     UiAction(
+        "app.schema",
+        "",
+        "app.schema",
+        "the schema and why it was chosen",
+        "App",
+        commands=(Command(("schema",), (), "the schema and why it was chosen"),),
+    ),
+    UiAction(
         "app.quit",
         "q",
         "app.quit",

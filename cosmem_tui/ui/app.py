@@ -32,7 +32,7 @@ from cosmem_tui.config.files import ConfigError
 from cosmem_tui.config.profiles import ProfileChoice
 from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.session import Session, SessionOptions
-from cosmem_tui.core.text import visible
+from cosmem_tui.core.text import one_line, visible
 from cosmem_tui.model import (
     BudgetQuestion,
     Clock,
@@ -43,15 +43,22 @@ from cosmem_tui.model import (
     Throttling,
 )
 from cosmem_tui.ui.actions import ACTIONS, Registry, UiAction, view_actions
-from cosmem_tui.ui.commands import Quit, ShowHelp, SwitchProfile, SwitchView, parse_command
+from cosmem_tui.ui.commands import (
+    Quit,
+    ShowHelp,
+    ShowSchema,
+    SwitchProfile,
+    SwitchView,
+    parse_command,
+)
 from cosmem_tui.ui.confirm import ConfirmBudget
 from cosmem_tui.ui.failure import SessionFailedScreen
 from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.palette import ActionProvider
-from cosmem_tui.ui.remote_terminal import animation_level, steady_cursor, why_not_quit
 from cosmem_tui.ui.profiles import ProfileProvider, Profiles, honour_no_color
 from cosmem_tui.ui.refresh import DEFAULT_INTERVAL_S, FLOOR_S, RefreshLoop
+from cosmem_tui.ui.remote_terminal import animation_level, steady_cursor, why_not_quit
 from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
 from cosmem_tui.ui.view import ViewScreen
 from cosmem_tui.ui.views import VIEWS, view
@@ -267,7 +274,8 @@ class CosmemApp(App[None]):
         self.chrome = replace(
             self.chrome,
             source=source,
-            schema=session.schema_label,
+            schema=session.schema.name,
+            schema_reason=session.schema_why(self.options.schema),
             totals=gateway.totals(),
             writes=writes,
         )
@@ -387,6 +395,14 @@ class CosmemApp(App[None]):
         else:
             self.push_screen(HelpScreen(self.registry, self.current_view))
 
+    def action_schema(self) -> None:
+        """Which schema reads the container and why (the header has room for it only
+        when wide)."""
+        chrome = self.chrome
+        if chrome.schema:
+            text = one_line(f"schema {chrome.schema}: {chrome.schema_reason}")
+            self.notify(text, title="schema", timeout=10, markup=False)
+
     def run_command(self, line: str) -> None:
         """One ``:`` line: the app's own commands (views, help, quit) here, the rest by the
         current view, which parses them with what it knows (the schema, the tenant)."""
@@ -400,6 +416,8 @@ class CosmemApp(App[None]):
                 self.action_help()
             case SwitchProfile(name):
                 self.switch_profile(name)
+            case ShowSchema():
+                self.action_schema()
             case SwitchView(name, args):
                 self.action_switch_view(name)
                 screen = self.screens_by_view.get(name)

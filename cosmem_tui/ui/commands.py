@@ -32,6 +32,11 @@ class SwitchProfile:
 
 
 @dataclass(frozen=True)
+class ShowSchema:
+    pass
+
+
+@dataclass(frozen=True)
 class SwitchView:
     view: str
     args: tuple[str, ...] = ()  # what the view is asked to show (":ttl acme t1")
@@ -95,6 +100,7 @@ class Mistake:
 Command = (
     Quit
     | ShowHelp
+    | ShowSchema
     | SwitchView
     | SwitchProfile
     | ShowTenants
@@ -139,6 +145,8 @@ def parse_command(
         return ShowHelp()
     if action == "app.profile":
         return SwitchProfile(args[0]) if len(args) == 1 else Mistake("usage: :profile NAME")
+    if action == "app.schema" and not args:
+        return ShowSchema()
     if action.startswith("view.") and not args:
         return SwitchView(action.removeprefix("view."))
     if action == "ttl.scope":

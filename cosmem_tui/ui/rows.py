@@ -130,11 +130,13 @@ THREAD_COLUMNS = (
     Column("SHORT/LONG", 10, "right", drop_order=1),
 )
 
+# The time is never dropped: at 80 columns a turn list without it cannot be read
+# against the request ledger or an incident's timeline.
 TURN_COLUMNS = (
     Column("#", 5, "right"),
-    Column("TIME (UTC)", 11, drop_order=3),
+    Column("TIME (UTC)", 11),
     Column("ROLES", 10, drop_order=2),
-    Column("TEXT", min_width=28),
+    Column("TEXT", min_width=20),
     Column("EXPIRES", 8, "right", drop_order=1),
 )
 

@@ -1,15 +1,22 @@
-"""Themes are data: ``themes/*.toml`` (shipped in the wheel) become Textual themes."""
+"""Themes are data: ``themes/*.toml`` (shipped in the wheel) become Textual themes.
+
+Besides Textual's colours a theme may carry a ``badge``: text the header always shows
+(the production skin's ``PRODUCTION``), so a skin is never told by colour alone.
+"""
 
 from __future__ import annotations
 
 import tomllib
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 from textual.theme import Theme
 
 _PACKAGED = Path(__file__).resolve().parent.parent / "themes"
 _CHECKOUT = Path(__file__).resolve().parent.parent.parent / "themes"
 DEFAULT_THEME = "cosmem-dark"
+_OURS = ("badge",)  # keys Textual's Theme does not take
 
 
 def themes_dir() -> Path:
@@ -19,9 +26,23 @@ def themes_dir() -> Path:
     raise FileNotFoundError(f"themes not found in {_PACKAGED} or {_CHECKOUT}")
 
 
-def load_themes() -> list[Theme]:
-    themes = []
+@cache
+def theme_tables() -> dict[str, dict[str, Any]]:
+    """Every theme file's table by theme name (read once)."""
+    tables = {}
     for path in sorted(themes_dir().glob("*.toml")):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        themes.append(Theme(**data))
-    return themes
+        tables[str(data["name"])] = data
+    return tables
+
+
+def load_themes() -> list[Theme]:
+    return [
+        Theme(**{k: v for k, v in data.items() if k not in _OURS})
+        for data in theme_tables().values()
+    ]
+
+
+def theme_badge(name: str) -> str:
+    """The text the header shows for a theme ("" for most)."""
+    return str(theme_tables().get(name, {}).get("badge", ""))

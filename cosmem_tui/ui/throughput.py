@@ -53,6 +53,7 @@ from cosmem_tui.ui.throughput_tiles import (
 from cosmem_tui.ui.view import VIEW_CSS, view_bindings
 
 TALL = 32  # from this many lines the partition and 429 tiles get more rows
+TALLER = 50  # and from this many (200×60), rows for ten partitions or operations
 
 
 class ThroughputScreen(TelemetryScreen[ThroughputReport]):
@@ -102,7 +103,8 @@ class ThroughputScreen(TelemetryScreen[ThroughputReport]):
 
     def on_resize(self) -> None:
         tall = self.size.height >= TALL
-        self.query_one("#row-b").styles.height = 8 if tall else 5
+        taller = self.size.height >= TALLER
+        self.query_one("#row-b").styles.height = 13 if taller else 8 if tall else 5
         self.query_one("#row-c").styles.height = 5 if tall else 4
 
     # -- the telemetry view's parts ----------------------------------------------------------

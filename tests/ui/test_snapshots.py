@@ -1,4 +1,5 @@
-"""SVG snapshots of the main browse screens at 80×24 (jump box) and 120×40.
+"""SVG snapshots of the main screens at 80×24, 120×40 and 200×60, and of the production
+and high-contrast skins at 80×24.
 
 The clock is frozen and the demo workspace anchored to it, so every character is
 deterministic. Update after an intended change with ``pytest --snapshot-update``
@@ -15,7 +16,7 @@ from syrupy.extensions.image import SVGImageSnapshotExtension
 from cosmem_tui.core.demo.hostile import HOSTILE_THREAD
 from tests.ui.conftest import settle
 
-SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
+SIZES = {"80x24": (80, 24), "120x40": (120, 40), "200x60": (200, 60)}
 KEYS = {
     "tenants": [],
     "threads": ["enter"],
@@ -40,6 +41,20 @@ def svg_snapshot(snapshot):
 async def test_browse_screen(svg_snapshot, make_app, demo_path, size, screen):
     app = make_app(demo_path)
     async with app.run_test(size=SIZES[size]) as pilot:
+        await settle(pilot)
+        for key in KEYS[screen]:
+            await pilot.press(key)
+            await settle(pilot)
+        assert normalise(app.export_screenshot()) == svg_snapshot
+
+
+@pytest.mark.parametrize("theme", ["production", "high-contrast"])
+@pytest.mark.parametrize("screen", ["tenants", "turns"])
+async def test_theme_skin(svg_snapshot, make_app, demo_path, theme, screen):
+    """The skins at 80×24: production's PRODUCTION band, high-contrast's colours."""
+    app = make_app(demo_path)
+    app.theme = theme
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         for key in KEYS[screen]:
             await pilot.press(key)

@@ -59,6 +59,8 @@ from cosmem_tui.ui.widgets.row_list import RowList
 from cosmem_tui.ui.write_flow import run_write
 
 WIDE = 110  # columns from which a third Miller column fits
+HUGE = 180  # columns from which the parents get room for their counts, and the detail
+#            keeps the threads beside the turns
 WRITE_ACTIONS = frozenset({"pin", "set_ttl", "erase_thread"})  # only with --allow-writes
 EXPIRING_STEPS = FORECAST_HORIZONS[:3]  # x: 1 h, 24 h, 7 d
 COUNTDOWN_REFRESH_S = 30.0  # "expires in" columns move on without a request
@@ -208,6 +210,8 @@ class BrowseScreen(ViewScreen):
             self.top.ask_load(unless_fresh=True)  # back from another view: load moves on
 
     def _columns_for_level(self) -> list[tuple[str, str]]:
+        if self.size.width >= HUGE:
+            return self._huge_columns()
         wide = self.size.width >= WIDE
         has_tenants = self.session is None or self.session.schema.has_tenant_level
         level = self.level
@@ -222,6 +226,21 @@ class BrowseScreen(ViewScreen):
                 return [("tenants", "22"), ("threads", "28"), ("turns", "1fr")]
             return [("threads", "30" if wide else "24"), ("turns", "1fr")]
         return [("turns", "50" if wide else "30"), ("detail", "1fr")]
+
+    def _huge_columns(self) -> list[tuple[str, str]]:
+        """At 200×60: parents wide enough for their counts, the detail beside both lists."""
+        has_tenants = self.session is None or self.session.schema.has_tenant_level
+        level = self.level
+        if level is Level.TENANTS:
+            return [("tenants", "1fr")]
+        if level is Level.THREADS:
+            return [("tenants", "48"), ("threads", "1fr")]
+        if level is Level.TURNS:
+            if not has_tenants:
+                return [("tenants", "48"), ("turns", "1fr")]
+            return [("tenants", "40"), ("threads", "48"), ("turns", "1fr")]
+        parent = "threads" if has_tenants else "tenants"
+        return [(parent, "44"), ("turns", "72"), ("detail", "1fr")]
 
     def layout_columns(self) -> None:
         shown = dict(self._columns_for_level())
