@@ -5,10 +5,14 @@ every place the schema reads text from. Array steps cannot be walked by a query
 without a subquery (``EXISTS``), which not every engine we run against accepts, so
 arrays are unrolled: the first ``MESSAGES_SEARCHED`` messages of an item and the
 first ``PARTS_SEARCHED`` elements of a fan-out step (``*[type=text]``, whose filter
-becomes a guard). A property the schema decodes from a JSON string is searched as
-the stored string. The Cosmos store renders the probes as SQL (``cosmos/search_sql``),
-the local store tests them in Python (``item_matches``): one definition, the same
-answers.
+becomes a guard). An item is never searched only in part: one whose array is longer
+than its probes reach (``long_arrays``: ``ARRAY_LENGTH(…) > n``) is a candidate too,
+and every candidate is checked against all its text (``item_matches``), so the
+answer is exact; the cost is that long items travel to the console to be checked.
+A property the schema decodes from a JSON string is searched as the stored string.
+The Cosmos store renders probes and long arrays as SQL (``cosmos/search_sql``) and
+keeps the candidates ``item_matches`` accepts; the local store tests ``item_matches``
+on every item of the thread: the same answers.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ from cosmem_tui.model import JsonValue
 from cosmem_tui.schemas import Schema
 from cosmem_tui.schemas.paths import Fan
 
-MESSAGES_SEARCHED = 16  # an exchange holds a handful; a longer item is searched in part
-PARTS_SEARCHED = 4  # typed content parts of one message
+MESSAGES_SEARCHED = 16  # an exchange holds a handful; a longer item is checked in the console
+PARTS_SEARCHED = 4  # typed content parts of one message (more: checked in the console)
 MAX_SEARCH_TEXT = 200  # characters; a query parameter, but bounded like any input
 
 Step = str | int
@@ -33,6 +37,15 @@ class Probe:
 
     target: tuple[Step, ...]
     guards: tuple[tuple[tuple[Step, ...], str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LongArray:
+    """An array the probes search only the first ``searched`` elements of: an item
+    where it is longer is a candidate, checked whole by ``item_matches``."""
+
+    path: tuple[Step, ...]
+    searched: int
 
 
 def check_search_text(text: str) -> str:
@@ -48,17 +61,20 @@ def _expand(
     prefix: tuple[Step, ...],
     steps: Sequence[str | Fan],
     guards: tuple[tuple[tuple[Step, ...], str], ...],
+    long: list[LongArray],
 ) -> list[Probe]:
+    """The probes of one selector below ``prefix``; each unrolled array goes to ``long``."""
     path: list[Step] = list(prefix)
     for position, step in enumerate(steps):
         if isinstance(step, Fan):
+            long.append(LongArray(tuple(path), PARTS_SEARCHED))
             probes: list[Probe] = []
             for index in range(PARTS_SEARCHED):
                 element = (*path, index)
                 extra: tuple[tuple[tuple[Step, ...], str], ...] = ()
                 if step.key is not None and step.value is not None:
                     extra = (((*element, step.key), step.value),)
-                probes += _expand(element, steps[position + 1 :], guards + extra)
+                probes += _expand(element, steps[position + 1 :], guards + extra, long)
             return probes
         path.append(step)
     return [Probe(tuple(path), guards)]
@@ -68,24 +84,36 @@ def _decoded_top(schema: Schema, top: str) -> bool:
     return any(path.top == top for path in schema.decode_json)
 
 
-def search_probes(schema: Schema) -> tuple[Probe, ...]:
-    """Every place the schema reads turn text from, arrays unrolled (see the module)."""
+def _unrolled(schema: Schema) -> tuple[tuple[Probe, ...], tuple[LongArray, ...]]:
     probes: list[Probe] = []
+    long: list[LongArray] = []
     if schema.messages is not None:
         if _decoded_top(schema, schema.messages.top):
             probes.append(Probe((schema.messages.top,)))
         else:
+            long.append(LongArray(tuple(schema.messages.parts), MESSAGES_SEARCHED))
             for index in range(MESSAGES_SEARCHED):
                 base: tuple[Step, ...] = (*schema.messages.parts, index)
                 for selector in schema.texts:
-                    probes += _expand(base, selector.steps, ())
+                    probes += _expand(base, selector.steps, (), long)
     else:
         for selector in schema.texts:
             if _decoded_top(schema, selector.top):
                 probes.append(Probe((selector.top,)))
             else:
-                probes += _expand((), selector.steps, ())
-    return tuple(dict.fromkeys(probes))
+                probes += _expand((), selector.steps, (), long)
+    return tuple(dict.fromkeys(probes)), tuple(dict.fromkeys(long))
+
+
+def search_probes(schema: Schema) -> tuple[Probe, ...]:
+    """Every place the schema reads turn text from, arrays unrolled (see the module)."""
+    return _unrolled(schema)[0]
+
+
+def long_arrays(schema: Schema) -> tuple[LongArray, ...]:
+    """The arrays ``search_probes`` unrolls: longer than ``searched``, an item is a
+    candidate that ``item_matches`` checks whole."""
+    return _unrolled(schema)[1]
 
 
 def _get(node: JsonValue, steps: tuple[Step, ...]) -> JsonValue | None:
@@ -110,13 +138,49 @@ def fold(text: str) -> str:
     return text.casefold()
 
 
-def item_matches(probes: Sequence[Probe], body: Mapping[str, JsonValue], text: str) -> bool:
-    """True when one probe's target is a string containing ``text``, ignoring case."""
+def _reach(node: JsonValue | None, steps: Sequence[str | Fan]) -> list[JsonValue]:
+    """Every value at ``steps``, each fan-out over the whole array (no element left out)."""
+    for position, step in enumerate(steps):
+        if isinstance(step, Fan):
+            if not isinstance(node, list):
+                return []
+            found: list[JsonValue] = []
+            for element in node:
+                # As a probe's guard: the element's key equals the value.
+                if step.key is None or _get(element, (step.key,)) == step.value:
+                    found += _reach(element, steps[position + 1 :])
+            return found
+        if node is None:
+            return []
+        node = _get(node, (step,))
+    return [] if node is None else [node]
+
+
+def _targets(schema: Schema, body: Mapping[str, JsonValue]) -> list[JsonValue]:
+    """What every probe and every element past them reads: the item's whole text."""
+    if schema.messages is not None:
+        if _decoded_top(schema, schema.messages.top):
+            return _reach(body, (schema.messages.top,))
+        messages = _get(body, schema.messages.parts)
+        if not isinstance(messages, list):
+            return []
+        return [
+            value
+            for message in messages
+            for selector in schema.texts
+            for value in _reach(message, selector.steps)
+        ]
+    values: list[JsonValue] = []
+    for selector in schema.texts:
+        steps: Sequence[str | Fan] = (
+            (selector.top,) if _decoded_top(schema, selector.top) else selector.steps
+        )
+        values += _reach(body, steps)
+    return values
+
+
+def item_matches(schema: Schema, body: Mapping[str, JsonValue], text: str) -> bool:
+    """True when any text the schema reads from the item, in any message or part however
+    far along its array, is a string containing ``text``, ignoring case."""
     needle = fold(text)
-    for probe in probes:
-        if any(_get(body, path) != value for path, value in probe.guards):
-            continue
-        value = _get(body, probe.target)
-        if isinstance(value, str) and needle in fold(value):
-            return True
-    return False
+    return any(isinstance(value, str) and needle in fold(value) for value in _targets(schema, body))

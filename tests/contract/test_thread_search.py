@@ -12,13 +12,14 @@ from cosmem_tui.model.ordering import order_key
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.errors import BudgetSpent
 from cosmem_tui.sources.store import MemoryStore
-from cosmem_tui.sources.text_search import MESSAGES_SEARCHED
+from cosmem_tui.sources.text_search import MESSAGES_SEARCHED, PARTS_SEARCHED
 from tests.contract.backends import Backend
 from tests.helpers import exchange
 
 LAB = get_schema("lab")
 AMT = get_schema("amt")
 LANGCHAIN = get_schema("langchain")
+MAF_HISTORY = get_schema("maf-history")
 REF = ThreadRef.of("acme", "t1")
 
 
@@ -46,11 +47,6 @@ def hostile_thread() -> list[dict[str, Any]]:
         )
     # Another thread of the same tenant holds the text too: never a hit.
     items.append(exchange("acme", "t2", 0, "needle elsewhere"))
-    # The text only beyond the messages searched: not found (documented limit).
-    far = exchange("acme", "t1", 12, "plain")
-    far["messages"] += [{"role": "user", "content": "x"}] * (MESSAGES_SEARCHED - 2)
-    far["messages"].append({"role": "user", "content": "needle far away"})
-    items.append(far)
     return items
 
 
@@ -180,3 +176,67 @@ async def test_search_in_session_documents(backend: Backend) -> None:
     store = await backend.make_store(LANGCHAIN_SESSIONS, schema=LANGCHAIN, default_ttl=-1)
     assert (await search_ids(store, ThreadRef.of("alice", "s1"), "needle"))[0] == ["s1"]
     assert (await search_ids(store, ThreadRef.of("alice", "s3"), "needle"))[0] == []
+
+
+def long_exchange(index: int, needle_at: int | None, length: int = 40) -> dict[str, Any]:
+    """An exchange of ``length`` messages; message ``needle_at`` (1-based) holds the text."""
+    item = exchange("acme", "t1", index, "plain")
+    item["messages"] = [
+        {"role": "user" if n % 2 else "agent", "content": f"words {n}"}
+        for n in range(1, length + 1)
+    ]
+    if needle_at is not None:
+        item["messages"][needle_at - 1]["content"] = "the Needle, at last"
+    return item
+
+
+async def test_text_in_any_message_of_a_long_item_is_found(backend: Backend) -> None:
+    # Longer than the probes reach: the query answers candidates, the store keeps those
+    # whose whole text holds the text (message 33 of 40), never the one without it.
+    assert MESSAGES_SEARCHED < 33
+    items = [
+        exchange("acme", "t1", 0, "needle first"),
+        long_exchange(1, needle_at=33),
+        long_exchange(2, needle_at=None),
+        long_exchange(3, needle_at=3),
+        long_exchange(4, needle_at=None),
+        exchange("acme", "t1", 5, "plain"),
+        long_exchange(6, needle_at=40),
+    ]
+    store = await backend.make_store(items, schema=LAB, default_ttl=-1)
+    ids, pages = await search_ids(store, REF, "needle")
+    assert ids == ["t1-0", "t1-1", "t1-3", "t1-6"]
+    assert pages == 1
+    paged, _ = await search_ids(store, REF, "NEEDLE", page_size=1)
+    assert paged == ids
+    assert (await search_ids(store, REF, "no such words"))[0] == []
+    searches = [r for r in store.gateway.records() if r.operation == "search-turns"]
+    assert {r.scope for r in searches} == {Scope.PARTITION}
+
+
+def history_message(index: int, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "id": f"m{index}",
+        "session_id": "s1",
+        "sort_key": 1_000 + index,
+        "source_id": "history",
+        "message": {"type": "message", "role": "user", "contents": parts},
+    }
+
+
+async def test_text_in_any_part_of_a_long_message_is_found(backend: Backend) -> None:
+    assert PARTS_SEARCHED < 7
+    filler = [{"type": "text", "text": f"part {n}"} for n in range(9)]
+    needle_seventh = [*filler[:6], {"type": "text", "text": "a NEEDLE"}, *filler[6:]]
+    not_text = [*filler[:6], {"type": "function_call", "text": "needle"}, *filler[6:]]
+    items = [
+        history_message(0, [{"type": "text", "text": "needle"}]),
+        history_message(1, needle_seventh),
+        history_message(2, filler),  # long, no match: a candidate, not a hit
+        history_message(3, not_text),  # the text only in a part that is not text
+        history_message(4, [{"type": "text", "text": "bye"}]),
+    ]
+    store = await backend.make_store(items, schema=MAF_HISTORY, default_ttl=-1)
+    ids, _ = await search_ids(store, ThreadRef.of(None, "s1"), "needle")
+    assert ids == ["m0", "m1"]
+    assert (await search_ids(store, ThreadRef.of(None, "s1"), "needle", page_size=1))[0] == ids

@@ -119,3 +119,22 @@ async def test_a_session_document_gives_one_hit_per_matching_message(tmp_path: P
     search = ThreadSearch(BrowseService(store, clock), ThreadRef.of("alice", "s1"), "needle")
     assert await search.hit(2) is None
     assert [h.turn.key for h in search.hits] == [("s1", 1), ("s1", 2)]
+
+
+async def test_a_long_session_gives_only_its_matching_messages(tmp_path: Path) -> None:
+    # Longer than the search probes reach: the item comes as a whole, and of its 40
+    # turns only message 33, the one holding the text, is a hit.
+    from tests.contract.test_thread_search import session_document
+
+    contents: list[Any] = [f"words {n}" for n in range(1, 41)]
+    contents[32] = "the NEEDLE at last"
+    clock = FrozenClock(ANCHOR)
+    schema = get_schema("langchain")
+    path = build_workspace(
+        tmp_path / "session.sqlite", [session_document("s9", contents)], now=ANCHOR, schema=schema
+    )
+    store = LocalStore.open(path, schema, gateway=Gateway(), clock=clock)
+    search = ThreadSearch(BrowseService(store, clock), ThreadRef.of("alice", "s9"), "needle")
+    assert await search.hit(1) is None
+    assert [h.turn.key for h in search.hits] == [("s9", 32)]
+    assert search.exhausted and search.count_text() == "1"

@@ -2,7 +2,10 @@
 
 Field names come from the schema and are JSON-quoted like every property reference
 (``sql.prop``); the searched text and the guard values travel as ``@parameters``.
-The condition is a flat OR of ANDs (no nesting beyond one level of parentheses).
+The condition is a flat OR of ANDs (no nesting beyond one level of parentheses): one
+term per probe, and one ``ARRAY_LENGTH(…) > n`` per array the probes search only the
+first ``n`` elements of, so a longer item is a candidate the store checks whole
+(``text_search.item_matches``) instead of an item searched in part.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from cosmem_tui.sources.text_search import Probe, Step
+from cosmem_tui.sources.text_search import LongArray, Probe, Step
 
 
 def reference(steps: Sequence[Step]) -> str:
@@ -23,8 +26,11 @@ def reference(steps: Sequence[Step]) -> str:
     return "c" + "".join(parts)
 
 
-def text_match(probes: Sequence[Probe]) -> tuple[str, tuple[dict[str, Any], ...]]:
-    """The condition over every probe and the guard parameters it names (not ``@text``)."""
+def text_match(
+    probes: Sequence[Probe], long: Sequence[LongArray] = ()
+) -> tuple[str, tuple[dict[str, Any], ...]]:
+    """The condition over every probe and long array, and the guard parameters it names
+    (not ``@text``)."""
     values: dict[str, str] = {}  # guard value → its parameter name
     terms: list[str] = []
     for probe in probes:
@@ -36,6 +42,8 @@ def text_match(probes: Sequence[Probe]) -> tuple[str, tuple[dict[str, Any], ...]
         terms.append(
             " AND ".join(conditions) if len(conditions) == 1 else f"({' AND '.join(conditions)})"
         )
+    # The lengths are the code's constants, never data.
+    terms += [f"ARRAY_LENGTH({reference(a.path)}) > {int(a.searched)}" for a in long]
     if not terms:
         return "false", ()
     parameters = tuple({"name": name, "value": value} for value, name in values.items())

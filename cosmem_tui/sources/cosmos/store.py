@@ -59,7 +59,12 @@ from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.shapes import ShapeSpec, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
-from cosmem_tui.sources.text_search import check_search_text, search_probes
+from cosmem_tui.sources.text_search import (
+    check_search_text,
+    item_matches,
+    long_arrays,
+    search_probes,
+)
 
 _TOKEN_PREFIX = "C1."
 _EMPTY_PAGES_MAX = 20  # the service may answer empty pages with a continuation; skip them
@@ -117,9 +122,9 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
     key_paths = [FieldPath.parse(p) for p in schema.partition_key]
     slots["shape"] = shape_projection(shape_spec(schema, _keyed_by(schema)))
     slots["item_ref"] = item_reference(key_paths)
-    # Thread search: CONTAINS over where the schema reads text (its guard values are
-    # parameters, see search_sql.text_match).
-    slots["text_match"] = text_match(search_probes(schema))[0]
+    # Thread search: CONTAINS over where the schema reads text, or an array longer than
+    # that reaches (its guard values are parameters, see search_sql.text_match).
+    slots["text_match"] = text_match(search_probes(schema), long_arrays(schema))[0]
     return slots
 
 
@@ -621,16 +626,19 @@ class CosmosStore(LifecycleQueries):
         page_size: int = DEFAULT_PAGE_SIZE,
     ) -> Page[Item]:
         """Items of one thread whose text contains ``text``, ignoring case: one
-        single-partition query (``turns_matching.sql``), paged like ``page_turns``."""
+        single-partition query (``turns_matching.sql``), paged like ``page_turns``.
+        It answers candidates (an item longer than the probes reach comes whatever its
+        text); only those whose whole text holds ``text`` are kept."""
         check_search_text(text)
         limit = check_page_size(page_size)
         await self._ready()
         values = self._schema.partition_key_for(ref)
         token = _decode_token("search", continuation) if continuation is not None else None
         route = Route(Scope.PARTITION, partition_key=self._partition_key_argument(values))
-        _, guards = text_match(search_probes(self._schema))
+        _, guards = text_match(search_probes(self._schema), long_arrays(self._schema))
         query = render("turns_matching", self._slots)
         parameters = (*self._turn_parameters(ref), *guards, {"name": "@text", "value": text})
+        items: tuple[Item, ...] = ()
         for _ in range(_EMPTY_PAGES_MAX):
             page = await self._calls.page(
                 query,
@@ -642,9 +650,13 @@ class CosmosStore(LifecycleQueries):
                 continuation=token,
             )
             token = page.continuation
-            if page.rows or token is None:
+            items = tuple(
+                self._item(row)
+                for row in page.rows
+                if isinstance(row, Mapping) and item_matches(self._schema, row, text)
+            )
+            if items or token is None:
                 break
-        items = tuple(self._item(row) for row in page.rows if isinstance(row, Mapping))
         return Page(items, _encode_token("search", token) if token is not None else None)
 
     def _item(self, body: Mapping[str, JsonValue]) -> Item:

@@ -42,7 +42,7 @@ from cosmem_tui.sources.local.keys import pk_text, sqlite_json_path
 from cosmem_tui.sources.local.workspace import Workspace
 from cosmem_tui.sources.shapes import shape_of, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size, check_ttl_list
-from cosmem_tui.sources.text_search import check_search_text, item_matches, search_probes
+from cosmem_tui.sources.text_search import check_search_text, item_matches
 
 _SYSTEM_PROPERTIES = ("_ts", "_etag")
 _SEARCH_BATCH = 200  # rows a search reads from SQLite at a time (never the whole thread)
@@ -307,11 +307,11 @@ class LocalStore:
     ) -> Page[Item]:
         """Items of one thread whose text contains ``text``, ignoring case, in list order:
         one modelled request per page, the thread read in batches after the keyset
-        position and tested with the same probes the Cosmos query is written from."""
+        position and each item checked whole, as the Cosmos store checks its candidates."""
         check_search_text(text)
         limit = check_page_size(page_size)
         position = (-1, 0, "") if continuation is None else _decode_position(continuation)
-        probes = search_probes(self._schema)
+        schema = self._schema
         base = {
             "thread": ref.thread.text,
             "tenant": ref.tenant.text if ref.tenant is not None else None,
@@ -328,7 +328,7 @@ class LocalStore:
                 rows = self._workspace.query("turns_forward", params)
                 for row in rows:
                     scanned += 1
-                    if item_matches(probes, json.loads(row[4]), text):
+                    if item_matches(schema, json.loads(row[4]), text):
                         hits.append(row)
                         if len(hits) > limit:  # one extra hit: another page exists
                             return hits[:limit], True, scanned
