@@ -12,7 +12,8 @@ Behaviour the contract suite pins down for every backend:
   ``newest_first`` walks the same order backwards;
 * list pages carry only the projected fields (never embeddings);
 * ``search_turns`` pages the items of one thread whose text (where the schema reads
-  it: ``sources/text_search.py``) contains a text, ignoring case, in the order of
+  it: ``sources/text_search.py``, in every message and part however long the item's
+  arrays) contains a text, ignoring case, and no others, in the order of
   ``page_turns``, projected alike: one single-partition query, parameterised, paged
   with an opaque continuation (a page may be empty while more follow);
 * ``read_item`` returns the whole item with its system properties, or raises NotFound;
