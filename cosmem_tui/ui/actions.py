@@ -602,12 +602,16 @@ class Registry:
 
     def hints(self, view: str | None) -> str:
         """The footer line: ``↓ j move · Enter open · …`` for the actions that have a hint."""
+        return " · ".join(self.hint_parts(view))
+
+    def hint_parts(self, view: str | None) -> list[str]:
+        """Each footer hint (``e export``), most important first."""
         parts = []
         hinted = [a for a in self.for_view(view) if a.hint is not None and self.keys(a.id)]
         for action in sorted(hinted, key=lambda a: a.hint_rank):
             first = self.keys(action.id).split(",")[0]
             parts.append(f"{short_key(first)} {action.hint}")
-        return " · ".join(parts)
+        return parts
 
     def commands(self, view: str | None) -> list[tuple[Command, UiAction]]:
         return [(c, a) for a in self.for_view(view) for c in a.commands]

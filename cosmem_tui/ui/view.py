@@ -26,6 +26,7 @@ from cosmem_tui.ui.host import Host
 from cosmem_tui.ui.table_export import ShownTable, copy_json, export_shown
 from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.header import SessionHeader
+from cosmem_tui.ui.widgets.hint_line import HintLine
 from cosmem_tui.ui.widgets.row_list import RowList
 
 VIEW_CSS = """
@@ -61,7 +62,7 @@ class ViewScreen(Screen[None]):
 
     def compose_chrome_bottom(self) -> ComposeResult:
         yield Static(id="status")
-        yield Static(id="hints")
+        yield HintLine(id="hints")
 
     def on_mount(self) -> None:
         self.show_hints()
@@ -84,10 +85,7 @@ class ViewScreen(Screen[None]):
     # -- the status line and the hints -----------------------------------------------------
 
     def show_hints(self) -> None:
-        hints = self.cosmem.registry.hints(self.VIEW)
-        self.query_one("#hints", Static).update(
-            Text(f" {hints}", no_wrap=True, overflow="ellipsis")
-        )
+        self.query_one("#hints", HintLine).show(self.cosmem.registry.hint_parts(self.VIEW))
 
     def set_status(self, message: str, error: bool = False) -> None:
         statuses = self.query("#status")
