@@ -120,11 +120,11 @@ def test_the_cli_shows_the_stored_ttl_in_every_format(capsys, workspace):
         assert record["ttl"] == raw and type(record["ttl"]) is type(raw)
         assert row["ttl"] == shown  # CSV: the value written as JSON, quotes and all
         if reason is None:
-            assert record["problems"] == [] and row["problems"] == ""
+            assert record["problems"] == [] and json.loads(row["problems"]) == []
             assert f"{shown} ⚠" not in table
             continue
         problem = f"ttl: {shown} is {reason}: ignored, the container default applies"
-        assert record["problems"] == [problem] and row["problems"] == problem
+        assert record["problems"] == [problem] and json.loads(row["problems"]) == [problem]
         assert record["ttl_state"] == "never"  # the container default -1 applies
         assert f"{shown} ⚠ {reason}" in table
     # An item without ttl: null in JSON (as documented), an empty CSV field, "—" in the table.

@@ -136,7 +136,7 @@ TURN_COLUMNS = (
     Column("#", 5, "right"),
     Column("TIME (UTC)", 11),
     Column("ROLES", 10, drop_order=2),
-    Column("TEXT", min_width=20),
+    Column("TEXT", min_width=40),  # the preview names the roles: ROLES goes first
     Column("EXPIRES", 8, "right", drop_order=1),
 )
 

@@ -73,7 +73,7 @@ async def test_profile_switches_the_session_and_closes_the_old_one(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         old = app.session
-        assert old is not None and str(demo_path) in header(app)
+        assert old is not None and "first: workspace demo.sqlite" in header(app)
         closed: list[bool] = []
         close = old.close
 
@@ -96,7 +96,7 @@ async def test_profile_switches_the_session_and_closes_the_old_one(
         assert gateway._listeners == [] and gateway._throttle_listeners == []
         assert gateway._notice_listeners == [] and gateway._confirmer is None
         assert app.current_view == "browse"
-        assert "second.sqlite" in header(app) and str(demo_path) not in header(app)
+        assert "second: workspace second.sqlite" in header(app) and "demo" not in header(app)
         assert app.theme == "production" and app.profile_name == "second"
         assert app.registry.keys("app.quit") == "ctrl+q"
         assert "^q quit" in app.registry.hints("browse")
@@ -111,7 +111,7 @@ async def test_profile_switches_the_session_and_closes_the_old_one(
         app.run_command(":profile first")  # and back: defaults again
         await settle(pilot)
         assert app.theme == "cosmem-dark" and app.registry.keys("app.quit") == "q"
-        assert str(demo_path) in header(app)
+        assert "first: workspace demo.sqlite" in header(app)
 
 
 async def test_an_unknown_profile_is_a_notice_and_the_session_stays(
@@ -126,7 +126,7 @@ async def test_an_unknown_profile_is_a_notice_and_the_session_stays(
         assert "no profile 'staging'" in notices(app)
         assert "the profiles are first, second" in notices(app)
         assert app.session is session and app.is_running
-        assert str(demo_path) in header(app)
+        assert "first: workspace demo.sqlite" in header(app)
 
 
 async def test_the_palette_lists_the_other_profiles(
@@ -142,7 +142,7 @@ async def test_the_palette_lists_the_other_profiles(
         await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
-        assert app.profile_name == "second" and "second.sqlite" in header(app)
+        assert app.profile_name == "second" and "second: workspace second.sqlite" in header(app)
 
 
 def test_command_line_profile_reaches_the_app(monkeypatch, two_workspaces, demo_path):

@@ -81,8 +81,8 @@ async def test_a_filter_that_matches_nothing_says_so_and_titles_count_what_is_sh
         assert title(app, "turns") == f"turns of {thread} · 1 of {loaded}"
         await pilot.press("escape")
         assert title(app, "turns") == f"turns of {thread}"
-        await pilot.press("e")  # nothing in this thread expires within the hour
-        expiring = f"no turns expiring within 1h ({loaded} loaded; e widens · Esc clears)"
+        await pilot.press("x")  # nothing in this thread expires within the hour
+        expiring = f"no turns expiring within 1h ({loaded} loaded; x widens · Esc clears)"
         assert first_line(app, "turns") == expiring
         assert title(app, "turns") == f"turns of {thread} · 0 of {loaded}"
         await pilot.press("slash", *"zzz", "enter")

@@ -96,5 +96,5 @@ async def test_at_200x60_the_detail_sits_beside_the_threads_and_the_turns(make_a
         assert set(shown) == {"threads", "turns", "detail"}
         assert shown["detail"] >= 80  # the rest goes to the item itself
         lines = screen_text(app)
-        assert any("TIME (UTC)" in line and "ROLES" in line for line in lines)
+        assert any("TIME (UTC)" in line and "TEXT" in line for line in lines)  # roles: in TEXT
         assert any("thr-" in line and "…" not in line.split("│")[1] for line in lines[4:10])

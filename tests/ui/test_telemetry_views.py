@@ -197,7 +197,7 @@ async def test_pause_refresh_now_and_a_hidden_view_does_not_poll(demo_path, cloc
         screen = app.screen
         assert isinstance(screen, ThroughputScreen)
         loop = screen.loop
-        loop.interval_s = 0.05  # (below the floor, only to make the test quick)
+        loop._interval_s = 0.05  # (below the floor, only to make the test quick)
         loop.refresh_now()
         await pilot.pause(0.5)
         assert loop.fetches >= 3  # it polls while shown

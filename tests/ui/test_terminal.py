@@ -78,15 +78,12 @@ def test_hostile_messages_are_inert_in_a_real_pty(demo_path: Path, manifest):
         command = f":thread {manifest.hostile['tenant']} {HOSTILE_THREAD}\r"
         os.write(master, command.encode())
         output += read_until_quiet(master, quiet=1.0, limit=10)
-        for key in (b"j", b"\r"):  # the clear-screen message, opened in the detail
+        for _ in range(7):  # walk the list over every hostile preview (no detail open yet:
+            os.write(master, b"j")  # the list is at its widest)
+            output += read_until_quiet(master, quiet=0.4, limit=5)
+        for key in (b"g", b"j", b"\r"):  # the clear-screen message, opened in the detail
             os.write(master, key)
             output += read_until_quiet(master, quiet=1.0, limit=10)
-        os.write(master, b"k")
-        output += read_until_quiet(master, quiet=0.5, limit=5)
-        os.write(master, b"j")  # and walk the list over every hostile preview
-        for _ in range(6):
-            os.write(master, b"j")
-            output += read_until_quiet(master, quiet=0.4, limit=5)
         os.write(master, b"q")
         output += read_until_quiet(master, quiet=1.0, limit=10)
         process.wait(timeout=10)

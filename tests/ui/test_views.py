@@ -108,7 +108,7 @@ async def test_a_hidden_view_does_not_poll(make_app, demo_path):
         await settle(pilot)
         requests = app.screen
         assert isinstance(requests, RequestsScreen)
-        requests.loop.interval_s = 0.05  # (below the floor, only to make the test quick)
+        requests.loop._interval_s = 0.05  # (below the floor, only to make the test quick)
         await pilot.press("B")
         await settle(pilot)
         fetched = requests.loop.fetches

@@ -55,10 +55,12 @@ def keep_secret(value: str | None) -> None:
 def redact(text: str) -> str:
     """``text`` with secret values (``AccountKey=…``, ``SharedAccessSignature=…``, and
     every key or connection string read) masked."""
+    # The pattern first: a connection string keeps its endpoint and reads "AccountKey=***".
+    text = _SECRET.sub(lambda m: f"{m.group(1)}=***", text)
     for secret in _read_secrets:
         if secret in text:
             text = text.replace(secret, "***")
-    return _SECRET.sub(lambda m: f"{m.group(1)}=***", text)
+    return text
 
 
 class AuthMode(StrEnum):

@@ -718,6 +718,13 @@ class TurnColumn(RowList):
             return f"turn #{number:,}"
         return "newest turn" if number == -1 else f"turn #{-number:,} from the newest"
 
+    @property
+    def widen_key(self) -> str:
+        """The key that widens the expiring narrowing, as the user has it bound."""
+        registry = cast(Host, self.app).registry
+        keys = registry.keys("browse.expiring").split(",")
+        return show_key(keys[0]) if keys[0] else ":expiring"
+
     def narrow_expiring(self, within: int | None) -> str:
         """Show only the loaded turns that expire within ``within`` s (None: all); the
         status line to show."""
@@ -729,7 +736,7 @@ class TurnColumn(RowList):
         self.set_narrow(
             lambda index: rows.expiring_within(index, within),
             f"expiring within {horizon_label(within)}",
-            "e widens",
+            f"{self.widen_key} widens",
         )
         return self.narrow_status(within)
 
@@ -741,7 +748,7 @@ class TurnColumn(RowList):
             line += " among the loaded rows"
             if thread_total is not None:
                 line += f" (the thread has {thread_total:,} such items: scroll to load them)"
-        return line + " · x widens · Esc clears"
+        return line + f" · {self.widen_key} widens · Esc clears"
 
     # -- whole-thread search (ui/browse/thread_search.py) -------------------------------
 
