@@ -15,22 +15,18 @@ from typing import Any
 import pytest
 from azure.core.credentials import AccessToken
 
-from cosmem_tui.compose import open_cosmos_session, open_local_session
-from cosmem_tui.core.session import SessionOptions
+from cosmem_tui.compose import open_cosmos_session
 from cosmem_tui.model import FrozenClock, SystemClock
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
-from cosmem_tui.sources.monitor.telemetry import open_monitor
 from cosmem_tui.ui.app import CosmemApp
 from tests.canary import TOKEN, Canary, assert_no_canary, secret_canary  # noqa: F401
 from tests.gateway import Fault
 from tests.helpers import exchange, run_cli
 from tests.sources.monitor.azure_fake import AzureFake, FakeCredential, Reply, Sent, error_body
-from tests.sources.monitor.conftest import FAST_RETRY
 from tests.test_cli_telemetry import NOW
-from tests.test_cli_telemetry import settings as monitor_settings
 from tests.ui.conftest import settle
-from tests.ui.telemetry_sources import services
 from tests.ui.test_telemetry_views import shown
+from tests.ui.test_views_over_azure_monitor import over_azure
 
 STATUSES = (400, 401, 403, 409, 500, 503)
 
@@ -159,24 +155,7 @@ async def test_an_access_token_quoted_back_by_azure_monitor_is_not_shown(
     fake = AzureFake()
     fake.answer("metrics", echo)
     fake.answer("logs", echo)
-    clock = FrozenClock(NOW)
-    options = SessionOptions(workspace=demo_path)
-
-    async def open_it():  # type: ignore[no-untyped-def]
-        session = open_local_session(options, clock)
-        source = await open_monitor(
-            monitor_settings(),
-            gateway=session.gateway,
-            credential=CanaryCredential(),
-            clock=clock,
-            transport=fake.transport(),
-            retry=FAST_RETRY,
-        )
-        session.closers.append(source.close)
-        session.services.update(services(source, clock, session.throughput.where))
-        return session
-
-    app = CosmemApp(options, clock=clock, session_factory=open_it)
+    app = over_azure(demo_path, FrozenClock(NOW), fake, CanaryCredential())
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
         screens = []

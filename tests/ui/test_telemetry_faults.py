@@ -5,55 +5,27 @@ column it feeds, with the fix, while the tiles fed by the other service keep dra
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pytest
 
-from cosmem_tui.compose import open_local_session
-from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.model.telemetry import SERVER_LATENCY, LogName
-from cosmem_tui.sources.monitor.telemetry import open_monitor
 from cosmem_tui.ui.app import CosmemApp
 from cosmem_tui.ui.hot import HotScreen
 from cosmem_tui.ui.throughput import ThroughputScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.sources.monitor.azure_fake import (
     AzureFake,
-    FakeCredential,
     Reply,
     Responder,
     Sent,
     error_body,
 )
-from tests.sources.monitor.conftest import FAST_RETRY
 from tests.sources.monitor.test_logs import ROWS, Workspace, result
 from tests.test_cli_telemetry import NOW, metrics_answer
-from tests.test_cli_telemetry import settings as monitor_settings
 from tests.ui.conftest import cells, settle
-from tests.ui.telemetry_sources import services
 from tests.ui.test_telemetry_views import status, text_of
-
-
-def over_azure(demo_path: Path, clock: FrozenClock, fake: AzureFake, **changes) -> CosmemApp:
-    options = SessionOptions(workspace=demo_path)
-
-    async def open_it():  # type: ignore[no-untyped-def]
-        session = open_local_session(options, clock)
-        session.is_demo = True
-        source = await open_monitor(
-            monitor_settings(**changes),
-            gateway=session.gateway,
-            credential=FakeCredential(),
-            clock=clock,
-            transport=fake.transport(),
-            retry=FAST_RETRY,
-        )
-        session.closers.append(source.close)
-        session.services.update(services(source, clock, session.throughput.where))
-        return session
-
-    return CosmemApp(options, clock=clock, session_factory=open_it)
+from tests.ui.test_views_over_azure_monitor import over_azure
 
 
 def whole_call(status: int, body, headers: dict[str, str] | None = None):

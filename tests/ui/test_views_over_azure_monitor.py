@@ -29,7 +29,13 @@ from tests.ui.telemetry_sources import services
 from tests.ui.test_telemetry_views import shown, text_of
 
 
-def over_azure(demo_path: Path, clock: FrozenClock, fake: AzureFake) -> CosmemApp:
+def over_azure(
+    demo_path: Path,
+    clock: FrozenClock,
+    fake: AzureFake,
+    credential: FakeCredential | None = None,
+    **changes: str,
+) -> CosmemApp:
     """The demo's store with Azure Monitor (the fake) as its telemetry, calls in its ledger."""
     options = SessionOptions(workspace=demo_path)
 
@@ -37,9 +43,9 @@ def over_azure(demo_path: Path, clock: FrozenClock, fake: AzureFake) -> CosmemAp
         session = open_local_session(options, clock)
         session.is_demo = True
         source = await open_monitor(
-            monitor_settings(),
+            monitor_settings(**changes),
             gateway=session.gateway,
-            credential=FakeCredential(),
+            credential=credential or FakeCredential(),
             clock=clock,
             transport=fake.transport(),
             retry=FAST_RETRY,
