@@ -31,7 +31,7 @@ from cosmem_tui.model import (
 from cosmem_tui.model.lifecycle import ScopeLevel, TtlItems, TtlScope, TtlSelection, TtlSummary
 from cosmem_tui.schemas import Granularity, Schema, SchemaError
 from cosmem_tui.sources.errors import BadRequest, NotFound
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.gateway import Gateway, RequestTicket
 from cosmem_tui.sources.local import lifecycle
 from cosmem_tui.sources.local.charge import (
     DEFAULT_PHYSICAL_PARTITIONS,
@@ -282,20 +282,27 @@ class LocalStore:
             more = len(rows) > limit
             rows = rows[:limit]
             items = tuple(self._project(row) for row in rows)
-            ticket.items = len(items)
-            ticket.charge(
-                query_charge(
-                    self._turn_scope,
-                    returned=len(items),
-                    returned_bytes=sum(len(json.dumps(i.body)) for i in items),
-                ),
-                simulated=True,
-            )
+            self._charge_turns(ticket, items)
         token = None
         if more and rows:
             last = rows[-1]
             token = _encode_position(last[5], last[6], last[0])
         return Page(items, token)
+
+    def _charge_turns(
+        self, ticket: RequestTicket, items: tuple[Item, ...], *, scanned: int = 0
+    ) -> None:
+        """A turn query's modelled charge: what it returned, and what it read to get there."""
+        ticket.items = len(items)
+        ticket.charge(
+            query_charge(
+                self._turn_scope,
+                returned=len(items),
+                returned_bytes=sum(len(json.dumps(i.body)) for i in items),
+                scanned=scanned,
+            ),
+            simulated=True,
+        )
 
     async def search_turns(
         self,
@@ -343,16 +350,7 @@ class LocalStore:
         async with self._gateway.request("search-turns", self._turn_scope, target=target) as ticket:
             rows, more, scanned = await asyncio.to_thread(scan)
             items = tuple(self._project(row) for row in rows)
-            ticket.items = len(items)
-            ticket.charge(
-                query_charge(
-                    self._turn_scope,
-                    returned=len(items),
-                    returned_bytes=sum(len(json.dumps(i.body)) for i in items),
-                    scanned=scanned,
-                ),
-                simulated=True,
-            )
+            self._charge_turns(ticket, items, scanned=scanned)
         token = None
         if more and rows:
             last = rows[-1]
