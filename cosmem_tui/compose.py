@@ -214,7 +214,8 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
     except BaseException:
         workspace.close()
         raise
-    label = f"demo workspace {path}" if options.is_demo else f"workspace {path}"
+    # The file's name: the header has no room for a whole path (the CLI names the path).
+    label = f"demo workspace {path.name}" if options.is_demo else f"workspace {path.name}"
     store = LocalStore(workspace, choice.schema, gateway=ledger, clock=clock, label=label)
     directory = KeyDirectory(store, clock)
     services: dict[str, Any] = {

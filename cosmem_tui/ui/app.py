@@ -269,8 +269,6 @@ class CosmemApp(App[None]):
         self._unsubscribe.append(lambda: gateway.set_confirmer(None))
         ledger_error = self._attach_ledger(session)
         source = "demo workspace" if session.is_demo else session.store.label
-        if not session.is_demo and self.options.cosmos is None:  # the header has no room
-            source = f"workspace {self.options.workspace_path.name}"  # for a whole path
         if self.profile_name:  # which account, said once: the profile names it
             source = f"{self.profile_name}: {source}"
         writes = session.writes is not None  # --allow-writes: offered, and shown in red
