@@ -8,22 +8,14 @@ from __future__ import annotations
 
 import tomllib
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from textual.theme import Theme
 
-_PACKAGED = Path(__file__).resolve().parent.parent / "themes"
-_CHECKOUT = Path(__file__).resolve().parent.parent.parent / "themes"
+from cosmem_tui.config.themes import themes_dir
+
 DEFAULT_THEME = "cosmem-dark"
 _OURS = ("badge",)  # keys Textual's Theme does not take
-
-
-def themes_dir() -> Path:
-    for candidate in (_PACKAGED, _CHECKOUT):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError(f"themes not found in {_PACKAGED} or {_CHECKOUT}")
 
 
 @cache
