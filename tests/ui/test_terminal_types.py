@@ -17,7 +17,12 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+
+@pytest.fixture(autouse=True)
+def _tmux() -> None:
+    """tmux is a test dependency (.ci/run installs it): without it this fails, never skips."""
+    assert shutil.which("tmux"), "tmux is not installed (apt-get install tmux)"
+
 
 WAIT_S = 40.0  # a generous bound on a shared machine; the polls end as soon as it is true
 
