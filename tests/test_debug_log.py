@@ -166,3 +166,13 @@ def test_marking_unavailable_stays_out_unless_debug_and_the_key_never_shows(tmp_
     assert "WARNING azure.cosmos.LocationCache: Marking" in loud.stderr
     assert "Request headers" in loud.stderr and loud.stderr.endswith(quiet.stderr)
     assert CANARY not in loud.stderr and CANARY not in quiet.stderr
+
+
+def test_a_key_read_from_a_profiles_variable_is_masked_too():
+    """A profile's key_env fills the settings, not the environment the mask is given."""
+    from cosmem_tui.sources.cosmos.settings import keep_secret
+
+    key = "PROFILEKEY" + "q" * 30 + "=="
+    keep_secret(key)  # what CosmosSettings does with the key it is given
+    mask = debug_log.SecretMask(secrets=())
+    assert key not in mask.mask(f"request refused: {key} is not valid here")

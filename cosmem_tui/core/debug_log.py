@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
 
+from cosmem_tui.sources.cosmos.settings import redact
+
 # The loggers the SDKs write to (msal: azure-identity's token client), and cosmem's own.
 SDK_LOGGERS = ("azure", "msal")
 OWN_LOGGER = "cosmem_tui"
@@ -80,6 +82,10 @@ class SecretMask(logging.Filter):
         self._values = sorted(values, key=len, reverse=True)
 
     def mask(self, text: str) -> str:
+        # First what every message the console shows goes through: each key or
+        # connection string this process read (a profile's key_env too, which is not in
+        # the environment this filter was given), then what only logs carry.
+        text = redact(text)
         for value in self._values:
             text = text.replace(value, MASK)
         for pattern, replacement in _PATTERNS:
