@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from cosmem_tui.model import FrozenClock
-from cosmem_tui.model.telemetry import SERVER_LATENCY, LogName
+from cosmem_tui.model.telemetry import SERVER_LATENCY
 from cosmem_tui.ui.app import CosmemApp
 from cosmem_tui.ui.hot import HotScreen
 from cosmem_tui.ui.throughput import ThroughputScreen
@@ -21,7 +21,7 @@ from tests.sources.monitor.azure_fake import (
     Sent,
     error_body,
 )
-from tests.sources.monitor.test_logs import ROWS, Workspace, result
+from tests.sources.monitor.test_logs import Workspace, with_partial_usage
 from tests.test_cli_telemetry import NOW, metrics_answer
 from tests.ui.conftest import cells, settle
 from tests.ui.test_telemetry_views import status, text_of
@@ -45,19 +45,6 @@ def slow(_sent: Sent) -> Reply:
     return Reply(500, error_body("Late", "too late"))
 
 
-def with_partial_usage(sent: Sent) -> Reply:
-    """Key usage comes back cut short (a partial result): one row, and the error beside it."""
-    workspace = Workspace()
-    body = result(LogName.KEY_USAGE, ROWS[LogName.KEY_USAGE][:1])
-    body["error"] = error_body(
-        "PartialError",
-        "There were some errors when processing your query.",
-        "Query result set has exceeded the internal data size limit",
-    )["error"]
-    workspace.special[LogName.KEY_USAGE] = lambda: Reply(200, body)
-    return workspace.responder()(sent)
-
-
 LOGS_FAULTS = {
     "400": (
         whole_call(400, error_body("BadArgumentError", "The request had some invalid properties")),
@@ -76,7 +63,7 @@ LOGS_FAULTS = {
         ["503 from Log Analytics: Service is unavailable", "asks again on the next refresh"],
     ),
     "timeout": (slow, ["Log Analytics did not answer within 2 s", "asks again"]),
-    "partial": (with_partial_usage, ["partial"]),
+    "partial": (with_partial_usage().responder(), ["partial"]),
 }
 
 
@@ -88,6 +75,17 @@ class Switch:
 
     def __call__(self, sent: Sent) -> Reply:
         return self.responder(sent)
+
+
+def faulty_app(demo_path, fault: str, *, metrics: Responder, logs: Responder) -> CosmemApp:
+    """The app over the fake Azure answering with ``metrics`` and ``logs``; a timeout fault
+    gets a 2 s call limit, so the hang is met quickly."""
+    fake = AzureFake()
+    fake.answer("metrics", metrics)
+    fake.answer("logs", logs)
+    changes = {"timeout_s": 2.0} if fault == "timeout" else {}
+    HUNG.clear()
+    return over_azure(demo_path, FrozenClock(NOW), fake, **changes)
 
 
 def keys_message(app: CosmemApp) -> str:
@@ -102,13 +100,8 @@ def answered(fake: AzureFake, route: str) -> int:
 @pytest.mark.parametrize("fault", sorted(LOGS_FAULTS))
 async def test_a_log_analytics_fault_is_explained_where_logs_are_shown(demo_path, fault):
     responder, says = LOGS_FAULTS[fault]
-    fake = AzureFake()
-    fake.answer("metrics", metrics_answer)
     logs = Switch(responder)
-    fake.answer("logs", logs)
-    changes = {"timeout_s": 2.0} if fault == "timeout" else {}
-    HUNG.clear()
-    app = over_azure(demo_path, FrozenClock(NOW), fake, **changes)
+    app = faulty_app(demo_path, fault, metrics=metrics_answer, logs=logs)
     async with app.run_test(size=(140, 45)) as pilot:
         await settle(pilot)
         await pilot.press("H")
@@ -175,13 +168,8 @@ METRICS_FAULTS = {
 @pytest.mark.parametrize("fault", sorted(METRICS_FAULTS))
 async def test_a_metrics_fault_is_explained_in_its_tile_while_the_others_draw(demo_path, fault):
     responder, says = METRICS_FAULTS[fault]
-    fake = AzureFake()
     metrics = Switch(latency_fails(responder))
-    fake.answer("metrics", metrics)
-    fake.answer("logs", Workspace().responder())
-    changes = {"timeout_s": 2.0} if fault == "timeout" else {}
-    HUNG.clear()
-    app = over_azure(demo_path, FrozenClock(NOW), fake, **changes)
+    app = faulty_app(demo_path, fault, metrics=metrics, logs=Workspace().responder())
     async with app.run_test(size=(200, 45)) as pilot:
         await settle(pilot)
         await pilot.press("T")

@@ -196,7 +196,9 @@ async def test_dynamic_cells_are_decoded_and_nulls_stay_null(open_source: Opener
     assert storage.table.rows == ((["contoso", "t-1"], 2048), ({"odd": [1, 2.5]}, None))
 
 
-async def test_a_partial_result_keeps_its_rows_and_says_so(open_source: Opener, fake: AzureFake):
+def with_partial_usage() -> Workspace:
+    """A workspace whose key usage comes back cut short (a partial result): one row, and
+    the error beside it."""
     workspace = Workspace()
     partial = result(LogName.KEY_USAGE, ROWS[LogName.KEY_USAGE][:1])
     partial["error"] = error_body(
@@ -205,7 +207,11 @@ async def test_a_partial_result_keeps_its_rows_and_says_so(open_source: Opener, 
         "Query result set has exceeded the internal data size limit",
     )["error"]
     workspace.special[LogName.KEY_USAGE] = lambda: Reply(200, partial)
-    fake.answer("logs", workspace.responder())
+    return workspace
+
+
+async def test_a_partial_result_keeps_its_rows_and_says_so(open_source: Opener, fake: AzureFake):
+    fake.answer("logs", with_partial_usage().responder())
     source = await open_source()
     (usage,) = await source.logs(ask(LogName.KEY_USAGE))
     assert usage.table is not None and len(usage.table.rows) == 1
