@@ -11,23 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.console import Console
-
-from cosmem_tui.ui.app import CosmemApp
 from cosmem_tui.ui.browse import Level
 from cosmem_tui.ui.views import VIEWS
 from tests.hostile.corpus import BY_NAME, STORABLE, dangerous, leaks
-from tests.ui.conftest import AppFactory, cells, settle
+from tests.ui.conftest import AppFactory, cells, screen_text, settle
 
 TENANTS = len(STORABLE) + 4  # each value, everything, and the three odd keys
-
-
-def screen(app: CosmemApp) -> str:
-    """The whole screen as the terminal would show it (its own line ends only)."""
-    with open("/dev/null", "w") as sink:
-        console = Console(width=app.size.width, record=True, file=sink, color_system="truecolor")
-        console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text()
 
 
 def inert(text: str, where: object) -> None:
@@ -45,12 +34,12 @@ async def test_every_view_over_hostile_content(hostile_workspace: Path, make_app
             for _ in range(3):  # the tenant → its thread → its first turn → the detail
                 await pilot.press("enter")
                 await settle(pilot)
-                seen.append(screen(app))
+                seen.append(screen_text(app))
                 inert(seen[-1], (row, app.browse.level))
             assert app.browse.level is Level.DETAIL, row
             await pilot.press("j")  # the next turn's detail (the 1 MB one in everything)
             await settle(pilot)
-            inert(screen(app), row)
+            inert(screen_text(app), row)
             await pilot.press("escape", "escape", "escape")
             await settle(pilot)
             assert app.browse.level is Level.TENANTS
@@ -59,11 +48,11 @@ async def test_every_view_over_hostile_content(hostile_workspace: Path, make_app
         for spec in VIEWS:
             app.action_switch_view(spec.name)
             await settle(pilot)
-            seen.append(screen(app))
+            seen.append(screen_text(app))
             inert(seen[-1], spec.name)
         await pilot.press("question_mark")
         await settle(pilot)
-        inert(screen(app), "help")
+        inert(screen_text(app), "help")
     everything = "\n".join(seen)
     assert BY_NAME["markup"].value[:40] in everything  # the literal markup, not bold red
     assert "CANARY-big" in everything

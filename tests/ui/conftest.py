@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -59,6 +61,14 @@ async def settle(pilot: Pilot, rounds: int = 3) -> None:
         quiet = 0 if busy else quiet + 1
         if done + 1 >= rounds and quiet >= 2:
             return
+
+
+def screen_text(app: CosmemApp) -> str:
+    """The whole screen as the terminal shows it, as plain text (one line per row)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), record=True)
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text()
 
 
 def burst(app: CosmemApp, *keys: str) -> None:

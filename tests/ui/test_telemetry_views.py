@@ -13,7 +13,6 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from rich.console import Console
 from textual.widgets import Static
 
 from cosmem_tui.compose import open_local_session
@@ -33,7 +32,7 @@ from cosmem_tui.ui.hot import HotScreen
 from cosmem_tui.ui.throughput import ThroughputScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from cosmem_tui.ui.widgets.tile import Tile
-from tests.ui.conftest import cells, settle
+from tests.ui.conftest import cells, screen_text, settle
 from tests.ui.telemetry_sources import KeyTable, Watched, services
 
 AFTER_BURST_S = 240  # the burst starts 45 s in: three whole minutes of it by then
@@ -64,14 +63,6 @@ def make(
     return CosmemApp(options, clock=clock, session_factory=open_it)
 
 
-def shown(app: CosmemApp) -> str:
-    """Everything on screen, as the terminal shows it."""
-    with open("/dev/null", "w") as sink:
-        console = Console(width=app.size.width, record=True, file=sink)
-        console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text()
-
-
 def text_of(app: CosmemApp, selector: str) -> str:
     rendered = app.screen.query_one(selector).render()
     return getattr(rendered, "plain", str(rendered))
@@ -100,7 +91,7 @@ async def test_the_throughput_view_answers_is_it_throttling_where_since_when(dem
         assert isinstance(screen, ThroughputScreen) and app.current_view == "throttle"
         report = screen.report
         assert report is not None and report.throttled > 0  # the burst throttles
-        text = shown(app)
+        text = screen_text(app)
         assert f"⚠ {report.throttled:,} × 429 of {report.requests:,} requests" in text
         assert "at 100 % since 00:00 UTC" in text  # the hot partition, since the burst
         assert "simulated workload" in text and "data as of 00:04 UTC" in text
@@ -146,7 +137,7 @@ async def test_window_cycling_asks_again_with_the_new_window(demo_path, clock):
         screen = app.screen
         assert isinstance(screen, ThroughputScreen) and screen.report is not None
         assert screen.report.window is Window.H1
-        assert "last 1h" in shown(app) and "23:04 (−1h)" in shown(app)
+        assert "last 1h" in screen_text(app) and "23:04 (−1h)" in screen_text(app)
         app.run_command("window 24h")
         await settle(pilot)
         assert source.windows()[-1] == 24 * 3600 and "window 24h" in status(app)
@@ -279,7 +270,7 @@ async def test_without_telemetry_both_views_say_how_to_configure_it(demo_path, c
     app = make(demo_path, clock, telemetry=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_view(pilot, "T")
-        assert "no telemetry configured" in shown(app)
+        assert "no telemetry configured" in screen_text(app)
         for word in ("--resource-id", "COSMEM_RESOURCE_ID", "--workspace-id"):
             assert word in text_of(app, "#unconfigured")
         assert app.screen.loop.fetches <= 1  # nothing to poll
@@ -316,7 +307,7 @@ async def test_hot_tenants_by_ru_with_their_shares(demo_path, clock):
         ]
         assert rows[0][5] == f"{first.throttled:,}" and first.throttled
         assert [r[0] for r in rows] == [u.key.text for u in report.rows]  # by RU
-        text = shown(app)
+        text = screen_text(app)
         assert f"⚠ {report.headline}" in text  # "contoso = … % of RU on partition …"
         assert "logs lag 20 s – 3 min: data as of" in text
         assert "tenants by RU · last 15m" in text and "48 keys" in text
@@ -339,7 +330,7 @@ async def test_drill_into_a_tenant_and_back(demo_path, clock):
         rows = cells(app, "keys")
         assert rows and all(r[0].startswith("thr-") for r in rows)  # threads, not the tenant
         assert hot.table.columns[0].title == "THREAD"
-        assert f"keys of {second} by RU" in shown(app)
+        assert f"keys of {second} by RU" in screen_text(app)
         await pilot.press("h")
         await settle(pilot)
         assert hot.tenant is None and hot.key_title() == "TENANT"
@@ -440,7 +431,7 @@ async def test_hostile_key_names_render_inert(demo_path, clock):
         await settle(pilot)
         title = str(table.border_title)
         assert "keys of \\x1b[31mred\\x1b[0m by RU" in title and "\x1b" not in title
-        assert "\x1b" not in shown(app) and "\u202e" not in shown(app)
+        assert "\x1b" not in screen_text(app) and "\u202e" not in screen_text(app)
 
 
 async def test_100_000_keys_draw_only_the_rows_on_screen(demo_path, clock):

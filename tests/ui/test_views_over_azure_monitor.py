@@ -24,9 +24,9 @@ from tests.sources.monitor.conftest import FAST_RETRY
 from tests.sources.monitor.test_logs import Workspace
 from tests.test_cli_telemetry import NOW, metrics_answer
 from tests.test_cli_telemetry import settings as monitor_settings
-from tests.ui.conftest import cells, settle
+from tests.ui.conftest import cells, screen_text, settle
 from tests.ui.telemetry_sources import services
-from tests.ui.test_telemetry_views import shown, text_of
+from tests.ui.test_telemetry_views import text_of
 
 
 def over_azure(
@@ -73,7 +73,7 @@ async def test_throughput_from_azure_monitor(demo_path: Path):
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, ThroughputScreen)
-        text = shown(app)
+        text = screen_text(app)
         # 15 minutes of 100 × 200 plus 7 × 429 in the last one (the fake's series)
         assert "⚠ 7 × 429 of 1,507 requests (0.5 %) in 15m" in text
         assert "partition 2 at 100 %" in text and "Azure Monitor · " in text
@@ -99,7 +99,7 @@ async def test_hot_tenants_from_azure_monitor(demo_path: Path):
         rows = cells(app, "keys")
         assert [r[0] for r in rows] == ["contoso", "42"]  # the numeric tenant keeps its row
         assert rows[0][1:4] == ["1,812", "240", "81.6%"]  # 1,812.5 of 2,220 RU
-        text = shown(app)
+        text = screen_text(app)
         assert "contoso = 71 % of RU on partition 2" in text  # 1,500 of partition 2's 2,100
         assert "data as of 23:59:40 UTC" in text  # how far the workspace has ingested
         assert "top 2 of 57 keys" in text  # a cut table says so
@@ -120,7 +120,7 @@ async def test_a_metrics_403_is_explained_while_the_hot_table_still_works(demo_p
         await settle(pilot)
         await pilot.press("T")
         await settle(pilot)
-        text = shown(app)
+        text = screen_text(app)
         assert "403" in text and "Monitoring Reader on the subscription" in text
         await pilot.press("H")
         await settle(pilot)
