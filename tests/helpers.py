@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,15 @@ def build_workspace(
         ws.upsert_items(items, schema, now)
         ws.set_meta("schema", schema.name)
     return path
+
+
+def closed_port() -> int:
+    """A local port nothing listens on (bound, then released)."""
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    return port
 
 
 def exchange(

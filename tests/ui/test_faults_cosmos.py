@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -27,7 +26,7 @@ from cosmem_tui.ui.app import CosmemApp
 from cosmem_tui.ui.browse import BrowseScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.gateway import Fault
-from tests.helpers import exchange
+from tests.helpers import closed_port, exchange
 from tests.helpers import run_cli as run
 
 TENANTS = ("acme", "globex", "initech")
@@ -129,14 +128,6 @@ async def test_an_http_fault_is_explained_in_the_pane_and_r_recovers(account, tm
         assert fault.hits >= 1
         account.faults.clear()
         await retry_recovers(pilot, app)
-
-
-def closed_port() -> int:
-    probe = socket.socket()
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
-    return port
 
 
 @contextlib.asynccontextmanager

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 
 from cosmem_tui.cli import main
 from cosmem_tui.schemas import get_schema
-from tests.helpers import build_workspace
+from tests.helpers import build_workspace, closed_port
 from tests.peer.containers import lab_dataset
 from tests.peer.fault_proxy import Fault
 from tests.peer.fixtures import Peer
@@ -121,10 +120,7 @@ def one_error_line(err: str) -> str:
 
 def test_failures_are_one_line_and_exit_status_1(capsys, peer_container, fault_proxy, monkeypatch):
     options = dict(zip(peer_container[::2], peer_container[1::2], strict=True))
-    closed = socket.socket()
-    closed.bind(("127.0.0.1", 0))
-    port = closed.getsockname()[1]
-    closed.close()
+    port = closed_port()
 
     nowhere = ["--endpoint", f"https://127.0.0.1:{port}", "--database", "d", "--container", "c"]
     code, out, err = run(capsys, "tenants", "--schema", "lab", *nowhere)

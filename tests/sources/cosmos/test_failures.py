@@ -26,7 +26,7 @@ from cosmem_tui.sources.errors import (
     Unauthorized,
     Unavailable,
 )
-from tests.helpers import exchange
+from tests.helpers import closed_port, exchange
 from tests.peer.fault_proxy import Fault
 
 
@@ -46,14 +46,6 @@ def silent_port() -> Iterator[int]:
         yield server.getsockname()[1]
     finally:
         server.close()
-
-
-def closed_port() -> int:
-    probe = socket.socket()
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
-    return port
 
 
 async def test_a_wrong_endpoint_is_a_connection_failure(containers, open_store):
