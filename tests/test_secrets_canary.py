@@ -24,8 +24,7 @@ from tests.gateway import Fault
 from tests.helpers import exchange, run_cli
 from tests.sources.monitor.azure_fake import AzureFake, FakeCredential, Reply, Sent, error_body
 from tests.test_cli_telemetry import NOW
-from tests.ui.conftest import settle
-from tests.ui.test_telemetry_views import shown
+from tests.ui.conftest import screen_text, settle
 from tests.ui.test_views_over_azure_monitor import over_azure
 
 STATUSES = (400, 401, 403, 409, 500, 503)
@@ -118,16 +117,16 @@ async def test_the_tui_never_shows_the_key(
     app = CosmemApp(session_factory=open_it, ledger=tmp_path / "ledger.jsonl")
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        assert "acme" in shown(app)
-        screens = [shown(app), app.export_screenshot()]
+        assert "acme" in screen_text(app)
+        screens = [screen_text(app), app.export_screenshot()]
         for status in STATUSES:
             echoing(account, status, secret_canary)
             await pilot.press("enter")  # the tenant's threads: the request fails
             await settle(pilot)
-            screens += [shown(app), app.export_screenshot()]
+            screens += [screen_text(app), app.export_screenshot()]
             await pilot.press("R")  # the request ledger, with the failure
             await settle(pilot)
-            screens += [shown(app), app.export_screenshot()]
+            screens += [screen_text(app), app.export_screenshot()]
             await pilot.press("B", "escape")
             await settle(pilot)
     assert any(str(s) in text for text in screens for s in STATUSES)  # the failures were shown
@@ -162,7 +161,7 @@ async def test_an_access_token_quoted_back_by_azure_monitor_is_not_shown(
         for key in ("T", "H", "R"):
             await pilot.press(key)
             await settle(pilot)
-            screens += [shown(app), app.export_screenshot()]
+            screens += [screen_text(app), app.export_screenshot()]
     assert fake.requests_to("logs") and any(str(status) in text for text in screens)
     assert any(
         f"Bearer {TOKEN}" in s.headers.get("Authorization", "") for s in fake.requests_to("logs")

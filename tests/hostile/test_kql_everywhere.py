@@ -16,11 +16,11 @@ from cosmem_tui.model import FrozenClock
 from cosmem_tui.model.telemetry import LogName
 from cosmem_tui.ui.hot import HotScreen
 from tests.hostile.corpus import BY_NAME, CORPUS, STORABLE
-from tests.hostile.test_views_everywhere import inert, screen
+from tests.hostile.test_views_everywhere import inert
 from tests.sources.monitor.azure_fake import AzureFake, Reply
 from tests.sources.monitor.test_logs import Workspace, result
 from tests.test_cli_telemetry import NOW, metrics_answer
-from tests.ui.conftest import cells, settle
+from tests.ui.conftest import cells, screen_text, settle
 from tests.ui.test_views_over_azure_monitor import over_azure
 
 
@@ -53,13 +53,13 @@ async def test_hostile_kql_cells_are_inert_in_every_telemetry_view(demo_path: Pa
     app = over_azure(demo_path, FrozenClock(NOW), fake)
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
-        inert(screen(app), "browse")
+        inert(screen_text(app), "browse")
         await pilot.press("H")
         await settle(pilot)
         assert isinstance(app.screen, HotScreen)
         rows = cells(app, "keys")
         assert len(rows) == len(CORPUS)
-        drawn = screen(app)
+        drawn = screen_text(app)
         inert(drawn, "hot")
         shown = "\n".join(" ".join(row) for row in rows)
         inert(shown, "hot rows")
@@ -69,7 +69,7 @@ async def test_hostile_kql_cells_are_inert_in_every_telemetry_view(demo_path: Pa
         for _ in range(len(rows)):  # the cursor over every row (the detail line follows it)
             await pilot.press("j")
         await settle(pilot)
-        inert(screen(app), "hot, every row")
+        inert(screen_text(app), "hot, every row")
         await pilot.press("T")
         await settle(pilot)
-        inert(screen(app), "throttle")
+        inert(screen_text(app), "throttle")
