@@ -1164,6 +1164,8 @@ def main(argv: Iterable[str] | None = None) -> int:
         line = str(exc) if args.command == "config" else f"cosmem: {exc}"
         print(visible(line), file=sys.stderr)
         return EXIT_USAGE
+    except CliError as exc:  # --debug's log file cannot be written
+        return _failed(exc)
     except BrokenPipeError:  # `cosmem config show | head`
         sys.stderr.close()
         return EXIT_OK
@@ -1181,17 +1183,22 @@ def main(argv: Iterable[str] | None = None) -> int:
         sys.stdout.flush()
         return status
     except (CliError, LookupFailed, StoreError, SchemaError) as exc:  # WriteRefused too
-        hint = ""
-        if isinstance(exc, BudgetSpent):
-            hint = f" (rerun with --ru-budget {exc.spent_ru + exc.needed_ru:,.0f} or more)"
-        print(f"cosmem: {visible(redact(_message(exc)))}{hint}", file=sys.stderr)
-        return EXIT_ERROR
+        return _failed(exc)
     except BrokenPipeError:
         # `cosmem turns … | head` closed the pipe: not an error worth a traceback.
         sys.stderr.close()
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+
+
+def _failed(exc: Exception) -> int:
+    """One line on stderr, secrets masked, and the error status."""
+    hint = ""
+    if isinstance(exc, BudgetSpent):
+        hint = f" (rerun with --ru-budget {exc.spent_ru + exc.needed_ru:,.0f} or more)"
+    print(f"cosmem: {visible(redact(_message(exc)))}{hint}", file=sys.stderr)
+    return EXIT_ERROR
 
 
 def _check_workspace_path(path: Path | None) -> None:
