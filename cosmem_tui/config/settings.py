@@ -101,8 +101,10 @@ class Fields(BaseModel):
     @field_validator("theme")
     @classmethod
     def _theme(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
         names = theme_names()
-        if value is not None and value not in names:
+        if value not in names:
             raise ValueError(f"expected one of the themes {', '.join(names)}")
         return value
 
