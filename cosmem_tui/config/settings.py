@@ -45,6 +45,7 @@ from cosmem_tui.config.themes import theme_names
 from cosmem_tui.sources.cosmos.settings import (  # plain data, no SDK
     ENV_CONNECTION_STRING,
     ENV_KEY,
+    default_auth,
     redact,
 )
 
@@ -406,9 +407,9 @@ def secret_source(resolved: Resolved) -> tuple[str, str] | None:
     """(the variable the account key or connection string is read from, the standard
     variable it stands for), or None when the session signs in with Entra ID.
 
-    As ``settings_from_options`` decides without ``--auth``: a key wins over a connection
-    string, and with neither it is Entra ID. A standard variable that is set beats the
-    profile's ``key_env`` / ``connection_string_env`` (the environment beats the profile).
+    Without ``auth`` the mode is ``default_auth``'s, as for ``settings_from_options``. A
+    standard variable that is set beats the profile's ``key_env`` /
+    ``connection_string_env`` (the environment beats the profile).
     """
     settings, env = resolved.settings, resolved.env
     key = ENV_KEY if env.get(ENV_KEY) or not settings.key_env else settings.key_env
@@ -417,11 +418,10 @@ def secret_source(resolved: Resolved) -> tuple[str, str] | None:
         if env.get(ENV_CONNECTION_STRING) or not settings.connection_string_env
         else settings.connection_string_env
     )
-    auth = settings.auth
-    if auth is None:
-        has_key = bool(env.get(ENV_KEY) or settings.key_env)
-        has_conn = bool(env.get(ENV_CONNECTION_STRING) or settings.connection_string_env)
-        auth = "key" if has_key else "connection-string" if has_conn else None
+    auth: str = settings.auth or default_auth(
+        bool(env.get(ENV_KEY) or settings.key_env),
+        bool(env.get(ENV_CONNECTION_STRING) or settings.connection_string_env),
+    )
     if auth == "key":
         return key, ENV_KEY
     if auth == "connection-string":
