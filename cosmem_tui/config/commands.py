@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TextIO
 
-from cosmem_tui.config.files import ENV, ConfigError, config_file, settings_needed
+from cosmem_tui.config.files import ENV, MODEL_ONLY, ConfigError, config_file, settings_needed
 from cosmem_tui.config.themes import check_theme
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -30,10 +30,6 @@ FLAG_SETTINGS = (
     "ru_budget",
     "theme",
 )
-# Read by nothing but the settings model: an environment value is written into the
-# options too (COSMOS_ENDPOINT and the like are still read where they were before).
-_MODEL_ONLY_ENV = ("workspace", "schema", "auth", "ru_budget", "theme")
-
 STARTER = """\
 # cosmem config profiles (cosmem config show: what is in effect and where it came from).
 # Precedence: command-line flag > environment variable > profile > default.
@@ -191,7 +187,9 @@ def apply(args: argparse.Namespace, known_actions: Callable[[], Iterable[str]]) 
     resolved = resolve(flag_values(args), profile)
     for name in (*FLAG_SETTINGS, "allow_writes"):
         origin = resolved.origins[name]
-        if resolved.from_file(name) or (name in _MODEL_ONLY_ENV and origin.startswith("env ")):
+        # From the environment only what nothing else reads (COSMOS_ENDPOINT and the like
+        # are still read where they were before profiles).
+        if resolved.from_file(name) or (name in MODEL_ONLY and origin.startswith("env ")):
             setattr(args, name, resolved.value(name))
     settings = resolved.settings
     args.refresh_s = settings.refresh_s

@@ -33,8 +33,9 @@ ENV: dict[str, str] = {
     "theme": "COSMEM_THEME",
 }
 # Variables only the settings model reads (the others are also read by the code that
-# existed before profiles): when one is set, the model is loaded even without a file.
-_MODEL_ONLY = ("workspace", "schema", "auth", "refresh_s", "ru_budget", "theme")
+# existed before profiles): when one is set, the model is loaded even without a file,
+# and its value is written into the command line's options.
+MODEL_ONLY = ("workspace", "schema", "auth", "refresh_s", "ru_budget", "theme")
 
 
 class ConfigError(Exception):
@@ -58,4 +59,4 @@ def settings_needed(profile: str | None, env: Mapping[str, str] | None = None) -
     env = os.environ if env is None else env
     if profile_requested(profile, env) is not None or config_file(env).exists():
         return True
-    return any(env.get(ENV[name]) for name in _MODEL_ONLY)
+    return any(env.get(ENV[name]) for name in MODEL_ONLY)
