@@ -32,6 +32,9 @@ ENV: dict[str, str] = {
     "ru_budget": "COSMEM_RU_BUDGET",
     "theme": "COSMEM_THEME",
 }
+# No live view polls faster, whoever sets its interval (a profile, a flag, a command):
+# over SSH a faster loop is a repaint the link pays for, and requests the account does.
+REFRESH_FLOOR_S = 2.0
 # Variables only the settings model reads (the others are also read by the code that
 # existed before profiles): when one is set, the model is loaded even without a file,
 # and its value is written into the command line's options.

@@ -40,7 +40,14 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from cosmem_tui.config.files import ENV, ENV_PROFILE, ConfigError, config_file, profile_requested
+from cosmem_tui.config.files import (
+    ENV,
+    ENV_PROFILE,
+    REFRESH_FLOOR_S,
+    ConfigError,
+    config_file,
+    profile_requested,
+)
 from cosmem_tui.config.themes import theme_names
 from cosmem_tui.sources.cosmos.settings import (  # plain data, no SDK
     ENV_CONNECTION_STRING,
@@ -50,7 +57,6 @@ from cosmem_tui.sources.cosmos.settings import (  # plain data, no SDK
 )
 
 AuthName = Literal["aad", "device-code", "key", "connection-string"]
-REFRESH_FLOOR_S = 2.0  # as the refresh loop's floor: no profile makes a view poll faster
 # Names that would put a secret in the file: refused with a pointer to ``key_env``.
 SECRET_KEYS = frozenset(
     {"key", "account_key", "connection_string", "password", "secret", "token", "client_secret"}
