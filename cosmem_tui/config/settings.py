@@ -52,10 +52,12 @@ from cosmem_tui.config.themes import theme_names
 from cosmem_tui.sources.cosmos.settings import (  # plain data, no SDK
     ENV_CONNECTION_STRING,
     ENV_KEY,
+    AuthMode,
     default_auth,
     redact,
 )
 
+# AuthMode's values, written out for the type checker (a test holds the two together).
 AuthName = Literal["aad", "device-code", "key", "connection-string"]
 # Names that would put a secret in the file: refused with a pointer to ``key_env``.
 SECRET_KEYS = frozenset(
@@ -217,7 +219,7 @@ _EXPECTED = {
 
 
 def _literal_choices(name: str) -> tuple[str, ...]:
-    return ("aad", "device-code", "key", "connection-string") if name == "auth" else ()
+    return tuple(mode.value for mode in AuthMode) if name == "auth" else ()
 
 
 def _shown(value: Any) -> str:
