@@ -23,6 +23,13 @@ from cosmem_tui.config.files import ConfigError
 from cosmem_tui.core import records
 from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import LookupFailed
+from cosmem_tui.core.exit_status import (
+    EXIT_CONFLICT,
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_USAGE,
+)
 from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.output import Output
 from cosmem_tui.core.session import Session, SessionOptions
@@ -46,10 +53,6 @@ from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
 from cosmem_tui.sources.monitor.settings import FLAGS as MONITOR_FLAGS  # plain data, no SDK
 from cosmem_tui.sources.monitor.settings import MonitorSettings
-
-EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
-EXIT_PARTIAL = 3  # a listing stopped before the end (RU budget, a failure): output is short
-EXIT_CONFLICT = 4  # a write met a concurrent change (412): nothing was overwritten
 
 
 def _positive_ru(text: str) -> float:

@@ -14,8 +14,7 @@ from typing import Any, TextIO
 
 from cosmem_tui.config.files import ENV, MODEL_ONLY, ConfigError, config_file, settings_needed
 from cosmem_tui.config.themes import check_theme
-
-EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+from cosmem_tui.core.exit_status import EXIT_ERROR, EXIT_OK
 
 # Settings that are also command-line options of the same name (argparse dests).
 FLAG_SETTINGS = (
