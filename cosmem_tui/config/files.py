@@ -52,9 +52,16 @@ def config_file(env: Mapping[str, str] | None = None) -> Path:
     return Path(named).expanduser() if named else config_dir() / FILE_NAME
 
 
-def profile_requested(flag: str | None, env: Mapping[str, str] | None = None) -> str | None:
+def profile_requested(
+    flag: str | None, env: Mapping[str, str] | None = None
+) -> tuple[str, str] | None:
+    """The profile the flag or the environment names, and which of them named it."""
     env = os.environ if env is None else env
-    return flag or env.get(ENV_PROFILE) or None
+    if flag:
+        return flag, "flag --profile"
+    if env.get(ENV_PROFILE):
+        return env[ENV_PROFILE], f"env {ENV_PROFILE}"
+    return None
 
 
 def settings_needed(profile: str | None, env: Mapping[str, str] | None = None) -> bool:

@@ -42,7 +42,6 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from cosmem_tui.config.files import (
     ENV,
-    ENV_PROFILE,
     REFRESH_FLOOR_S,
     ConfigError,
     config_file,
@@ -322,11 +321,10 @@ def resolve(
     env = dict(os.environ) if env is None else dict(env)
     path = config_file(env)
     config = read_file(path)
-    name = profile_requested(profile, env)
-    if profile:
-        profile_origin = "flag --profile"
-    elif env.get(ENV_PROFILE):
-        profile_origin = f"env {ENV_PROFILE}"
+    requested = profile_requested(profile, env)
+    name: str | None = None
+    if requested is not None:
+        name, profile_origin = requested
     elif config.model.default_profile:
         name = config.model.default_profile
         profile_origin = f"default_profile in {path}"
