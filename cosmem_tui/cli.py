@@ -1147,14 +1147,6 @@ def _action_ids() -> list[str]:
     return [action.id for action in the_registry().actions]
 
 
-def _apply_config(args: argparse.Namespace) -> None:
-    """The profile and the settings-only variables, under the flags (see cosmem config)."""
-    config_commands.apply(args, _action_ids)
-    env = getattr(args, "cosmos_env", None)
-    if env is not None:
-        config_commands.export_tenant(env)
-
-
 def main(argv: Iterable[str] | None = None) -> int:
     args = build_parser().parse_args(None if argv is None else list(argv))
     try:
@@ -1162,7 +1154,8 @@ def main(argv: Iterable[str] | None = None) -> int:
         if args.command == "config":
             return config_commands.run(args, _action_ids)
         if args.command not in ("demo", "import"):
-            _apply_config(args)
+            # The profile and the settings-only variables, under the flags.
+            config_commands.use_profile(args, _action_ids)
     except ConfigError as exc:  # the file, the key, what is expected: one line
         line = str(exc) if args.command == "config" else f"cosmem: {exc}"
         print(visible(line), file=sys.stderr)

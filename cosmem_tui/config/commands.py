@@ -220,6 +220,15 @@ def cosmos_environment(resolved: Any) -> dict[str, str]:
     return env
 
 
+def use_profile(args: argparse.Namespace, known_actions: Callable[[], Iterable[str]]) -> None:
+    """``apply``, and the profile's tenant put where azure-identity looks for it: what a
+    run (the command line's, or a profile switched to in the console) does first."""
+    apply(args, known_actions)
+    env = getattr(args, "cosmos_env", None)
+    if env is not None:  # None: no settings in play, so no tenant from a profile
+        export_tenant(env)
+
+
 def export_tenant(env: Mapping[str, str]) -> None:
     """azure-identity reads AZURE_TENANT_ID from the process environment itself."""
     tenant = env.get(ENV["tenant_id"])
