@@ -23,6 +23,13 @@ from cosmem_tui.config.files import ConfigError
 from cosmem_tui.core import records
 from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import LookupFailed
+from cosmem_tui.core.exit_status import (
+    EXIT_CONFLICT,
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_USAGE,
+)
 from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.output import Output
 from cosmem_tui.core.session import Session, SessionOptions
@@ -46,10 +53,6 @@ from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
 from cosmem_tui.sources.monitor.settings import FLAGS as MONITOR_FLAGS  # plain data, no SDK
 from cosmem_tui.sources.monitor.settings import MonitorSettings
-
-EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
-EXIT_PARTIAL = 3  # a listing stopped before the end (RU budget, a failure): output is short
-EXIT_CONFLICT = 4  # a write met a concurrent change (412): nothing was overwritten
 
 
 def _positive_ru(text: str) -> float:
@@ -1144,14 +1147,6 @@ def _action_ids() -> list[str]:
     return [action.id for action in the_registry().actions]
 
 
-def _apply_config(args: argparse.Namespace) -> None:
-    """The profile and the settings-only variables, under the flags (see cosmem config)."""
-    config_commands.apply(args, _action_ids)
-    env = getattr(args, "cosmos_env", None)
-    if env is not None:
-        config_commands.export_tenant(env)
-
-
 def main(argv: Iterable[str] | None = None) -> int:
     args = build_parser().parse_args(None if argv is None else list(argv))
     try:
@@ -1159,11 +1154,14 @@ def main(argv: Iterable[str] | None = None) -> int:
         if args.command == "config":
             return config_commands.run(args, _action_ids)
         if args.command not in ("demo", "import"):
-            _apply_config(args)
+            # The profile and the settings-only variables, under the flags.
+            config_commands.use_profile(args, _action_ids)
     except ConfigError as exc:  # the file, the key, what is expected: one line
         line = str(exc) if args.command == "config" else f"cosmem: {exc}"
         print(visible(line), file=sys.stderr)
         return EXIT_USAGE
+    except CliError as exc:  # --debug's log file cannot be written
+        return _failed(exc)
     except BrokenPipeError:  # `cosmem config show | head`
         sys.stderr.close()
         return EXIT_OK
@@ -1181,17 +1179,22 @@ def main(argv: Iterable[str] | None = None) -> int:
         sys.stdout.flush()
         return status
     except (CliError, LookupFailed, StoreError, SchemaError) as exc:  # WriteRefused too
-        hint = ""
-        if isinstance(exc, BudgetSpent):
-            hint = f" (rerun with --ru-budget {exc.spent_ru + exc.needed_ru:,.0f} or more)"
-        print(f"cosmem: {visible(redact(_message(exc)))}{hint}", file=sys.stderr)
-        return EXIT_ERROR
+        return _failed(exc)
     except BrokenPipeError:
         # `cosmem turns … | head` closed the pipe: not an error worth a traceback.
         sys.stderr.close()
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+
+
+def _failed(exc: Exception) -> int:
+    """One line on stderr, secrets masked, and the error status."""
+    hint = ""
+    if isinstance(exc, BudgetSpent):
+        hint = f" (rerun with --ru-budget {exc.spent_ru + exc.needed_ru:,.0f} or more)"
+    print(f"cosmem: {visible(redact(_message(exc)))}{hint}", file=sys.stderr)
+    return EXIT_ERROR
 
 
 def _check_workspace_path(path: Path | None) -> None:

@@ -8,13 +8,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
 from cosmem_tui import cli
 from cosmem_tui.config import commands as config_commands
 from cosmem_tui.config.files import ConfigError
-from cosmem_tui.config.settings import resolve, show_rows
+from cosmem_tui.config.settings import AuthName, resolve, show_rows
+from cosmem_tui.sources.cosmos.settings import AuthMode
 from tests.helpers import run_cli
 
 CANARY = "CANARY-c2VjcmV0LWFjY291bnQta2V5LTQy"
@@ -254,6 +256,11 @@ def test_show_masks_a_key_pasted_into_a_value(tmp_path: Path, monkeypatch):
             f'{{file}}: profiles.prod.theme: expected one of the themes {THEMES}, got "bogus"',
         ),
         (
+            '[profiles.prod]\nauth = "magic"\n',
+            "{file}: profiles.prod.auth: expected one of aad, device-code, key, "
+            'connection-string, got "magic"',
+        ),
+        (
             '[profiles.prod.keys]\n"browse.nothing" = "x"\n',
             "{file}: profiles.prod.keys.browse.nothing: no such action",
         ),
@@ -266,6 +273,10 @@ def test_validate_names_the_file_the_key_and_what_is_expected(tmp_path, text, li
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith(line.format(file=path)), result.stderr
+
+
+def test_a_profiles_auth_takes_exactly_the_auth_modes():
+    assert get_args(AuthName) == tuple(mode.value for mode in AuthMode)
 
 
 def test_an_invalid_file_stops_every_command_with_one_line(tmp_path: Path):

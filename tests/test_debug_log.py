@@ -100,6 +100,15 @@ def test_the_tui_debug_log_is_a_private_file_whose_path_is_printed(capsys, tmp_p
     assert capsys.readouterr().err == ""  # the terminal belongs to the TUI
 
 
+def test_an_unwritable_debug_log_is_one_line_and_the_error_status(capsys, tmp_path, monkeypatch):
+    state = tmp_path / "state"
+    state.write_text("")  # a file where the log folder would go: no folder can be made
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    code, out, err = run(capsys, "--debug")
+    assert code == cli.EXIT_ERROR and out == ""
+    assert err.startswith(f"cosmem: --debug: cannot write {state}") and err.count("\n") == 1
+
+
 # -- the real command, where the SDKs really log ---------------------------------------
 
 

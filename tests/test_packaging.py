@@ -51,7 +51,7 @@ def test_the_wheel_runs_without_the_checkout(tmp_path: Path, demo_path: Path):
     probe = (
         "import json, cosmem_tui\n"
         "from cosmem_tui.sources.query_texts import queries_root\n"
-        "from cosmem_tui.ui.themes import themes_dir\n"
+        "from cosmem_tui.config.themes import themes_dir\n"
         "from cosmem_tui.core.demo.words import load_words\n"
         "assert len(load_words().tenants) == 48\n"
         "print(json.dumps([cosmem_tui.__file__, str(queries_root()), str(themes_dir())]))"

@@ -12,10 +12,9 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TextIO
 
-from cosmem_tui.config.files import ENV, ConfigError, config_file, settings_needed
+from cosmem_tui.config.files import ENV, MODEL_ONLY, ConfigError, config_file, settings_needed
 from cosmem_tui.config.themes import check_theme
-
-EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+from cosmem_tui.core.exit_status import EXIT_ERROR, EXIT_OK
 
 # Settings that are also command-line options of the same name (argparse dests).
 FLAG_SETTINGS = (
@@ -30,10 +29,6 @@ FLAG_SETTINGS = (
     "ru_budget",
     "theme",
 )
-# Read by nothing but the settings model: an environment value is written into the
-# options too (COSMOS_ENDPOINT and the like are still read where they were before).
-_MODEL_ONLY_ENV = ("workspace", "schema", "auth", "ru_budget", "theme")
-
 STARTER = """\
 # cosmem config profiles (cosmem config show: what is in effect and where it came from).
 # Precedence: command-line flag > environment variable > profile > default.
@@ -191,7 +186,9 @@ def apply(args: argparse.Namespace, known_actions: Callable[[], Iterable[str]]) 
     resolved = resolve(flag_values(args), profile)
     for name in (*FLAG_SETTINGS, "allow_writes"):
         origin = resolved.origins[name]
-        if resolved.from_file(name) or (name in _MODEL_ONLY_ENV and origin.startswith("env ")):
+        # From the environment only what nothing else reads (COSMOS_ENDPOINT and the like
+        # are still read where they were before profiles).
+        if resolved.from_file(name) or (name in MODEL_ONLY and origin.startswith("env ")):
             setattr(args, name, resolved.value(name))
     settings = resolved.settings
     args.refresh_s = settings.refresh_s
@@ -221,6 +218,15 @@ def cosmos_environment(resolved: Any) -> dict[str, str]:
     if settings.tenant_id and not env.get(ENV["tenant_id"]):
         env[ENV["tenant_id"]] = settings.tenant_id
     return env
+
+
+def use_profile(args: argparse.Namespace, known_actions: Callable[[], Iterable[str]]) -> None:
+    """``apply``, and the profile's tenant put where azure-identity looks for it: what a
+    run (the command line's, or a profile switched to in the console) does first."""
+    apply(args, known_actions)
+    env = getattr(args, "cosmos_env", None)
+    if env is not None:  # None: no settings in play, so no tenant from a profile
+        export_tenant(env)
 
 
 def export_tenant(env: Mapping[str, str]) -> None:

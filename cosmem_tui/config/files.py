@@ -32,9 +32,13 @@ ENV: dict[str, str] = {
     "ru_budget": "COSMEM_RU_BUDGET",
     "theme": "COSMEM_THEME",
 }
+# No live view polls faster, whoever sets its interval (a profile, a flag, a command):
+# over SSH a faster loop is a repaint the link pays for, and requests the account does.
+REFRESH_FLOOR_S = 2.0
 # Variables only the settings model reads (the others are also read by the code that
-# existed before profiles): when one is set, the model is loaded even without a file.
-_MODEL_ONLY = ("workspace", "schema", "auth", "refresh_s", "ru_budget", "theme")
+# existed before profiles): when one is set, the model is loaded even without a file,
+# and its value is written into the command line's options.
+MODEL_ONLY = ("workspace", "schema", "auth", "refresh_s", "ru_budget", "theme")
 
 
 class ConfigError(Exception):
@@ -48,9 +52,16 @@ def config_file(env: Mapping[str, str] | None = None) -> Path:
     return Path(named).expanduser() if named else config_dir() / FILE_NAME
 
 
-def profile_requested(flag: str | None, env: Mapping[str, str] | None = None) -> str | None:
+def profile_requested(
+    flag: str | None, env: Mapping[str, str] | None = None
+) -> tuple[str, str] | None:
+    """The profile the flag or the environment names, and which of them named it."""
     env = os.environ if env is None else env
-    return flag or env.get(ENV_PROFILE) or None
+    if flag:
+        return flag, "flag --profile"
+    if env.get(ENV_PROFILE):
+        return env[ENV_PROFILE], f"env {ENV_PROFILE}"
+    return None
 
 
 def settings_needed(profile: str | None, env: Mapping[str, str] | None = None) -> bool:
@@ -58,4 +69,4 @@ def settings_needed(profile: str | None, env: Mapping[str, str] | None = None) -
     env = os.environ if env is None else env
     if profile_requested(profile, env) is not None or config_file(env).exists():
         return True
-    return any(env.get(ENV[name]) for name in _MODEL_ONLY)
+    return any(env.get(ENV[name]) for name in MODEL_ONLY)

@@ -48,13 +48,12 @@ class ConfigProfiles:
     def choose(self, name: str) -> ProfileChoice:
         """The profile's session options and look; a ``ConfigError`` of one line if it
         cannot be used (no such profile, a bad value, a key variable not set)."""
-        from cosmem_tui.config.commands import FLAG_SETTINGS, apply, export_tenant
+        from cosmem_tui.config.commands import FLAG_SETTINGS, use_profile
 
         args = argparse.Namespace(profile=name, allow_writes=False, ledger=None, timeout=None)
         for setting in FLAG_SETTINGS:
             setattr(args, setting, None)
-        apply(args, self._known_actions)
-        export_tenant(args.cosmos_env)
+        use_profile(args, self._known_actions)
         try:
             options = self._session_options(args)
         except ConfigError:

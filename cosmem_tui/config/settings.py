@@ -40,16 +40,24 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from cosmem_tui.config.files import ENV, ENV_PROFILE, ConfigError, config_file, profile_requested
+from cosmem_tui.config.files import (
+    ENV,
+    REFRESH_FLOOR_S,
+    ConfigError,
+    config_file,
+    profile_requested,
+)
 from cosmem_tui.config.themes import theme_names
 from cosmem_tui.sources.cosmos.settings import (  # plain data, no SDK
     ENV_CONNECTION_STRING,
     ENV_KEY,
+    AuthMode,
+    default_auth,
     redact,
 )
 
+# AuthMode's values, written out for the type checker (a test holds the two together).
 AuthName = Literal["aad", "device-code", "key", "connection-string"]
-REFRESH_FLOOR_S = 2.0  # as the refresh loop's floor: no profile makes a view poll faster
 # Names that would put a secret in the file: refused with a pointer to ``key_env``.
 SECRET_KEYS = frozenset(
     {"key", "account_key", "connection_string", "password", "secret", "token", "client_secret"}
@@ -101,8 +109,10 @@ class Fields(BaseModel):
     @field_validator("theme")
     @classmethod
     def _theme(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
         names = theme_names()
-        if value is not None and value not in names:
+        if value not in names:
             raise ValueError(f"expected one of the themes {', '.join(names)}")
         return value
 
@@ -208,7 +218,7 @@ _EXPECTED = {
 
 
 def _literal_choices(name: str) -> tuple[str, ...]:
-    return ("aad", "device-code", "key", "connection-string") if name == "auth" else ()
+    return tuple(mode.value for mode in AuthMode) if name == "auth" else ()
 
 
 def _shown(value: Any) -> str:
@@ -311,11 +321,10 @@ def resolve(
     env = dict(os.environ) if env is None else dict(env)
     path = config_file(env)
     config = read_file(path)
-    name = profile_requested(profile, env)
-    if profile:
-        profile_origin = "flag --profile"
-    elif env.get(ENV_PROFILE):
-        profile_origin = f"env {ENV_PROFILE}"
+    requested = profile_requested(profile, env)
+    name: str | None = None
+    if requested is not None:
+        name, profile_origin = requested
     elif config.model.default_profile:
         name = config.model.default_profile
         profile_origin = f"default_profile in {path}"
@@ -404,9 +413,9 @@ def secret_source(resolved: Resolved) -> tuple[str, str] | None:
     """(the variable the account key or connection string is read from, the standard
     variable it stands for), or None when the session signs in with Entra ID.
 
-    As ``settings_from_options`` decides without ``--auth``: a key wins over a connection
-    string, and with neither it is Entra ID. A standard variable that is set beats the
-    profile's ``key_env`` / ``connection_string_env`` (the environment beats the profile).
+    Without ``auth`` the mode is ``default_auth``'s, as for ``settings_from_options``. A
+    standard variable that is set beats the profile's ``key_env`` /
+    ``connection_string_env`` (the environment beats the profile).
     """
     settings, env = resolved.settings, resolved.env
     key = ENV_KEY if env.get(ENV_KEY) or not settings.key_env else settings.key_env
@@ -415,11 +424,10 @@ def secret_source(resolved: Resolved) -> tuple[str, str] | None:
         if env.get(ENV_CONNECTION_STRING) or not settings.connection_string_env
         else settings.connection_string_env
     )
-    auth = settings.auth
-    if auth is None:
-        has_key = bool(env.get(ENV_KEY) or settings.key_env)
-        has_conn = bool(env.get(ENV_CONNECTION_STRING) or settings.connection_string_env)
-        auth = "key" if has_key else "connection-string" if has_conn else None
+    auth: str = settings.auth or default_auth(
+        bool(env.get(ENV_KEY) or settings.key_env),
+        bool(env.get(ENV_CONNECTION_STRING) or settings.connection_string_env),
+    )
     if auth == "key":
         return key, ENV_KEY
     if auth == "connection-string":

@@ -1,10 +1,13 @@
-"""Where the UI themes live (``themes/*.toml``) and their names, for checking a name
-before the UI (and Textual) loads; ``ui/themes.py`` reads the same folder."""
+"""The UI themes (``themes/*.toml``): where they live, their tables and names, read once
+here without Textual, so a name is checked before the UI loads; ``ui/themes.py`` turns
+the same tables into Textual themes."""
 
 from __future__ import annotations
 
 import tomllib
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 from cosmem_tui.config.files import ConfigError
 
@@ -20,16 +23,22 @@ def themes_dir() -> Path:
     raise FileNotFoundError(f"themes not found in {_PACKAGED} or {_CHECKOUT}")
 
 
+@cache
+def theme_tables() -> dict[str, dict[str, Any]]:
+    """Every theme file's table by theme name (read once)."""
+    tables = {}
+    for path in sorted(themes_dir().glob("*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        tables[str(data["name"])] = data
+    return tables
+
+
 def theme_names() -> list[str]:
     """Each theme's ``name`` as the UI registers it (not the file's stem)."""
     try:
-        folder = themes_dir()
+        return sorted(theme_tables())
     except FileNotFoundError:
         return []
-    return sorted(
-        str(tomllib.loads(path.read_text(encoding="utf-8"))["name"])
-        for path in folder.glob("*.toml")
-    )
 
 
 def check_theme(name: str, where: str = "--theme") -> str:

@@ -154,12 +154,6 @@ class Session:
     def schema(self) -> Schema:
         return self.store.schema
 
-    @property
-    def schema_label(self) -> str:
-        """The schema's name, and why it was chosen when it was not named by the user."""
-        name = self.schema.name
-        return f"{name} ({self.schema_reason})" if self.schema_reason else name
-
     def schema_why(self, requested: str | None) -> str:
         """Why this schema, always said: the detection's reason, else how it was named
         (``requested``: the --schema the session was opened with, None if none)."""

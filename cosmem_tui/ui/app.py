@@ -57,7 +57,7 @@ from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.palette import ActionProvider
 from cosmem_tui.ui.profiles import ProfileProvider, Profiles, honour_no_color
-from cosmem_tui.ui.refresh import DEFAULT_INTERVAL_S, FLOOR_S, RefreshLoop
+from cosmem_tui.ui.refresh import DEFAULT_INTERVAL_S, RefreshLoop
 from cosmem_tui.ui.remote_terminal import animation_level, steady_cursor, why_not_quit
 from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
 from cosmem_tui.ui.view import ViewScreen
@@ -490,8 +490,7 @@ class CosmemApp(App[None]):
     def _apply_refresh(self, screen: ViewScreen) -> None:
         loop = getattr(screen, "loop", None)
         if isinstance(loop, RefreshLoop):
-            interval = self.refresh_s if self.refresh_s is not None else DEFAULT_INTERVAL_S
-            loop.interval_s = max(FLOOR_S, interval)
+            loop.interval_s = self.refresh_s if self.refresh_s is not None else DEFAULT_INTERVAL_S
 
     def rebind(self, keymap: Mapping[str, str]) -> None:
         """New keys for actions, by id: bindings, hints, help and palette follow."""

@@ -31,26 +31,30 @@ class ProfileHost(Protocol):
 class ProfileProvider(Provider):
     """``ctrl+p``: "profile NAME: switch to it" for each profile of the config file."""
 
-    def _entries(self) -> list[tuple[str, str]]:
+    _entries: tuple[tuple[str, str], ...] = ()
+
+    async def startup(self) -> None:
+        # Once per palette open: the names come from parsing and validating the config
+        # file, too dear for every keystroke; a new open reads the file afresh.
         host = cast(ProfileHost, self.app)
         if host.profiles is None:
-            return []
-        return [
+            return
+        self._entries = tuple(
             (f"profile {name}: switch to it", name)
             for name in host.profiles.names()
             if name != host.profile_name
-        ]
+        )
 
     def _run(self, name: str) -> None:
         cast(ProfileHost, self.app).switch_profile(name)
 
     async def discover(self) -> Hits:
-        for text, name in self._entries():
+        for text, name in self._entries:
             yield DiscoveryHit(text, partial(self._run, name), help=f":profile {name}")
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for text, name in self._entries():
+        for text, name in self._entries:
             score = matcher.match(text)
             if score > 0:
                 yield Hit(score, matcher.highlight(text), partial(self._run, name))

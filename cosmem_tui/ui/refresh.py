@@ -17,10 +17,11 @@ from typing import Generic, TypeVar
 from textual.screen import Screen
 from textual.timer import Timer
 
+from cosmem_tui.config.files import REFRESH_FLOOR_S
+
 T = TypeVar("T")
 
 DEFAULT_INTERVAL_S = 5.0
-FLOOR_S = 2.0
 
 
 class RefreshLoop(Generic[T]):
@@ -40,7 +41,7 @@ class RefreshLoop(Generic[T]):
         self._render = render
         self._failed = failed
         self._hold_off_s = hold_off_s
-        self._interval_s = max(FLOOR_S, interval_s)
+        self.interval_s = interval_s
         self.name = name
         self.paused_by_user = False
         self.hidden = True  # until the screen is shown
@@ -59,9 +60,7 @@ class RefreshLoop(Generic[T]):
 
     @interval_s.setter
     def interval_s(self, seconds: float) -> None:
-        # Whoever sets it (a profile, a flag, a command), never under the floor: over
-        # SSH a faster loop is a repaint the link pays for, and requests the account does.
-        self._interval_s = max(FLOOR_S, seconds)
+        self._interval_s = max(REFRESH_FLOOR_S, seconds)
 
     @property
     def running(self) -> bool:

@@ -6,26 +6,12 @@ Besides Textual's colours a theme may carry a ``badge``: text the header always 
 
 from __future__ import annotations
 
-import tomllib
-from functools import cache
-from typing import Any
-
 from textual.theme import Theme
 
-from cosmem_tui.config.themes import themes_dir
+from cosmem_tui.config.themes import theme_tables
 
 DEFAULT_THEME = "cosmem-dark"
 _OURS = ("badge",)  # keys Textual's Theme does not take
-
-
-@cache
-def theme_tables() -> dict[str, dict[str, Any]]:
-    """Every theme file's table by theme name (read once)."""
-    tables = {}
-    for path in sorted(themes_dir().glob("*.toml")):
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        tables[str(data["name"])] = data
-    return tables
 
 
 def load_themes() -> list[Theme]:

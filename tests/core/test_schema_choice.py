@@ -16,7 +16,7 @@ from cosmem_tui.core.schema_choice import (
     facts_of,
     run_sync,
 )
-from cosmem_tui.core.session import SessionOptions
+from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition, Scope
 from cosmem_tui.schemas import SchemaError, all_schemas, get_schema
 from cosmem_tui.sources.gateway import Gateway
@@ -53,6 +53,11 @@ def workspace_of(
     return path
 
 
+def shown_schema(session: Session) -> str:
+    """The schema and why, as ``cosmem --verbose`` prints it (no --schema given)."""
+    return f"{session.schema.name} ({session.schema_why(None)})"
+
+
 def test_a_workspace_without_a_recorded_schema_is_detected_from_a_sample(tmp_path, clock):
     path = workspace_of(
         tmp_path / "w.sqlite",
@@ -64,7 +69,7 @@ def test_a_workspace_without_a_recorded_schema_is_detected_from_a_sample(tmp_pat
     try:
         assert session.schema.name == "maf-history"
         assert session.schema_reason.startswith("matched: pk /session_id, fields 3/3")
-        assert session.schema_label == f"maf-history ({session.schema_reason})"
+        assert shown_schema(session) == f"maf-history ({session.schema_reason})"
         sample = [r for r in session.gateway.records() if r.operation == "sample-items"]
         assert len(sample) == 1 and sample[0].scope is Scope.CROSS_PARTITION
         assert 0 < sample[0].request_units <= SAMPLE_BUDGET_RU
@@ -105,7 +110,8 @@ def test_named_and_recorded_schemas_are_not_detected(tmp_path, clock):
     )
     session = open_session(SessionOptions(workspace=path), clock)
     try:
-        assert (session.schema.name, session.schema_label) == ("thread", "thread")
+        assert session.schema.name == "thread"
+        assert session.schema_why(None) == "recorded in the workspace"  # not detected
         assert session.gateway.records() == []
     finally:
         run_sync(session.close())
@@ -165,7 +171,7 @@ def test_an_imported_workspace_reopens_with_the_schema_chosen_at_import(tmp_path
     assert problems == []
     session = open_session(SessionOptions(workspace=settings.workspace), clock)
     try:
-        assert session.schema_label == report.choice.label
+        assert shown_schema(session) == report.choice.label
         assert session.gateway.records() == []  # recorded at import: nothing to detect
     finally:
         run_sync(session.close())

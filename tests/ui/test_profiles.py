@@ -207,3 +207,28 @@ def test_an_empty_no_color_is_dropped_and_a_set_one_kept():
     assert honour_no_color(env) is False and "NO_COLOR" not in env
     env = {"NO_COLOR": "yes"}
     assert honour_no_color(env) is True and env == {"NO_COLOR": "yes"}
+
+
+async def test_the_palette_reads_the_profiles_once_per_open_not_per_key(
+    clock: FrozenClock, demo_path: Path, two_workspaces: Path, monkeypatch: pytest.MonkeyPatch
+):
+    reads: list[int] = []
+    names = ConfigProfiles.names
+
+    def counted(self: ConfigProfiles) -> tuple[str, ...]:
+        reads.append(1)
+        return names(self)
+
+    monkeypatch.setattr(ConfigProfiles, "names", counted)
+    app = profile_app(clock, demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(2):
+            await pilot.press("ctrl+p")
+            await pilot.pause()
+            for key in "profile":
+                await pilot.press(key)
+            await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+        assert len(reads) == 2  # a fresh read on each open

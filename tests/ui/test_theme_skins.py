@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from cosmem_tui.ui.themes import theme_badge, theme_tables
+from cosmem_tui.config.themes import theme_tables
+from cosmem_tui.ui.themes import theme_badge
 from cosmem_tui.ui.widgets.header import SessionHeader
 from tests.ui.conftest import settle
 

@@ -10,10 +10,11 @@ from textual.command import CommandPalette
 from textual.screen import Screen
 from textual.widgets import Static
 
+from cosmem_tui.config.files import REFRESH_FLOOR_S
 from cosmem_tui.model import Key
 from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.help import HelpScreen
-from cosmem_tui.ui.refresh import FLOOR_S, RefreshLoop
+from cosmem_tui.ui.refresh import RefreshLoop
 from cosmem_tui.ui.requests import RequestsScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.ui.conftest import cells as rows
@@ -128,7 +129,7 @@ class SlowScreen(Screen[None]):
         self.active = 0
         self.most = 0
         self.rendered = 0
-        self.loop = RefreshLoop(self, self.fetch, self.render_value, interval_s=FLOOR_S)
+        self.loop = RefreshLoop(self, self.fetch, self.render_value, interval_s=REFRESH_FLOOR_S)
         self.loop._interval_s = 0.01  # under the floor on purpose: many fetches, quickly
 
     def compose(self) -> ComposeResult:
@@ -169,7 +170,7 @@ def test_the_interval_has_a_floor():
         pass
 
     loop = RefreshLoop(Dummy(), None, None, interval_s=0.5)  # type: ignore[arg-type]
-    assert loop.interval_s == FLOOR_S == 2.0
+    assert loop.interval_s == REFRESH_FLOOR_S == 2.0
     loop.interval_s = 0.5  # set later (a profile's or a flag's refresh): the floor holds
     assert loop.interval_s == 2.0 and loop.describe() == "every 2 s"
     loop.interval_s = 10

@@ -70,6 +70,16 @@ class AuthMode(StrEnum):
     CONNECTION_STRING = "connection-string"  # COSMOS_CONNECTION_STRING
 
 
+def default_auth(has_key: bool, has_connection_string: bool) -> AuthMode:
+    """The auth mode when none is named: a key wins over a connection string, and with
+    neither it is Entra ID."""
+    if has_key:
+        return AuthMode.KEY
+    if has_connection_string:
+        return AuthMode.CONNECTION_STRING
+    return AuthMode.AAD
+
+
 class CosmosConfigError(StoreError):
     """Options that cannot reach a container (missing name, bad URL, no key…)."""
 
@@ -163,12 +173,7 @@ def settings_from_options(
     keep_secret(connection_string)
     keep_secret(env.get(ENV_KEY))
     if auth is None:
-        if connection_string and not env.get(ENV_KEY):
-            auth = AuthMode.CONNECTION_STRING
-        elif env.get(ENV_KEY):
-            auth = AuthMode.KEY
-        else:
-            auth = AuthMode.AAD
+        auth = default_auth(bool(env.get(ENV_KEY)), bool(connection_string))
     try:
         mode = AuthMode(auth)
     except ValueError:
