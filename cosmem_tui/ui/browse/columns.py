@@ -35,7 +35,7 @@ from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.schemas import Granularity, ValueType
 from cosmem_tui.ui.actions import show_key
 from cosmem_tui.ui.browse.thread_search import HitCursor, jump, mark
-from cosmem_tui.ui.detail import render_detail
+from cosmem_tui.ui.detail import RawItem, raw_item, render_detail
 from cosmem_tui.ui.host import Host
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
@@ -809,6 +809,7 @@ class DetailPane(VerticalScroll):
         self.session: Session | None = None
         self.key: TurnKey | None = None
         self.detail: TurnDetail | None = None
+        self.raw: RawItem | None = None  # self.detail's raw section, encoded once
         self.loader = Loader(self, "detail")
         self._turn_of: Callable[[TurnKey], Turn | None] = lambda _key: None
         self._label_of: Callable[[TurnKey], str] = lambda _key: "turn"
@@ -825,6 +826,7 @@ class DetailPane(VerticalScroll):
         self.loader.bump()
         self.key = key
         self.detail = None
+        self.raw = None
         self._turn_of = turn_of
         self._label_of = label_of
         self.border_title = plain(label_of(key))
@@ -841,6 +843,7 @@ class DetailPane(VerticalScroll):
 
     def _loaded(self, detail: TurnDetail, cost: Meter) -> None:
         self.detail = detail
+        self.raw = raw_item(detail)
         self.render_turn()
         self.border_subtitle = plain(f"point read {cost_text(cost)}")
         self.post_message(Status(""))
@@ -882,5 +885,6 @@ class DetailPane(VerticalScroll):
             raw_status=raw_status,
             read_key=self.read_key,
             label=self._label_of(self.key),
+            raw=self.raw,
         )
         self.query_one("#detail-body", Static).update(body)
