@@ -12,7 +12,7 @@ layout.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -597,14 +597,18 @@ class TurnColumn(RowList):
         assert self.window is not None
         current = self.turn_under_cursor()
         self.window.apply(side, page)
-        if self.rows is not None:
-            self.rows.refresh_gaps()
-        self.source_changed()
+        self._window_grew()
         self._place_cursor(current)
         self._subtitle(f"page: {cost_text(cost)}")
         if not self.failed:
             self.post_message(Status(""))
         self.post_message(TurnsChanged())
+
+    def _window_grew(self) -> None:
+        """Pages were applied: the gaps are found again and the list follows its rows."""
+        if self.rows is not None:
+            self.rows.refresh_gaps()
+        self.source_changed()
 
     def _subtitle(self, tail: str) -> None:
         assert self.window is not None
@@ -771,13 +775,15 @@ class TurnColumn(RowList):
         self.refresh()
         return True
 
-    def apply_head_page(self, page: TurnPage) -> None:
-        """A head page a jump to a hit brought (applied in order, on the main thread)."""
+    def apply_head_pages(self, pages: Sequence[TurnPage]) -> None:
+        """The head pages a jump to a hit brought, applied in order, then the list follows
+        once (a far hit may bring hundreds of pages)."""
+        if not pages:
+            return
         assert self.window is not None
-        self.window.apply(Side.HEAD, page)
-        if self.rows is not None:
-            self.rows.refresh_gaps()
-        self.source_changed()
+        for page in pages:
+            self.window.apply(Side.HEAD, page)
+        self._window_grew()
         self._subtitle("to the hit")
 
     def show_turn(self, key: TurnKey) -> None:
