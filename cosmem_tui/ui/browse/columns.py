@@ -725,9 +725,8 @@ class TurnColumn(RowList):
     @property
     def widen_key(self) -> str:
         """The key that widens the expiring narrowing, as the user has it bound."""
-        registry = cast(Host, self.app).registry
-        keys = registry.keys("browse.expiring").split(",")
-        return show_key(keys[0]) if keys[0] else ":expiring"
+        key = cast(Host, self.app).registry.first_key("browse.expiring")
+        return show_key(key) if key else ":expiring"
 
     def narrow_expiring(self, within: int | None) -> str:
         """Show only the loaded turns that expire within ``within`` s (None: all); the
@@ -862,9 +861,8 @@ class DetailPane(VerticalScroll):
     @property
     def read_key(self) -> str:
         """The key that reads a cut text in full, as the user has it bound."""
-        registry = cast(Host, self.app).registry
-        keys = registry.keys("browse.read_all").split(",")
-        return show_key(keys[0]) if keys[0] else "ctrl+p"
+        key = cast(Host, self.app).registry.first_key("browse.read_all")
+        return show_key(key) if key else "ctrl+p"
 
     def follow_label(self) -> None:
         """Rows moved (pages arrived): a turn named by its position is named anew."""
