@@ -94,13 +94,19 @@ def size_text(size: int) -> str:
     return f"{size} byte{'' if size == 1 else 's'}"
 
 
+def break_point(text: str, start: int, limit: int) -> int:
+    """Where a piece of ``text`` from ``start``, at most ``limit`` characters, ends: just
+    after the last line break in its last eighth, else at ``start + limit``."""
+    end = text.rfind("\n", start + limit - limit // 8, start + limit)
+    return end + 1 if end >= 0 else start + limit
+
+
 def cut_long(text: str, limit: int = LONG_TEXT) -> tuple[str, int]:
     """The start of ``text`` to show (at most ``limit`` characters, ended at a line break
     when one is near) and how many UTF-8 bytes are left after it (0: nothing is cut)."""
     if len(text) <= limit:
         return text, 0
-    end = text.rfind("\n", limit - limit // 8, limit)
-    end = end + 1 if end > 0 else limit
+    end = break_point(text, 0, limit)
     rest = text[end:]
     return text[:end], len(rest.encode("utf-8", "surrogatepass"))
 

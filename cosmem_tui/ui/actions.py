@@ -583,6 +583,10 @@ class Registry:
     def keys(self, action_id: str) -> str:
         return self.keymap.get(action_id) or self.get(action_id).keys
 
+    def first_key(self, action_id: str) -> str:
+        """The key an action is shown by (the first it is bound to; '' when unbound)."""
+        return self.keys(action_id).split(",")[0]
+
     def offered(self, action: UiAction) -> bool:
         return self.writes_allowed or not action.writes
 
@@ -609,8 +613,7 @@ class Registry:
         parts = []
         hinted = [a for a in self.for_view(view) if a.hint is not None and self.keys(a.id)]
         for action in sorted(hinted, key=lambda a: a.hint_rank):
-            first = self.keys(action.id).split(",")[0]
-            parts.append(f"{short_key(first)} {action.hint}")
+            parts.append(f"{short_key(self.first_key(action.id))} {action.hint}")
         return parts
 
     def commands(self, view: str | None) -> list[tuple[Command, UiAction]]:

@@ -461,12 +461,12 @@ class CosmemApp(App[None]):
         self.run_worker(self._switch(choice), group="session", exclusive=True, exit_on_error=False)
 
     async def _switch(self, choice: ProfileChoice) -> None:
-        old = self.session
-        self._release()  # the old ledger's subscriptions and confirmer, before it closes
-        if self.ledger_file is not None:  # reopened on the new session's ledger
-            self.ledger_file.close()
-            self.ledger_file = None
-        self.session = None
+        old, self.session = self.session, None
+        try:
+            await self._close_session(old)
+        except Exception as exc:
+            self.notify(f"closing the previous session: {describe_error(exc)}", timeout=8)
+        self.ledger_file = None  # reopened on the new session's ledger
         self.options = choice.options
         self._session_factory = None
         self.profile_name = choice.name
@@ -480,11 +480,6 @@ class CosmemApp(App[None]):
             Chrome(), view=self.chrome.view, source=f"profile {choice.name}: opening…"
         )
         self.action_switch_view("browse")
-        if old is not None:
-            try:
-                await old.close()
-            except Exception as exc:
-                self.notify(f"closing the previous session: {describe_error(exc)}", timeout=8)
         await self._open()
 
     def _apply_refresh(self, screen: ViewScreen) -> None:
@@ -527,11 +522,18 @@ class CosmemApp(App[None]):
         self.notify(why, title="not quitting", severity="warning", markup=False)
 
     async def on_unmount(self) -> None:
+        await self._close_session(self.session)
+
+    async def _close_session(self, session: Session | None) -> None:
+        """Let go of ``session``: the ledger's subscriptions and confirmer first, then the
+        session, then the --ledger file (after the session: its last records are in)."""
         self._release()
-        if self.session is not None:
-            await self.session.close()
-        if self.ledger_file is not None:
-            self.ledger_file.close()  # after the session: its last records are in
+        try:
+            if session is not None:
+                await session.close()
+        finally:
+            if self.ledger_file is not None:
+                self.ledger_file.close()
 
 
 def run_app(

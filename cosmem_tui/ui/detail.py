@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
@@ -85,6 +86,21 @@ def ttl_lines(turn: Turn, now: float) -> list[tuple[str, str]]:
     ]
 
 
+@dataclass(frozen=True, slots=True)
+class RawItem:
+    """The raw item section, encoded once per point read: a 5 MB item is not encoded
+    again on each render (the countdowns re-render every 30 s)."""
+
+    shown: str  # the start of the escaped JSON the pane shows
+    more: int  # UTF-8 bytes left after it (0: nothing is cut)
+    size: int  # the item's JSON length, as the heading counts it
+
+
+def raw_item(detail: TurnDetail) -> RawItem:
+    shown, more = cut_long(json_for_terminal(dict(detail.item.body), indent=2))
+    return RawItem(shown, more, len(detail.item.raw_json()))
+
+
 def render_detail(
     turn: Turn,
     detail: TurnDetail | None,
@@ -93,9 +109,10 @@ def render_detail(
     raw_status: str | None = None,
     read_key: str = "v",
     label: str | None = None,
+    raw: RawItem | None = None,
 ) -> Text:
     """The detail pane's text; ``label`` names the turn as its row does (default: by its
-    order value, ``turn_name``)."""
+    order value, ``turn_name``); ``raw`` is ``raw_item(detail)`` when the caller kept it."""
     text = Text()
 
     def add(line: str, style: str | None = None) -> None:
@@ -135,14 +152,14 @@ def render_detail(
         add(" ──\n", "bold dim")
         add(one_line(raw_status or "loading the item (point read)…") + "\n", "dim")
         return text
-    encoded = json_for_terminal(dict(detail.item.body), indent=2)
-    add(f" (point read, {len(detail.item.raw_json()):,} bytes) ──\n", "bold dim")
-    shown, more = cut_long(encoded)
-    raw = Text(shown)
-    JSONHighlighter().highlight(raw)
-    text.append_text(raw)
-    if more:
-        add(f"\n{more_note(more, read_key)}\n", "bold yellow")
+    if raw is None:
+        raw = raw_item(detail)
+    add(f" (point read, {raw.size:,} bytes) ──\n", "bold dim")
+    highlighted = Text(raw.shown)
+    JSONHighlighter().highlight(highlighted)
+    text.append_text(highlighted)
+    if raw.more:
+        add(f"\n{more_note(raw.more, read_key)}\n", "bold yellow")
     return text
 
 

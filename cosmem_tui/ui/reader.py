@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cosmem_tui.core.browse import TurnDetail
-from cosmem_tui.core.text import LONG_TEXT, json_for_terminal, visible
+from cosmem_tui.core.text import LONG_TEXT, break_point, json_for_terminal, visible
 from cosmem_tui.ui.messages import plain
 
 
@@ -34,9 +34,7 @@ def page_bounds(text: str, size: int = LONG_TEXT) -> list[int]:
     break within the last eighth of a page when there is one."""
     starts = [0]
     while len(text) - starts[-1] > size:
-        start = starts[-1]
-        end = text.rfind("\n", start + size - size // 8, start + size)
-        starts.append(end + 1 if end > start else start + size)
+        starts.append(break_point(text, starts[-1], size))
     return [*starts, len(text)]
 
 

@@ -23,7 +23,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from cosmem_tui.core.table_export import ExportTable, export_dir, write_export
-from cosmem_tui.core.text import json_for_terminal, one_line
+from cosmem_tui.core.text import json_for_terminal, one_line, size_text
 from cosmem_tui.ui.widgets.row_list import RowList
 
 # Terminals take about 100 KB in one OSC 52 sequence (xterm and tmux cut or drop more),
@@ -84,14 +84,6 @@ class ChooseFormat(ModalScreen[str | None]):
 
     def action_choose(self, fmt: str) -> None:
         self.dismiss(fmt or None)
-
-
-def size_text(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KB"
-    return f"{size / 1024 / 1024:.1f} MB"
 
 
 def notice(screen: Screen[Any], title: str, message: str, *, error: bool = False) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import shutil
 from pathlib import Path
 
@@ -112,6 +114,31 @@ async def test_profile_switches_the_session_and_closes_the_old_one(
         await settle(pilot)
         assert app.theme == "cosmem-dark" and app.registry.keys("app.quit") == "q"
         assert "first: workspace demo.sqlite" in header(app)
+
+
+async def test_a_request_landing_while_the_old_session_closes_reaches_the_ledger_file(
+    clock: FrozenClock, demo_path: Path, two_workspaces: Path, tmp_path: Path
+):
+    ledger = tmp_path / "ledger.jsonl"
+    app = profile_app(clock, demo_path, ledger=ledger)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        old = app.session
+        assert old is not None
+        close = old.close
+
+        async def close_with_a_late_answer() -> None:
+            # An answer that was in flight lands as the session closes.
+            late = dataclasses.replace(old.gateway.records()[-1], cause="landed while closing")
+            old.gateway.record(late)
+            await close()
+
+        old.close = close_with_a_late_answer  # type: ignore[method-assign]
+        app.run_command(":profile second")
+        await settle(pilot)
+        assert app.session is not None and app.session is not old
+        causes = [json.loads(line)["cause"] for line in ledger.read_text().splitlines()]
+        assert "landed while closing" in causes
 
 
 async def test_an_unknown_profile_is_a_notice_and_the_session_stays(

@@ -12,7 +12,7 @@ layout.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -35,7 +35,7 @@ from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.schemas import Granularity, ValueType
 from cosmem_tui.ui.actions import show_key
 from cosmem_tui.ui.browse.thread_search import HitCursor, jump, mark
-from cosmem_tui.ui.detail import render_detail
+from cosmem_tui.ui.detail import RawItem, raw_item, render_detail
 from cosmem_tui.ui.host import Host
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
@@ -597,14 +597,18 @@ class TurnColumn(RowList):
         assert self.window is not None
         current = self.turn_under_cursor()
         self.window.apply(side, page)
-        if self.rows is not None:
-            self.rows.refresh_gaps()
-        self.source_changed()
+        self._window_grew()
         self._place_cursor(current)
         self._subtitle(f"page: {cost_text(cost)}")
         if not self.failed:
             self.post_message(Status(""))
         self.post_message(TurnsChanged())
+
+    def _window_grew(self) -> None:
+        """Pages were applied: the gaps are found again and the list follows its rows."""
+        if self.rows is not None:
+            self.rows.refresh_gaps()
+        self.source_changed()
 
     def _subtitle(self, tail: str) -> None:
         assert self.window is not None
@@ -721,9 +725,8 @@ class TurnColumn(RowList):
     @property
     def widen_key(self) -> str:
         """The key that widens the expiring narrowing, as the user has it bound."""
-        registry = cast(Host, self.app).registry
-        keys = registry.keys("browse.expiring").split(",")
-        return show_key(keys[0]) if keys[0] else ":expiring"
+        key = cast(Host, self.app).registry.first_key("browse.expiring")
+        return show_key(key) if key else ":expiring"
 
     def narrow_expiring(self, within: int | None) -> str:
         """Show only the loaded turns that expire within ``within`` s (None: all); the
@@ -771,13 +774,15 @@ class TurnColumn(RowList):
         self.refresh()
         return True
 
-    def apply_head_page(self, page: TurnPage) -> None:
-        """A head page a jump to a hit brought (applied in order, on the main thread)."""
+    def apply_head_pages(self, pages: Sequence[TurnPage]) -> None:
+        """The head pages a jump to a hit brought, applied in order, then the list follows
+        once (a far hit may bring hundreds of pages)."""
+        if not pages:
+            return
         assert self.window is not None
-        self.window.apply(Side.HEAD, page)
-        if self.rows is not None:
-            self.rows.refresh_gaps()
-        self.source_changed()
+        for page in pages:
+            self.window.apply(Side.HEAD, page)
+        self._window_grew()
         self._subtitle("to the hit")
 
     def show_turn(self, key: TurnKey) -> None:
@@ -809,6 +814,7 @@ class DetailPane(VerticalScroll):
         self.session: Session | None = None
         self.key: TurnKey | None = None
         self.detail: TurnDetail | None = None
+        self.raw: RawItem | None = None  # self.detail's raw section, encoded once
         self.loader = Loader(self, "detail")
         self._turn_of: Callable[[TurnKey], Turn | None] = lambda _key: None
         self._label_of: Callable[[TurnKey], str] = lambda _key: "turn"
@@ -825,6 +831,7 @@ class DetailPane(VerticalScroll):
         self.loader.bump()
         self.key = key
         self.detail = None
+        self.raw = None
         self._turn_of = turn_of
         self._label_of = label_of
         self.border_title = plain(label_of(key))
@@ -841,6 +848,7 @@ class DetailPane(VerticalScroll):
 
     def _loaded(self, detail: TurnDetail, cost: Meter) -> None:
         self.detail = detail
+        self.raw = raw_item(detail)
         self.render_turn()
         self.border_subtitle = plain(f"point read {cost_text(cost)}")
         self.post_message(Status(""))
@@ -853,9 +861,8 @@ class DetailPane(VerticalScroll):
     @property
     def read_key(self) -> str:
         """The key that reads a cut text in full, as the user has it bound."""
-        registry = cast(Host, self.app).registry
-        keys = registry.keys("browse.read_all").split(",")
-        return show_key(keys[0]) if keys[0] else "ctrl+p"
+        key = cast(Host, self.app).registry.first_key("browse.read_all")
+        return show_key(key) if key else "ctrl+p"
 
     def follow_label(self) -> None:
         """Rows moved (pages arrived): a turn named by its position is named anew."""
@@ -882,5 +889,6 @@ class DetailPane(VerticalScroll):
             raw_status=raw_status,
             read_key=self.read_key,
             label=self._label_of(self.key),
+            raw=self.raw,
         )
         self.query_one("#detail-body", Static).update(body)

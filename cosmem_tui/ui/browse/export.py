@@ -16,12 +16,11 @@ from textual.screen import Screen
 from cosmem_tui.core import records
 from cosmem_tui.core.browse import TurnDetail
 from cosmem_tui.core.session import Session
-from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnKey
 from cosmem_tui.model import Key, KeyCounts, Meter, ThreadRef
 from cosmem_tui.ui.browse.columns import KeyColumn, ThreadColumn, TurnColumn
 from cosmem_tui.ui.loader import Loader
-from cosmem_tui.ui.table_export import ShownTable, copy_json
+from cosmem_tui.ui.table_export import ShownTable, copy_json, notice
 
 
 def key_table(column: KeyColumn) -> ShownTable | None:
@@ -89,12 +88,7 @@ def copy_item(
         copy_json(screen, f"item {item_id}", dict(detail.item.body))
 
     def failed(error: str) -> None:
-        screen.app.notify(
-            one_line(f"the item was not read, nothing copied: {error}"),
-            title="copy: not done",
-            severity="error",
-            markup=False,
-        )
+        notice(screen, "copy", f"the item was not read, nothing copied: {error}", error=True)
 
     loader.bump()
     loader.start(session, fetch, done, failed, cause="browse: copy a turn")

@@ -619,7 +619,7 @@ class BrowseScreen(ViewScreen):
     def filter_note(self, target: RowList) -> str:
         if target.id != "turns":
             return ""
-        key = show_key(self.cosmem.registry.keys("browse.search").split(",")[0])
+        key = show_key(self.cosmem.registry.first_key("browse.search"))
         return f"{self.turn_column.partial_note()} · {key} searches the whole thread"
 
     # -- whole-thread search -------------------------------------------------------------

@@ -59,7 +59,7 @@ class HitColumn(Protocol):
     loader: Loader
     fetching: set[Side]
 
-    def apply_head_page(self, page: TurnPage) -> None: ...
+    def apply_head_pages(self, pages: Sequence[TurnPage]) -> None: ...
 
     def show_turn(self, key: TurnKey) -> None: ...
 
@@ -105,8 +105,7 @@ def jump(column: HitColumn, step: int) -> str:
         cursor.busy = False
         hit, pages = result
         cursor.keys.update(h.turn.key for h in cursor.search.hits)
-        for page in pages:
-            column.apply_head_page(page)
+        column.apply_head_pages(pages)
         if hit is None:
             more = cursor.index is not None
             column.show_status(f"no more hits · {cursor.status()}" if more else cursor.status())
