@@ -45,6 +45,21 @@ def _may_be_cut_short(exc: json.JSONDecodeError, buffered: int) -> bool:
     return buffered - exc.pos <= 10 or exc.msg.startswith("Unterminated string")
 
 
+def _first_undecoded(text: str) -> re.Match[str] | None:
+    """The first byte ``surrogateescape`` kept in ``text``, if any.
+
+    Runs once per value on the import path, so the regex is the last resort: ASCII
+    text has none, and UTF-8 encodes any text that has no surrogate at all.
+    """
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _UNDECODED.search(text)
+    return None
+
+
 def _not_utf8(undecoded: str, line: int) -> str:
     """A byte ``surrogateescape`` kept as U+DC80–U+DCFF, named as the byte it was."""
     return f"not UTF-8 text (byte 0x{ord(undecoded) - 0xDC00:02x} on line {line})"
@@ -178,7 +193,7 @@ class _Splitter:
                 self.fill()  # a number may go on in the next chunk: decode it whole
                 continue
             text = self.buf[self.pos : end]
-            bad = _UNDECODED.search(text)
+            bad = _first_undecoded(text)
             if bad is not None:
                 line = self.line_at(self.pos + bad.start())
                 self.pos = end  # the value is whole: the next one can still be read
