@@ -23,6 +23,11 @@ pytestmark = pytest.mark.usefixtures("frozen_system_time")
         (b"\xef\xbb\xbf\xff", "{file}: not UTF-8 text (byte 0xff on line 1)"),
         (b'\n{"a": "\xc3("}', "{file}: not UTF-8 text (byte 0xc3 on line 2)"),
         (b'{"a": 1\xc3}', "{file}: not UTF-8 text (byte 0xc3 on line 1)"),
+        (b'"a lone \xff string"', "{file}: not UTF-8 text (byte 0xff on line 1)"),
+        (
+            b'{"a": ' + b"[" * 10_000 + b"]" * 10_000 + b"}",
+            "{file}: not JSON or JSON Lines (line 1: nested too deeply)",
+        ),
         (b"[1, 2]", "{file}:1: item 1: items are JSON objects, not number values"),
     ],
 )

@@ -15,6 +15,7 @@ from cosmem_tui.model import (
     Item,
     JsonValue,
     Key,
+    Page,
     Thread,
     ThreadRef,
     Turn,
@@ -152,6 +153,30 @@ class BrowseService:
         page = await self.store.page_turns(
             ref, continuation=continuation, page_size=page_size, newest_first=newest_first
         )
+        return self._turn_page(page, container, newest_first=newest_first)
+
+    async def search_page(
+        self,
+        ref: ThreadRef,
+        text: str,
+        *,
+        continuation: str | None = None,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> TurnPage:
+        """One page of the store's search of a thread, as the turns of the items it found.
+
+        An item is found when any of its text holds ``text``: not every turn of a
+        session document need match, so the caller picks the turns it wants.
+        """
+        container = await self.container()
+        page = await self.store.search_turns(
+            ref, text, continuation=continuation, page_size=page_size
+        )
+        return self._turn_page(page, container, newest_first=False)
+
+    def _turn_page(
+        self, page: Page[Item], container: ContainerProperties, *, newest_first: bool
+    ) -> TurnPage:
         turns: list[Turn] = []
         sort_values: list[JsonValue] = []
         order = self.schema.order

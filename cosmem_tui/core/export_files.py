@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from cosmem_tui.model import JsonValue
 
@@ -43,6 +43,21 @@ def _may_be_cut_short(exc: json.JSONDecodeError, buffered: int) -> bool:
     the end; an unterminated string fails where the string starts.
     """
     return buffered - exc.pos <= 10 or exc.msg.startswith("Unterminated string")
+
+
+def _first_undecoded(text: str) -> re.Match[str] | None:
+    """The first byte ``surrogateescape`` kept in ``text``, if any.
+
+    Runs once per value on the import path, so the regex is the last resort: ASCII
+    text has none, and UTF-8 encodes any text that has no surrogate at all.
+    """
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _UNDECODED.search(text)
+    return None
 
 
 def _not_utf8(undecoded: str, line: int) -> str:
@@ -97,6 +112,16 @@ def read_records(path: Path) -> Iterator[Record]:
         yield from _Splitter(path, handle).records()
 
 
+class _Decoded(NamedTuple):
+    """What decoding one value found: the value, or why there is none."""
+
+    value: JsonValue = None
+    text: str | None = None  # its source when on one line (JSON Lines), stored as read
+    error: str | None = None  # set when the value is unreadable
+    reason: str | None = None  # the error as "line N: message", for a file-level message
+    resumable: bool = False  # after an error, ``pos`` is past a whole value
+
+
 class _Splitter:
     """A sliding text buffer over a binary file, cut into JSON values."""
 
@@ -109,9 +134,6 @@ class _Splitter:
         self.eof = False
         self.line = 1  # the line number at buf[counted]
         self.counted = 0
-        self.text: str | None = None  # source of the last value decoded
-        self.resumable = False  # the last error left ``pos`` after a whole value
-        self.reason: str | None = None  # the last decoding error, as "line N: message"
 
     # -- buffer -------------------------------------------------------------------------
 
@@ -146,19 +168,20 @@ class _Splitter:
             if not self.fill():
                 return ""
 
-    def decode_value(self) -> tuple[JsonValue, None] | tuple[None, str]:
+    def decode_value(self) -> _Decoded:
         """The JSON value at ``pos`` (reading on while it is incomplete), or an error.
 
-        On success ``text`` holds its source when that is one line (JSON Lines), so
-        the importer can store it without encoding the item again.
+        ``pos`` moves past the value when it decoded whole, even if it is refused.
         """
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.buf, self.pos)
             except RecursionError:  # Cosmos nests at most 128 levels; this is no item
-                self.resumable = False
                 line = self.line_at(self.pos)
-                return None, f"not an item: JSON nested too deeply to read (line {line})"
+                return _Decoded(
+                    error=f"not an item: JSON nested too deeply to read (line {line})",
+                    reason=f"line {line}: nested too deeply",
+                )
             except json.JSONDecodeError as exc:
                 if (
                     not self.eof
@@ -167,27 +190,26 @@ class _Splitter:
                 ):
                     self.fill()  # perhaps only incomplete; retry (positions move on a fill)
                     continue
-                self.resumable = False
                 bad = _UNDECODED.search(self.buf, self.pos, exc.pos + 1)
                 if bad is not None:  # JSON broke on a byte that is not text: say that
-                    self.reason = _not_utf8(bad.group(), self.line_at(bad.start()))
-                    return None, self.reason
-                self.reason = f"line {self.line_at(exc.pos)}: {exc.msg}"
-                return None, f"not valid JSON: {exc.msg} (line {self.line_at(exc.pos)})"
+                    reason = _not_utf8(bad.group(), self.line_at(bad.start()))
+                    return _Decoded(error=reason, reason=reason)
+                line = self.line_at(exc.pos)
+                return _Decoded(
+                    error=f"not valid JSON: {exc.msg} (line {line})",
+                    reason=f"line {line}: {exc.msg}",
+                )
             if end == len(self.buf) and not self.eof:
                 self.fill()  # a number may go on in the next chunk: decode it whole
                 continue
             text = self.buf[self.pos : end]
-            bad = _UNDECODED.search(text)
+            bad = _first_undecoded(text)
             if bad is not None:
-                line = self.line_at(self.pos + bad.start())
+                reason = _not_utf8(bad.group(), self.line_at(self.pos + bad.start()))
                 self.pos = end  # the value is whole: the next one can still be read
-                self.resumable = True
-                self.reason = _not_utf8(bad.group(), line)
-                return None, self.reason
-            self.text = None if "\n" in text else text
+                return _Decoded(error=reason, reason=reason, resumable=True)
             self.pos = end
-            return value, None
+            return _Decoded(value, None if "\n" in text else text)
 
     # -- values -------------------------------------------------------------------------
 
@@ -199,18 +221,10 @@ class _Splitter:
             yield from self._sequence()
         elif first:
             line = self.line_at(self.pos)
-            if _UNDECODED.match(first):
-                reason = _not_utf8(first, line)
-                error = reason
-            else:
-                try:
-                    _DECODER.raw_decode(self.buf, self.pos)
-                    reason = f"line {line}: a lone JSON value, not an array or objects"
-                except (json.JSONDecodeError, RecursionError) as exc:
-                    at = self.line_at(exc.pos) if isinstance(exc, json.JSONDecodeError) else line
-                    msg = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-                    reason = f"line {at}: {msg}"
-                error = f"not JSON or JSON Lines ({reason})"
+            decoded = self.decode_value()
+            reason = decoded.reason or f"line {line}: a lone JSON value, not an array or objects"
+            # A byte that is not text needs no more words (error and reason are one then).
+            error = reason if reason == decoded.error else f"not JSON or JSON Lines ({reason})"
             yield Record(self.path, line, 1, False, error=error, fatal=True, reason=reason)
 
     def _sequence(self) -> Iterator[Record]:
@@ -219,12 +233,12 @@ class _Splitter:
         while self.skip_whitespace():
             number += 1
             line = self.line_at(self.pos)
-            value, error = self.decode_value()
-            if error is None:
-                yield Record(self.path, line, number, False, value=value, text=self.text)
+            decoded = self.decode_value()
+            if decoded.error is None:
+                yield Record(self.path, line, number, False, value=decoded.value, text=decoded.text)
                 continue
-            yield Record(self.path, line, number, False, error=error, reason=self.reason)
-            if not self.resumable:
+            yield Record(self.path, line, number, False, error=decoded.error, reason=decoded.reason)
+            if not decoded.resumable:
                 self._skip_line()  # resume at the next line, as JSON Lines readers do
 
     def _skip_line(self) -> None:
@@ -248,23 +262,25 @@ class _Splitter:
             number += 1
             self.skip_whitespace()
             line = self.line_at(self.pos)
-            value, error = self.decode_value()
-            if error is not None and self.resumable:
-                yield Record(self.path, line, number, True, error=error, reason=self.reason)
-            elif error is not None:
+            decoded = self.decode_value()
+            if decoded.error is not None and decoded.resumable:
+                yield Record(
+                    self.path, line, number, True, error=decoded.error, reason=decoded.reason
+                )
+            elif decoded.error is not None:
                 # Inside an array there is no safe place to resume: report and stop here.
                 yield Record(
                     self.path,
                     line,
                     number,
                     True,
-                    error=error + "; rest of file skipped",
+                    error=decoded.error + "; rest of file skipped",
                     fatal=True,
-                    reason=self.reason,
+                    reason=decoded.reason,
                 )
                 return
             else:
-                yield Record(self.path, line, number, True, value=value, text=self.text)
+                yield Record(self.path, line, number, True, value=decoded.value, text=decoded.text)
             after = self.skip_whitespace()
             if after == ",":
                 self.pos += 1

@@ -1,6 +1,6 @@
 """Search one whole thread on the server, not only its loaded rows.
 
-``ThreadSearch`` pages the store's ``search_turns`` lazily: a page of hits is asked
+``ThreadSearch`` pages the browse service's ``search_page`` lazily: a page of hits is asked
 only when the user moves past the hits known so far, so "hit 3 of 12+" costs one
 request, not the thread. A hit is a turn (an item may hold several turns: only the
 ones whose text contains the searched text count, once each, however many of their
@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cosmem_tui.core.browse import BrowseService, TurnPage
-from cosmem_tui.model import JsonValue, ThreadRef, Turn
-from cosmem_tui.schemas import turns_from_item
+from cosmem_tui.model import ThreadRef, Turn
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE
 from cosmem_tui.sources.text_search import check_search_text, fold
 
@@ -25,7 +24,6 @@ _EMPTY_PAGES_MAX = 20  # a filtered query may answer empty pages before the next
 @dataclass(frozen=True, slots=True)
 class SearchHit:
     turn: Turn
-    sort_value: JsonValue  # what the store ordered the turn's item by
 
 
 def turn_matches(turn: Turn, text: str) -> bool:
@@ -70,22 +68,17 @@ class ThreadSearch:
         """The next page's new hits (empty at the end, or after many empty pages)."""
         if self.exhausted:
             return []
-        container = await self.browse.container()
-        schema = self.browse.schema
-        order = schema.order
         for _ in range(_EMPTY_PAGES_MAX):
-            page = await self.browse.store.search_turns(
+            page = await self.browse.search_page(
                 self.ref, self.text, continuation=self._continuation, page_size=self.page_size
             )
             self._started = True
             self._continuation = page.continuation
             fresh: list[SearchHit] = []
-            for item in page.items:
-                value = order.path.get(item.body) if order is not None else item.id
-                for turn in turns_from_item(schema, item, container.default_ttl):
-                    if turn.key not in self._keys and turn_matches(turn, self.text):
-                        self._keys.add(turn.key)
-                        fresh.append(SearchHit(turn, value))
+            for turn in page.turns:
+                if turn.key not in self._keys and turn_matches(turn, self.text):
+                    self._keys.add(turn.key)
+                    fresh.append(SearchHit(turn))
             self.hits.extend(fresh)
             if fresh or self.exhausted:
                 return fresh

@@ -6,7 +6,7 @@ without a subquery (``EXISTS``), which not every engine we run against accepts, 
 arrays are unrolled: the first ``MESSAGES_SEARCHED`` messages of an item and the
 first ``PARTS_SEARCHED`` elements of a fan-out step (``*[type=text]``, whose filter
 becomes a guard). An item is never searched only in part: one whose array is longer
-than its probes reach (``long_arrays``: ``ARRAY_LENGTH(…) > n``) is a candidate too,
+than its probes reach (a long array: ``ARRAY_LENGTH(…) > n``) is a candidate too,
 and every candidate is checked against all its text (``item_matches``), so the
 answer is exact; the cost is that long items travel to the console to be checked.
 A property the schema decodes from a JSON string is searched as the stored string.
@@ -84,7 +84,10 @@ def _decoded_top(schema: Schema, top: str) -> bool:
     return any(path.top == top for path in schema.decode_json)
 
 
-def _unrolled(schema: Schema) -> tuple[tuple[Probe, ...], tuple[LongArray, ...]]:
+def search_targets(schema: Schema) -> tuple[tuple[Probe, ...], tuple[LongArray, ...]]:
+    """Every place the schema reads turn text from, arrays unrolled (see the module),
+    and the arrays unrolled: longer than ``searched``, an item is a candidate that
+    ``item_matches`` checks whole."""
     probes: list[Probe] = []
     long: list[LongArray] = []
     if schema.messages is not None:
@@ -103,17 +106,6 @@ def _unrolled(schema: Schema) -> tuple[tuple[Probe, ...], tuple[LongArray, ...]]
             else:
                 probes += _expand((), selector.steps, (), long)
     return tuple(dict.fromkeys(probes)), tuple(dict.fromkeys(long))
-
-
-def search_probes(schema: Schema) -> tuple[Probe, ...]:
-    """Every place the schema reads turn text from, arrays unrolled (see the module)."""
-    return _unrolled(schema)[0]
-
-
-def long_arrays(schema: Schema) -> tuple[LongArray, ...]:
-    """The arrays ``search_probes`` unrolls: longer than ``searched``, an item is a
-    candidate that ``item_matches`` checks whole."""
-    return _unrolled(schema)[1]
 
 
 def _get(node: JsonValue, steps: tuple[Step, ...]) -> JsonValue | None:

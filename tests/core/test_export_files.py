@@ -162,3 +162,12 @@ def test_json_nested_too_deeply_is_reported_not_a_crash(tmp_path):
     array.write_text(f'[{{"id": "1"}}, {{"id": "2", "note": {deep}}}, {{"id": "3"}}]')
     records = read(array)
     assert records[0].value == {"id": "1"} and records[-1].fatal and len(records) == 2
+
+
+def test_each_unreadable_value_carries_its_own_reason(tmp_path):
+    deep = "[" * 10_000 + "]" * 10_000
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(f'{{oops}}\n{{"id": "1", "note": {deep}}}\n')
+    broken, nested = read(path)
+    assert broken.reason == "line 1: Expecting property name enclosed in double quotes"
+    assert nested.reason == "line 2: nested too deeply"

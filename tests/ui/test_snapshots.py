@@ -8,12 +8,11 @@ and review the SVG diff like code.
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from syrupy.extensions.image import SVGImageSnapshotExtension
 
 from cosmem_tui.core.demo.hostile import HOSTILE_THREAD
+from tests.test_screenshots import script
 from tests.ui.conftest import settle
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40), "200x60": (200, 60)}
@@ -26,9 +25,8 @@ KEYS = {
 }
 
 
-def normalise(svg: str) -> str:
-    # Rich names the SVG's CSS classes after a hash of the content; keep diffs readable.
-    return re.sub(r"terminal-\d+", "terminal", svg)
+# The README screenshots and these snapshots are normalised alike.
+normalise = script().normalise
 
 
 @pytest.fixture

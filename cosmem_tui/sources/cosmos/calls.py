@@ -29,7 +29,7 @@ from azure.cosmos.aio import ContainerProxy
 
 from cosmem_tui.model import Scope
 from cosmem_tui.sources.cosmos import wire
-from cosmem_tui.sources.cosmos.failures import translate
+from cosmem_tui.sources.cosmos.failures import WAIT_FIX, translate
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.errors import RequestTimedOut, Throttled, WritesNotAllowed
 from cosmem_tui.sources.gateway import Gateway
@@ -158,7 +158,7 @@ class CosmosCalls:
                 " (the account kept answering 429); wait for the load to pass, or raise the "
                 "container's RU/s"
                 if gateway.hold_off.is_throttled
-                else "; --timeout SECONDS waits longer"
+                else f"; {WAIT_FIX}"
             )
             raise RequestTimedOut(
                 f"{self.settings.account} did not answer {operation} within "

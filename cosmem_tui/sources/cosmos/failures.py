@@ -49,7 +49,7 @@ _NO_SUCH_NAME = (
     "no address associated",
     "temporary failure in name resolution",
 )
-_WAIT_FIX = "--timeout SECONDS waits longer"
+WAIT_FIX = "--timeout SECONDS waits longer"  # the fix for a call that ran out of time
 _REACH_FIX = "check the endpoint's host and port, and any proxy, VPN or firewall on the way"
 
 
@@ -137,11 +137,11 @@ def translate(
         return exc
     if isinstance(exc, CosmosClientTimeoutError | ServiceRequestTimeoutError):
         return RequestTimedOut(
-            f"{endpoint} did not answer within {settings.timeout_s:g} s; {_WAIT_FIX}"
+            f"{endpoint} did not answer within {settings.timeout_s:g} s; {WAIT_FIX}"
         )
     if isinstance(exc, ServiceResponseTimeoutError):
         return RequestTimedOut(
-            f"{endpoint} stopped answering (timeout {settings.timeout_s:g} s); {_WAIT_FIX}"
+            f"{endpoint} stopped answering (timeout {settings.timeout_s:g} s); {WAIT_FIX}"
         )
     if isinstance(exc, CosmosHttpResponseError):
         return from_response(exc, settings, not_found=not_found)
@@ -171,7 +171,7 @@ def translate(
         )
     if isinstance(exc, TimeoutError):
         return RequestTimedOut(
-            f"{endpoint} did not answer within {settings.timeout_s:g} s; {_WAIT_FIX}"
+            f"{endpoint} did not answer within {settings.timeout_s:g} s; {WAIT_FIX}"
         )
     return None
 

@@ -20,7 +20,7 @@ import asyncio
 import base64
 import binascii
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +59,7 @@ from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.shapes import ShapeSpec, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
-from cosmem_tui.sources.text_search import (
-    check_search_text,
-    item_matches,
-    long_arrays,
-    search_probes,
-)
+from cosmem_tui.sources.text_search import check_search_text, item_matches, search_targets
 
 _TOKEN_PREFIX = "C1."
 _EMPTY_PAGES_MAX = 20  # the service may answer empty pages with a continuation; skip them
@@ -122,10 +117,14 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
     key_paths = [FieldPath.parse(p) for p in schema.partition_key]
     slots["shape"] = shape_projection(shape_spec(schema, _keyed_by(schema)))
     slots["item_ref"] = item_reference(key_paths)
-    # Thread search: CONTAINS over where the schema reads text, or an array longer than
-    # that reaches (its guard values are parameters, see search_sql.text_match).
-    slots["text_match"] = text_match(search_probes(schema), long_arrays(schema))[0]
+    slots["text_match"] = search_condition(schema)[0]
     return slots
+
+
+def search_condition(schema: Schema) -> tuple[str, Parameters]:
+    """Thread search's ``{{text_match}}`` and the guard parameters it names: CONTAINS
+    over where the schema reads text, or an array longer than that reaches."""
+    return text_match(*search_targets(schema))
 
 
 def _keyed_by(schema: Schema) -> ContainerProperties:
@@ -200,6 +199,8 @@ class CosmosStore(LifecycleQueries):
         self._container = account.container(settings.database, settings.container)
         self._calls = CosmosCalls(account.gateway, settings, self._container)
         self._slots = query_slots(schema)
+        # The guard values of the slot's condition, for every page of a thread search.
+        self._search_guards = search_condition(schema)[1] if schema is not None else ()
         label = f"{schema.tenant_label}s" if schema is not None and schema.tenant else "threads"
         self._lister = KeyLister(self._calls, self._slots, label, key_strategy)
         self._grouping_rejected = False  # the service answered 400 to GROUP BY
@@ -594,28 +595,15 @@ class CosmosStore(LifecycleQueries):
         page_size: int = DEFAULT_PAGE_SIZE,
         newest_first: bool = False,
     ) -> Page[Item]:
-        limit = check_page_size(page_size)
-        await self._ready()
-        values = self._schema.partition_key_for(ref)
         direction = "newest" if newest_first else "oldest"
-        token = _decode_token(direction, continuation) if continuation is not None else None
-        route = Route(Scope.PARTITION, partition_key=self._partition_key_argument(values))
-        query = render(f"turns_{direction}_first", self._slots)
-        for _ in range(_EMPTY_PAGES_MAX):
-            page = await self._calls.page(
-                query,
-                route,
-                operation="turns-page",
-                target=ref.describe(self._schema.tenant_label),
-                parameters=self._turn_parameters(ref),
-                page_size=limit,
-                continuation=token,
-            )
-            token = page.continuation
-            if page.rows or token is None:
-                break
-        items = tuple(self._item(row) for row in page.rows if isinstance(row, Mapping))
-        return Page(items, _encode_token(direction, token) if token is not None else None)
+        return await self._thread_page(
+            ref,
+            f"turns_{direction}_first",
+            direction,
+            "turns-page",
+            continuation=continuation,
+            page_size=page_size,
+        )
 
     async def search_turns(
         self,
@@ -630,22 +618,46 @@ class CosmosStore(LifecycleQueries):
         It answers candidates (an item longer than the probes reach comes whatever its
         text); only those whose whole text holds ``text`` are kept."""
         check_search_text(text)
+        return await self._thread_page(
+            ref,
+            "turns_matching",
+            "search",
+            "search-turns",
+            continuation=continuation,
+            page_size=page_size,
+            parameters=(*self._search_guards, {"name": "@text", "value": text}),
+            keep=lambda row: item_matches(self._schema, row, text),
+        )
+
+    async def _thread_page(
+        self,
+        ref: ThreadRef,
+        query_name: str,
+        token_kind: str,
+        operation: str,
+        *,
+        continuation: str | None,
+        page_size: int,
+        parameters: Parameters = (),
+        keep: Callable[[Mapping[str, JsonValue]], bool] | None = None,
+    ) -> Page[Item]:
+        """One page of a single-partition query over the thread's items (its parameters
+        after the thread's), of the rows ``keep`` accepts; pages with none are skipped."""
         limit = check_page_size(page_size)
         await self._ready()
         values = self._schema.partition_key_for(ref)
-        token = _decode_token("search", continuation) if continuation is not None else None
+        token = _decode_token(token_kind, continuation) if continuation is not None else None
         route = Route(Scope.PARTITION, partition_key=self._partition_key_argument(values))
-        _, guards = text_match(search_probes(self._schema), long_arrays(self._schema))
-        query = render("turns_matching", self._slots)
-        parameters = (*self._turn_parameters(ref), *guards, {"name": "@text", "value": text})
+        query = render(query_name, self._slots)
+        everything = (*self._turn_parameters(ref), *parameters)
         items: tuple[Item, ...] = ()
         for _ in range(_EMPTY_PAGES_MAX):
             page = await self._calls.page(
                 query,
                 route,
-                operation="search-turns",
+                operation=operation,
                 target=ref.describe(self._schema.tenant_label),
-                parameters=parameters,
+                parameters=everything,
                 page_size=limit,
                 continuation=token,
             )
@@ -653,11 +665,11 @@ class CosmosStore(LifecycleQueries):
             items = tuple(
                 self._item(row)
                 for row in page.rows
-                if isinstance(row, Mapping) and item_matches(self._schema, row, text)
+                if isinstance(row, Mapping) and (keep is None or keep(row))
             )
             if items or token is None:
                 break
-        return Page(items, _encode_token("search", token) if token is not None else None)
+        return Page(items, _encode_token(token_kind, token) if token is not None else None)
 
     def _item(self, body: Mapping[str, JsonValue]) -> Item:
         assert self._props is not None  # read before any item is

@@ -326,8 +326,8 @@ class LocalStore:
             "limit": _SEARCH_BATCH,
         }
 
-        def scan() -> tuple[list[tuple[Any, ...]], bool, int]:
-            hits: list[tuple[Any, ...]] = []
+        def scan() -> tuple[list[tuple[tuple[Any, ...], dict[str, Any]]], bool, int]:
+            hits: list[tuple[tuple[Any, ...], dict[str, Any]]] = []  # each row and its body
             rank, value, item_id = position
             scanned = 0
             while True:
@@ -335,8 +335,9 @@ class LocalStore:
                 rows = self._workspace.query("turns_forward", params)
                 for row in rows:
                     scanned += 1
-                    if item_matches(schema, json.loads(row[4]), text):
-                        hits.append(row)
+                    doc = json.loads(row[4])
+                    if item_matches(schema, doc, text):
+                        hits.append((row, doc))
                         if len(hits) > limit:  # one extra hit: another page exists
                             return hits[:limit], True, scanned
                 if len(rows) < _SEARCH_BATCH:
@@ -348,18 +349,20 @@ class LocalStore:
         # Cosmos query does, so the demo behaves as an account would.
         await self._gateway.admit("search-turns", target, background=False)
         async with self._gateway.request("search-turns", self._turn_scope, target=target) as ticket:
-            rows, more, scanned = await asyncio.to_thread(scan)
-            items = tuple(self._project(row) for row in rows)
+            hits, more, scanned = await asyncio.to_thread(scan)
+            items = tuple(self._project(row, doc) for row, doc in hits)
             self._charge_turns(ticket, items, scanned=scanned)
         token = None
-        if more and rows:
-            last = rows[-1]
+        if more and hits:
+            last = hits[-1][0]
             token = _encode_position(last[5], last[6], last[0])
         return Page(items, token)
 
-    def _project(self, row: tuple[Any, ...]) -> Item:
+    def _project(self, row: tuple[Any, ...], doc: dict[str, Any] | None = None) -> Item:
+        """The item of a row, its body cut to the list fields (``doc``: the body, parsed)."""
         item_id, pk, ts, etag, body = row[:5]
-        doc = json.loads(body)
+        if doc is None:
+            doc = json.loads(body)
         projected = {k: doc[k] for k in self._projection if k in doc}
         for key in _SYSTEM_PROPERTIES:
             if key in doc:
