@@ -56,6 +56,9 @@ async def settle(pilot: Pilot, rounds: int = 3) -> None:
     for done in range(200):
         await pilot.pause()
         await app.workers.wait_for_complete()
+        # A repaint can start work (a list reports the rows it drew, and they are
+        # counted), and on a loaded machine it may still be pending here: wait for it.
+        await app.screen.wait_for_refresh()
         await pilot.pause()
         busy = any(not worker.is_finished for worker in app.workers)
         quiet = 0 if busy else quiet + 1
