@@ -92,6 +92,12 @@ class BudgetSpent(StoreError):
         self.needed_ru = needed_ru
 
 
+class InvalidItemId(StoreError):
+    """An id a point operation cannot address (``sources/item_ids.py``): nothing was sent."""
+
+    status = 400
+
+
 class Conflict(StoreError):
     """412: the item changed after it was read (its ETag moved); nothing was written."""
 

@@ -14,7 +14,7 @@ import pytest
 from cosmem_tui.model import MISSING, Key, Scope, ThreadRef
 from cosmem_tui.model.ordering import order_key
 from cosmem_tui.schemas import get_schema, turn_from_item
-from cosmem_tui.sources.errors import NotFound
+from cosmem_tui.sources.errors import InvalidItemId, NotFound
 from cosmem_tui.sources.store import MAX_PAGE_SIZE, MemoryStore
 from tests.contract.backends import Backend
 from tests.helpers import all_keys, counted, exchange
@@ -187,6 +187,19 @@ async def test_point_read_of_a_missing_item_is_not_found(backend: Backend) -> No
         await store.read_item(ThreadRef.of("acme", "t1"), "no-such-id")
     with pytest.raises(NotFound):  # right id, wrong partition
         await store.read_item(ThreadRef.of("acme", "t2"), "t1-0")
+
+
+@pytest.mark.parametrize("item_id", ["..", "../../..", ".", "a/b", "a\\b", "a?b", "a#b", ""])
+async def test_a_point_read_of_an_id_no_url_can_address_is_refused_unsent(
+    backend: Backend, item_id: str
+) -> None:
+    """``..`` would read the container itself, ``a/b`` another path: refused alike on
+    every backend, before anything is sent (no ledger record)."""
+    store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
+    before = len(store.gateway.records())
+    with pytest.raises(InvalidItemId, match="refused a point read"):
+        await store.read_item(ThreadRef.of("acme", "t1"), item_id)
+    assert len(store.gateway.records()) == before
 
 
 async def test_expired_items_are_invisible_everywhere(backend: Backend) -> None:

@@ -84,13 +84,15 @@ class CosmosCalls:
         not_found: str | None = None,
         budgeted: bool = True,
         write: bool = False,
+        item_id: str | None = None,
     ) -> T:
         """Run ``send`` (which makes SDK requests) as one call; see the module docstring.
 
         ``write``: the call changes data. Refused unless the session allows writes, and
         only its requests may carry a write verb (``wire.on_request``). After a 429 it is
         tried again like any call: a throttled write was not executed, and it goes
-        If-Match, so it can never apply twice."""
+        If-Match, so it can never apply twice. ``item_id``: the item a point operation
+        addresses; a write of it may go to that item's URL only."""
         gateway = self.gateway
         if write:
             gateway.check_write(operation, target)
@@ -125,6 +127,7 @@ class CosmosCalls:
                             background,
                             cause,
                             write=write,
+                            item_id=item_id,
                         )
                         pending = binding
                         with wire.bind(binding):

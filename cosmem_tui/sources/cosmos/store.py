@@ -57,6 +57,7 @@ from cosmem_tui.sources.cosmos.storage import container_storage
 from cosmem_tui.sources.cosmos.ttl_sql import expiring_condition
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.item_ids import check_item_id
 from cosmem_tui.sources.shapes import ShapeSpec, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
 from cosmem_tui.sources.text_search import check_search_text, item_matches, search_targets
@@ -684,6 +685,7 @@ class CosmosStore(LifecycleQueries):
         )
 
     async def read_item(self, ref: ThreadRef, item_id: str) -> Item:
+        check_item_id(item_id, "a point read")
         await self._ready()
         values = self._schema.partition_key_for(ref)
         where = ref.describe(self._schema.tenant_label)

@@ -10,7 +10,11 @@ a cancellation, a refused connection) gets one record of its own (``Binding.no_a
 The client is also built with ``raw_request_hook=on_request``, the last gate before the
 wire: a request with a write verb (PUT, PATCH, DELETE, or a POST that is not a query)
 is refused unless it belongs to a call declared as a write, in a session that allows
-writes. Nothing a read path does can send one, even by mistake.
+writes. Nothing a read path does can send one, even by mistake. The gate also looks at
+the URL as the HTTP layer will send it (dot segments resolved, the way aiohttp's yarl
+does): a request whose path would change on the way is refused, and a declared write
+of one item must go to that item's own URL (``…/docs/ID``) — so an id such as ``..``
+can never turn a DELETE of an item into a DELETE of its container.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
+
+from yarl import URL
 
 from cosmem_tui.model import Kind, RequestCharge, Scope
 from cosmem_tui.sources.errors import WritesNotAllowed
@@ -48,6 +54,7 @@ class Binding:
     background: bool
     cause: str
     write: bool = False  # a declared write (CosmosCalls.call(write=True)): may send one
+    item_id: str | None = None  # a point operation's item: its writes go to its URL only
     responses: int = 0
     throttles: int = 0
     items: int = 0
@@ -175,12 +182,42 @@ def _number(headers: Any, name: str) -> float:
     return 0.0
 
 
+def sent_path(url: str) -> str:
+    """The path the HTTP layer sends for ``url``: dot segments resolved, as yarl does."""
+    return URL(url).raw_path
+
+
+def _segments(path: str) -> list[str]:
+    return [unquote(s) for s in path.strip("/").split("/")]
+
+
+def url_problem(method: str, url: str, item_id: str | None, write: bool) -> str | None:
+    """Why this request must not go out as built (None: it may)."""
+    given = urlparse(url).path
+    sent = sent_path(url)
+    if _segments(sent) != _segments(given):
+        return f"{given} would be sent as {sent} (the path changes on the way)"
+    if write and item_id is not None:
+        parts = _segments(sent)
+        own = len(parts) == 6 and parts[0::2] == ["dbs", "colls", "docs"] and parts[5] == item_id
+        if not own:
+            return f"{sent} is not the URL of item {item_id!r}"
+    return None
+
+
 def on_request(request: Any) -> None:
-    """azure-core ``raw_request_hook``: refuse a write verb that is not a declared write."""
+    """azure-core ``raw_request_hook``: refuse a write verb that is not a declared write,
+    and any request whose URL is not what the call addresses."""
     http = request.http_request
-    if not is_write(http.method, http.headers):
-        return
     binding = _CURRENT.get()
+    write = is_write(http.method, http.headers)
+    problem = url_problem(
+        http.method, http.url, binding.item_id if binding is not None else None, write
+    )
+    if problem is not None:
+        raise WritesNotAllowed(f"refused to send {http.method.upper()}: {problem}")
+    if not write:
+        return
     if (
         binding is not None
         and binding.write

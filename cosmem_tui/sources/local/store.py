@@ -32,6 +32,7 @@ from cosmem_tui.model.lifecycle import ScopeLevel, TtlItems, TtlScope, TtlSelect
 from cosmem_tui.schemas import Granularity, Schema, SchemaError
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.gateway import Gateway, RequestTicket
+from cosmem_tui.sources.item_ids import check_item_id
 from cosmem_tui.sources.local import lifecycle
 from cosmem_tui.sources.local.charge import (
     DEFAULT_PHYSICAL_PARTITIONS,
@@ -370,6 +371,7 @@ class LocalStore:
         return Item(item_id, tuple(json.loads(pk)), ts, etag, projected)
 
     async def read_item(self, ref: ThreadRef, item_id: str) -> Item:
+        check_item_id(item_id, "a point read")  # as on Cosmos, where the URL would misroute
         pk = pk_text(self._schema.partition_key_for(ref))
         async with self._gateway.request(
             "read-item", Scope.POINT, target=f"{item_id} in {ref.describe()}"
