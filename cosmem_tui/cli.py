@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
+import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from cosmem_tui import __version__
 from cosmem_tui.compose import build_demo, open_session
@@ -53,6 +55,9 @@ from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
 from cosmem_tui.sources.monitor.settings import FLAGS as MONITOR_FLAGS  # plain data, no SDK
 from cosmem_tui.sources.monitor.settings import MonitorSettings
+
+if TYPE_CHECKING:
+    from cosmem_tui.core.write_log import Interrupt
 
 
 def _positive_ru(text: str) -> float:
@@ -984,30 +989,67 @@ async def _cmd_write(session: Session, args: argparse.Namespace, out: TextIO) ->
             if seconds is None
             else await writes.plan_ttl(ref, item_id, seconds)
         )
-    from cosmem_tui.core.writes import describe_plan  # loaded by the commands that write
+    from cosmem_tui.core.write_log import Interrupt  # loaded by the commands that write
+    from cosmem_tui.core.writes import describe_plan
     from cosmem_tui.model.writes import WriteStatus
 
     for line in describe_plan(plan, session.clock.now(), str(writes.audit.path)):
         print(f"cosmem: {visible(line)}", file=sys.stderr)
-    if not await _confirmed(args):
+    typed = plan.ref.thread.text if args.command == "erase-thread" else None
+    if not await _confirmed(args, typed):
         print("cosmem: nothing was written", file=sys.stderr)
         return EXIT_ERROR
     progress = _EraseProgress() if args.command == "erase-thread" else None
-    outcome = await writes.apply(plan, progress)
+    interrupt = Interrupt()
+    with _stop_on_signals(interrupt):
+        outcome = await writes.apply(plan, progress, interrupt)
+    # The audit log is complete by now; a terminal that went away (SIGHUP) must not turn
+    # the report into a traceback.
     if progress is not None:
         progress.done()
-    print(visible(outcome.message), file=out)
+    _report(visible(outcome.message), out)
     unit = "RU sim" if outcome.simulated else "RU"
-    print(
+    _report(
         f"cosmem: {outcome.status.value}: {len(outcome.done_ids):,} item(s) written, "
         f"{outcome.request_units:,.1f} {unit}; audit log {writes.audit.path}",
-        file=sys.stderr,
+        sys.stderr,
     )
     return {
         WriteStatus.DONE: EXIT_OK,
         WriteStatus.CONFLICT: EXIT_CONFLICT,
         WriteStatus.STOPPED: EXIT_PARTIAL,
+        WriteStatus.INCOMPLETE: EXIT_PARTIAL,
+        WriteStatus.UNKNOWN: EXIT_PARTIAL,
     }.get(outcome.status, EXIT_ERROR)
+
+
+def _report(line: str, stream: TextIO) -> None:
+    with contextlib.suppress(OSError):  # EIO / EPIPE: the terminal or pipe is gone
+        print(line, file=stream, flush=True)
+
+
+@contextlib.contextmanager
+def _stop_on_signals(interrupt: Interrupt) -> Iterator[None]:
+    """While a write is applied, ctrl+c, SIGTERM and SIGHUP ask it to stop between two
+    requests (the request in flight ends, the closing audit line is written) instead of
+    killing the process mid-request."""
+    loop = asyncio.get_running_loop()
+    caught: list[signal.Signals] = []
+
+    def stop(sig: signal.Signals) -> None:
+        if interrupt.reason is None:
+            _report(f"\ncosmem: {sig.name}: stopping after the request in flight", sys.stderr)
+        interrupt.request(sig.name)
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop, sig)
+            caught.append(sig)
+    try:
+        yield
+    finally:
+        for sig in caught:
+            loop.remove_signal_handler(sig)
 
 
 def _ttl_argument(text: str) -> int:
@@ -1031,12 +1073,22 @@ def _check_write_flags(args: argparse.Namespace) -> None:
         )
 
 
-async def _confirmed(args: argparse.Namespace) -> bool:
-    """--yes, else a y on the terminal (``_check_write_flags`` made sure there is one)."""
+async def _confirmed(args: argparse.Namespace, typed: str | None = None) -> bool:
+    """--yes, else a y on the terminal (``_check_write_flags`` made sure there is one); an
+    erase, which cannot be undone, only when the thread id ``typed`` is typed out."""
     if args.yes:
         return True
+    from cosmem_tui.core.writes import typed_consent
 
     def ask() -> bool:
+        if typed is not None:
+            print(
+                f"cosmem: type the thread id ({visible(typed)}) to erase it: ",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
+            return typed_consent(sys.stdin.readline(), typed)
         print("cosmem: write this? [y/N] ", end="", file=sys.stderr, flush=True)
         return sys.stdin.readline().strip().lower() in ("y", "yes")
 
@@ -1050,14 +1102,18 @@ class _EraseProgress:
 
     def __call__(self, deleted: int, total: int) -> None:
         if self.enabled:
-            print(
-                f"\rcosmem: deleted {deleted:,} of {total:,} ", end="", file=sys.stderr, flush=True
-            )
+            with contextlib.suppress(OSError):  # a terminal gone (SIGHUP) must not stop it
+                print(
+                    f"\rcosmem: deleted {deleted:,} of {total:,} ",
+                    end="",
+                    file=sys.stderr,
+                    flush=True,
+                )
             self.shown = True
 
     def done(self) -> None:
         if self.shown:
-            print(file=sys.stderr)
+            _report("", sys.stderr)
 
 
 NO_TELEMETRY = (

@@ -107,7 +107,8 @@ def test_pin_with_yes(capsys, workspace, isolated_user_dirs):
     assert "PIN as long-term memory" in err and "ttl 3600 → -1" in err
     assert "done: 1 item(s) written" in err
     assert ttl_of(workspace, "t1-1") == -1
-    (line,) = audit(isolated_user_dirs)
+    intent, line = audit(isolated_user_dirs)
+    assert intent["event"] == "intent" and intent["id"] == line["id"]
     assert line["event"] == "pin" and line["ids"] == ["t1-1"]
 
 

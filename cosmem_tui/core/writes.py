@@ -9,24 +9,31 @@ made in two steps, so the user confirms exactly what will change:
    how many items.
 2. **apply** makes the writes, each If-Match the ETag that was read: an item changed in
    between comes back 412 and is reported (``WriteStatus.CONFLICT``), never
-   overwritten. An erase asks the budget once for its whole estimate, then pages
-   through the thread with single-partition queries and deletes item by item; it stops
-   at the first conflict, and at more items than the user confirmed.
+   overwritten. An erase (``core/erase.py``) asks the budget once for its whole
+   estimate, pages through the thread with single-partition queries, deletes item by
+   item, and lists the thread again at the end to report what remains.
 
-Every request made is written to the audit log (``core/audit.py``) as it happens; if the
-log cannot be written, no write is made.
+Every request is announced in the audit log (``core/audit.py``) before it is sent (an
+*intent* line) and its result appended after; a request whose intent cannot be logged
+is not sent. A write that got no answer is recorded as unknown — the service may have
+applied it — and read again to settle it. An ``Interrupt`` (SIGTERM, SIGHUP, ctrl+c)
+stops an erase between two requests, never inside one, and the closing line is
+written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import asyncio
+from dataclasses import replace
 
-from cosmem_tui.core.audit import AuditFailed, AuditLog, iso_now
+from cosmem_tui.core.audit import AuditFailed, AuditLog
 from cosmem_tui.core.errors import UnknownItem, UnknownThread, WriteRefused
+from cosmem_tui.core.text import visible
+from cosmem_tui.core.write_log import Interrupt, Log, Progress
 from cosmem_tui.model import MISSING, Clock, JsonValue, ThreadRef, resolve_ttl
 from cosmem_tui.model.ttl import MAX_TTL, format_duration, ttl_json, valid_item_ttl
 from cosmem_tui.model.writes import (
+    ItemOutcome,
     ItemWrite,
     TtlChange,
     WriteAction,
@@ -34,14 +41,20 @@ from cosmem_tui.model.writes import (
     WritePlan,
     WriteStatus,
 )
-from cosmem_tui.sources.errors import BudgetSpent, Conflict, NotFound, StoreError
+from cosmem_tui.sources.errors import (
+    BudgetSpent,
+    Conflict,
+    ConnectionFailed,
+    InvalidItemId,
+    NotFound,
+    StoreError,
+)
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.store import MemoryStore
-from cosmem_tui.sources.writer import ERASE_PAGE, MemoryWriter, ThreadItem
+from cosmem_tui.sources.writer import ERASE_PAGE, MemoryWriter
 
 WRITE_ESTIMATE_RU = 10.0  # a ttl change rewrites a small item
 DELETE_ESTIMATE_RU = 6.0  # deleting a small item
-Progress = Callable[[int, int], None]  # (deleted so far, confirmed total)
 
 
 def _ttl_text(raw: JsonValue) -> str:
@@ -66,8 +79,9 @@ def describe_plan(plan: WritePlan, now: float, audit: str = "") -> list[str]:
             "(a deletion request)"
         )
         lines.append(
-            f"about {plan.estimate_ru:,.0f} RU; each item is deleted If-Match its ETag, and the "
-            "erase stops at the first item changed meanwhile"
+            f"about {plan.estimate_ru:,.0f} RU; each item is deleted If-Match its ETag, the "
+            "erase stops at the first item changed meanwhile, and the thread is listed "
+            "again at the end to show what remains"
         )
         lines.append("this cannot be undone")
     else:
@@ -94,6 +108,13 @@ def describe_plan(plan: WritePlan, now: float, audit: str = "") -> list[str]:
         )
     lines.append(f"in {plan.where}" + (f" · audit log {audit}" if audit else ""))
     return lines
+
+
+def typed_consent(typed: str, thread_id: str) -> bool:
+    """An erase is confirmed by typing the thread's id (or its escaped form, for an id
+    holding control characters); surrounding blanks do not count."""
+    answer = typed.strip()
+    return bool(answer) and answer in (thread_id.strip(), visible(thread_id).strip())
 
 
 class WriteService:
@@ -161,8 +182,9 @@ class WriteService:
         if count == 0:
             raise UnknownThread(f"{self._label(ref)} has no items: nothing to erase")
         per_item = max(DELETE_ESTIMATE_RU, self.gateway.estimate_ru("delete-item"))
-        pages = -(-count // self.erase_page) + 1
+        pages = -(-count // self.erase_page) + 2  # the last, empty page; the check after
         listing = max(3.0, self.gateway.estimate_ru("list-thread-items"))
+        listing += max(1.0, self.gateway.estimate_ru("count-thread")) / pages
         return WritePlan(
             WriteAction.ERASE_THREAD,
             ref,
@@ -176,7 +198,12 @@ class WriteService:
 
     # -- applying -------------------------------------------------------------------------
 
-    async def apply(self, plan: WritePlan, progress: Progress | None = None) -> WriteOutcome:
+    async def apply(
+        self,
+        plan: WritePlan,
+        progress: Progress | None = None,
+        interrupt: Interrupt | None = None,
+    ) -> WriteOutcome:
         try:
             self.audit.check()
         except AuditFailed as exc:
@@ -190,21 +217,26 @@ class WriteService:
             "thread": plan.ref.thread.json_value(),
             "partition_key": list(self.store.schema.partition_key_for(plan.ref)),
         }
+        log = Log(self.audit, self.clock, base)
         try:
             if plan.action is WriteAction.ERASE_THREAD:
-                return await self._erase(plan, base, progress)
-            return await self._set_ttl(plan, base)
+                from cosmem_tui.core.erase import Erase  # only an erase needs it
+
+                erase = Erase(
+                    self.writer, plan, log, progress, interrupt or Interrupt(), self.erase_page
+                )
+                return await erase.run()
+            return await self._set_ttl(plan, log)
         except AuditFailed as exc:  # part-way: stop at once, and say so
             raise WriteRefused(
-                f"{exc.message}: stopped there; the last write may be missing from the log"
+                f"{exc.message}: stopped there, before the next request; the result of the "
+                "last request sent may be missing from the log (its intent line is there)"
             ) from None
 
-    def _log(self, base: dict[str, Any], **fields: Any) -> None:
-        self.audit.append({"at": iso_now(self.clock.now()), **base, **fields})
-
-    async def _set_ttl(self, plan: WritePlan, base: dict[str, Any]) -> WriteOutcome:
+    async def _set_ttl(self, plan: WritePlan, log: Log) -> WriteOutcome:
         change = plan.changes[0]
-        status, http, etag_after, message = WriteStatus.DONE, 200, "", ""
+        log.intent(plan.action.value, change.item_id, change.etag, requested_ttl=change.after)
+        outcome, http, etag_after, message = ItemOutcome.WRITTEN, 200, "", ""
         with self.gateway.meter() as cost:
             try:
                 ack = await self.writer.set_ttl(
@@ -212,19 +244,43 @@ class WriteService:
                 )
                 etag_after = ack.etag or ""
                 message = f"{plan.action.value}: item {change.item_id} now has ttl {change.after}"
+            except asyncio.CancelledError:
+                log.result(
+                    plan.action.value,
+                    change.item_id,
+                    status=0,
+                    outcome=ItemOutcome.UNKNOWN,
+                    reason="cancelled while the request was in flight: check the item",
+                )
+                raise
             except BudgetSpent as exc:
+                log.result(
+                    plan.action.value,
+                    change.item_id,
+                    status=0,
+                    outcome=ItemOutcome.REFUSED,
+                    reason=exc.message,
+                )
                 return WriteOutcome(plan, WriteStatus.DECLINED, (), exc.message)
             except Conflict:
-                status, http = WriteStatus.CONFLICT, 412
+                outcome, http = ItemOutcome.CONFLICT, 412
                 message = (
                     f"item {change.item_id} changed after it was read (412): nothing was "
                     "written; read it again and retry"
                 )
             except NotFound:
-                status, http = WriteStatus.NOT_FOUND, 404
-                message = f"item {change.item_id} is gone (expired or deleted): nothing written"
+                outcome, http = ItemOutcome.NOT_FOUND, 404
+                message = (
+                    f"item {change.item_id} is gone (deleted or expired since it was read): "
+                    "nothing written"
+                )
+            except InvalidItemId as exc:
+                outcome, http, message = ItemOutcome.REFUSED, 0, exc.message
+            except ConnectionFailed as exc:
+                outcome, http = ItemOutcome.UNKNOWN, 0
+                message = f"no answer to the write of item {change.item_id}: {exc.message}"
             except StoreError as exc:
-                status, http = WriteStatus.FAILED, exc.status
+                outcome, http = ItemOutcome.FAILED, exc.status
                 message = f"the write failed: {exc.message}"
         write = ItemWrite(
             change.item_id,
@@ -234,121 +290,69 @@ class WriteService:
             change.after,
             change.etag,
             etag_after,
+            outcome,
         )
-        self._log(
-            base,
-            event=plan.action.value,
-            id=change.item_id,
-            ids=[change.item_id],
+        log.result(
+            plan.action.value,
+            change.item_id,
+            status=http,
+            outcome=outcome,
+            reason=message if outcome is not ItemOutcome.WRITTEN else None,
             item_partition_key=list(change.partition_key),
             before_ttl=None if change.before is MISSING else change.before,
             before_ttl_present=change.before is not MISSING,
-            after_ttl=change.after if status is WriteStatus.DONE else None,
+            after_ttl=change.after if outcome is ItemOutcome.WRITTEN else None,
             requested_ttl=change.after,
-            status=http,
-            outcome=status.value,
             etag_before=change.etag,
             etag_after=etag_after or None,
             request_units=round(cost.request_units, 2),
             simulated=cost.simulated,
         )
-        return WriteOutcome(plan, status, (write,), message, simulated=cost.simulated)
-
-    async def _erase(
-        self, plan: WritePlan, base: dict[str, Any], progress: Progress | None
-    ) -> WriteOutcome:
-        try:
-            await self.gateway.admit(
-                "erase-thread",
-                plan.thread_label,
-                background=False,
-                estimate_ru=plan.estimate_ru,
-                remaining_ru=plan.estimate_ru,
-            )
-        except BudgetSpent as exc:
-            return WriteOutcome(plan, WriteStatus.DECLINED, (), exc.message)
-        self._log(base, event="erase-start", items=plan.items, estimate_ru=plan.estimate_ru)
-        writes: list[ItemWrite] = []
-        handled: set[str] = set()
-        deleted = 0
-        status, message = WriteStatus.DONE, ""
-        with self.gateway.meter() as total:
-            while status is WriteStatus.DONE:
-                try:
-                    batch = [
-                        i
-                        for i in await self.writer.thread_items(plan.ref, self.erase_page)
-                        if i.id not in handled
-                    ]
-                except StoreError as exc:
-                    status = WriteStatus.STOPPED
-                    message = f"listing the thread failed: {exc.message}"
-                    break
-                if not batch:
-                    break
-                for item in batch:
-                    if deleted >= plan.items:
-                        status = WriteStatus.STOPPED
-                        message = (
-                            f"stopped after the {plan.items:,} items confirmed: the thread holds "
-                            "more (written since); erase it again for the rest"
-                        )
-                        break
-                    handled.add(item.id)
-                    status, message = await self._delete(item, base, writes)
-                    deleted += 1 if writes[-1].status == 204 else 0
-                    if progress is not None:
-                        progress(deleted, plan.items)
-                    if status is not WriteStatus.DONE:
-                        break
-        done = [w.item_id for w in writes if w.status == 204]
-        if status is WriteStatus.DONE:
-            message = f"erased {plan.thread_label}: {len(done):,} items deleted"
-        elif done:
-            message += f" ({len(done):,} of {plan.items:,} items were deleted before it)"
-        self._log(
-            base,
-            event="erase-thread",
-            ids=done,
-            deleted=len(done),
-            confirmed=plan.items,
-            outcome=status.value,
-            message=message,
-            request_units=round(total.request_units, 2),
-            simulated=total.simulated,
-        )
-        return WriteOutcome(plan, status, tuple(writes), message, simulated=total.simulated)
-
-    async def _delete(
-        self, item: ThreadItem, base: dict[str, Any], writes: list[ItemWrite]
-    ) -> tuple[WriteStatus, str]:
-        status, http, message = WriteStatus.DONE, 204, ""
-        with self.gateway.meter() as cost:
-            try:
-                await self.writer.delete_item(item.id, item.partition_key, etag=item.etag)
-            except Conflict:
-                status, http = WriteStatus.CONFLICT, 412
-                message = f"item {item.id} changed after it was listed (412): the erase stopped"
-            except NotFound:
-                http = 404  # already gone (expired, or deleted by someone else): go on
-            except BudgetSpent as exc:
-                return WriteStatus.STOPPED, exc.message
-            except StoreError as exc:
-                status, http = WriteStatus.FAILED, exc.status
-                message = f"deleting item {item.id} failed: {exc.message}; the erase stopped"
-        writes.append(ItemWrite(item.id, http, cost.request_units, item.ttl, None, item.etag))
-        self._log(
-            base,
-            event="delete",
-            id=item.id,
-            ids=[item.id],
-            item_partition_key=list(item.partition_key),
-            before_ttl=None if item.ttl is MISSING else item.ttl,
-            before_ttl_present=item.ttl is not MISSING,
-            status=http,
-            outcome={204: "deleted", 404: "already-gone", 412: "conflict"}.get(http, "failed"),
-            etag_before=item.etag,
-            request_units=round(cost.request_units, 2),
+        if outcome is ItemOutcome.UNKNOWN:
+            write, message = await self._settle_ttl(plan, write, message, log)
+        status = {
+            ItemOutcome.WRITTEN: WriteStatus.DONE,
+            ItemOutcome.CONFLICT: WriteStatus.CONFLICT,
+            ItemOutcome.NOT_FOUND: WriteStatus.NOT_FOUND,
+            ItemOutcome.UNKNOWN: WriteStatus.UNKNOWN,
+        }.get(write.outcome, WriteStatus.FAILED)
+        return WriteOutcome(
+            plan,
+            status,
+            (write,),
+            message,
             simulated=cost.simulated,
+            unknown_ids=(change.item_id,) if status is WriteStatus.UNKNOWN else (),
         )
-        return status, message
+
+    async def _settle_ttl(
+        self, plan: WritePlan, write: ItemWrite, message: str, log: Log
+    ) -> tuple[ItemWrite, str]:
+        """A ttl write got no answer: read the item again to learn whether it was applied."""
+        change = plan.changes[0]
+        try:
+            item = await self.store.read_item(plan.ref, change.item_id)
+        except StoreError as exc:
+            log.verify(change.item_id, ItemOutcome.UNKNOWN, f"the re-read failed: {exc.message}")
+            return write, (
+                f"{message}; the write may have been applied, and reading the item again "
+                f"failed too: check item {change.item_id} before writing again"
+            )
+        ttl = item.body.get("ttl", MISSING)
+        if item.etag != change.etag and ttl == change.after and not isinstance(ttl, bool):
+            log.verify(change.item_id, ItemOutcome.WRITTEN, "a re-read shows the new ttl")
+            settled = replace(write, outcome=ItemOutcome.WRITTEN, etag_after=item.etag)
+            return settled, (
+                f"{plan.action.value}: item {change.item_id} now has ttl {change.after} "
+                "(the write got no answer; a re-read shows it was applied)"
+            )
+        if item.etag == change.etag:
+            log.verify(change.item_id, ItemOutcome.FAILED, "a re-read shows the item unchanged")
+            return replace(write, outcome=ItemOutcome.FAILED), (
+                f"{message}; a re-read shows item {change.item_id} unchanged: nothing was written"
+            )
+        log.verify(change.item_id, ItemOutcome.CONFLICT, "the item changed, not to this ttl")
+        return replace(write, outcome=ItemOutcome.CONFLICT), (
+            f"{message}; a re-read shows item {change.item_id} changed by someone else: "
+            "read it again"
+        )

@@ -27,7 +27,21 @@ class WriteStatus(StrEnum):
     NOT_FOUND = "not-found"  # gone (deleted or expired) since it was read
     DECLINED = "declined"  # the user said no (or the budget question was declined)
     STOPPED = "stopped"  # an erase stopped early (more items than confirmed, a failure)
+    INCOMPLETE = "incomplete"  # an erase ran through, but the thread still holds items
+    UNKNOWN = "unknown"  # no answer: the service may or may not have applied the write
     FAILED = "failed"
+
+
+class ItemOutcome(StrEnum):
+    """What became of one item's request, as the audit log records it."""
+
+    WRITTEN = "done"  # a ttl change the service applied
+    DELETED = "deleted"  # 204
+    NOT_FOUND = "not-found"  # 404 for an item just read or listed: not proof it is gone
+    CONFLICT = "conflict"  # 412
+    REFUSED = "refused"  # not sent: an id no point operation can address
+    UNKNOWN = "unknown"  # sent, and no answer came: check the item
+    FAILED = "failed"  # the service answered with an error
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +73,13 @@ class ItemWrite:
     """One item written (or refused) as the audit log records it."""
 
     item_id: str
-    status: int  # HTTP status: 200/204 done, 412 conflict, 404 gone, 0 no answer
+    status: int  # HTTP status: 200/204 done, 412 conflict, 404 not found, 0 not sent / no answer
     request_units: float
     before: JsonValue = None  # ttl before (MISSING when it had none); deletes: as listed
     after: JsonValue = None  # ttl after; deletes: None
     etag_before: str = ""
     etag_after: str = ""
+    outcome: ItemOutcome = ItemOutcome.FAILED
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,10 +89,16 @@ class WriteOutcome:
     writes: tuple[ItemWrite, ...]  # every request made, in order
     message: str  # one line for the user
     simulated: bool = False  # charges modelled (the local workspace)
+    # An erase lists the thread again when it ends: how many items it still holds
+    # (None: that listing failed), and the first of their ids.
+    remaining: int | None = 0
+    remaining_ids: tuple[str, ...] = ()
+    unknown_ids: tuple[str, ...] = ()  # sent without an answer, and not settled by a re-read
 
     @property
     def done_ids(self) -> tuple[str, ...]:
-        return tuple(w.item_id for w in self.writes if 200 <= w.status < 300)
+        done = (ItemOutcome.WRITTEN, ItemOutcome.DELETED)
+        return tuple(w.item_id for w in self.writes if w.outcome in done)
 
     @property
     def request_units(self) -> float:

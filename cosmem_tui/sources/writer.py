@@ -10,6 +10,7 @@ reported, never overwritten. A vanished item raises ``NotFound``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -67,8 +68,11 @@ class MemoryWriter(Protocol):
         """Visible items of one thread (one single-partition count)."""
         ...
 
-    async def thread_items(self, ref: ThreadRef, limit: int = ERASE_PAGE) -> list[ThreadItem]:
-        """Up to ``limit`` of the thread's items now (one single-partition query)."""
+    async def thread_items(
+        self, ref: ThreadRef, limit: int = ERASE_PAGE, *, skip: Sequence[str] = ()
+    ) -> list[ThreadItem]:
+        """Up to ``limit`` of the thread's items now, leaving out the ids in ``skip``
+        (one single-partition query)."""
         ...
 
     async def delete_item(

@@ -73,7 +73,9 @@ async def test_pin_writes_ttl_minus_one_with_a_new_etag_and_an_audit_line(
     turns = await session.service.last_turns(REF, 7)
     pinned = next(t for t in turns if t.item_id == "t1-2")
     assert pinned.ttl.raw == -1 and pinned.ttl.expires_at is None
-    (line,) = audit_lines(isolated_user_dirs)
+    intent, line = audit_lines(isolated_user_dirs)  # announced before it was sent
+    assert (intent["event"], intent["operation"], intent["id"]) == ("intent", "pin", "t1-2")
+    assert intent["etag_before"] == plan.changes[0].etag and intent["requested_ttl"] == -1
     assert line["event"] == "pin" and line["ids"] == ["t1-2"] and line["outcome"] == "done"
     assert line["before_ttl"] == 3600 and line["after_ttl"] == -1 and line["status"] == 200
     assert line["who"].endswith("(local workspace)") and line["account"] == "local"
@@ -97,7 +99,8 @@ async def test_a_concurrent_change_is_reported_and_never_overwritten(
     assert outcome.status is WriteStatus.CONFLICT and outcome.done_ids == ()
     assert "changed after it was read (412): nothing was written" in outcome.message
     assert body_of(workspace, "t1-3")["ttl"] == 120  # the other writer's value stands
-    (line,) = audit_lines(isolated_user_dirs)
+    intent, line = audit_lines(isolated_user_dirs)
+    assert intent["event"] == "intent" and intent["id"] == "t1-3"
     assert line["outcome"] == "conflict" and line["status"] == 412
     assert line["after_ttl"] is None and line["requested_ttl"] == 86_400
     await session.close()
@@ -135,10 +138,13 @@ async def test_erase_deletes_every_item_of_the_thread_and_lists_every_id(
     assert await writes.writer.count_thread(REF) == 0
     assert await writes.writer.count_thread(ThreadRef.of("acme", "t2")) == 3  # untouched
     lines = audit_lines(isolated_user_dirs)
-    assert [x["event"] for x in lines] == ["erase-start"] + ["delete"] * 7 + ["erase-thread"]
+    events = ["erase-start"] + ["intent", "delete"] * 7 + ["erase-thread"]
+    assert [x["event"] for x in lines] == events
     assert sorted(lines[-1]["ids"]) == sorted(f"t1-{i}" for i in range(7))
     assert lines[-1]["outcome"] == "done" and lines[-1]["confirmed"] == 7
-    assert all(x["status"] == 204 for x in lines[1:-1])
+    assert lines[-1]["remaining"] == 0 and lines[-1]["remaining_ids"] == []
+    assert all(x["status"] == 204 for x in lines[2:-1:2])
+    assert [x["id"] for x in lines[1:-1:2]] == [x["id"] for x in lines[2:-1:2]]
     # The browse path sees the thread gone.
     assert REF.tenant is not None
     threads = await session.service.threads(REF.tenant)
@@ -154,8 +160,8 @@ async def test_erase_stops_at_the_first_conflict(workspace, clock, isolated_user
     writer = writes.writer
     listed = writer.thread_items
 
-    async def listed_then_changed(ref, limit=100):  # type: ignore[no-untyped-def]
-        items = await listed(ref, limit)
+    async def listed_then_changed(ref, limit=100, **kw):  # type: ignore[no-untyped-def]
+        items = await listed(ref, limit, **kw)
         other = WorkspaceWriter.open(workspace)  # someone writes t1-4 after the listing
         etag = next(i.etag for i in items if i.id == "t1-4")
         other.set_ttl('["acme","t1"]', "t1-4", 99, etag=etag, now=ANCHOR)

@@ -5,7 +5,9 @@ Three sources of trouble, checked in this order for every request:
 1. **Rules** (``Fault``): the next ``count`` requests that match (kind, method, path
    regex, query text, range id, or any predicate) get a status (429 with
    ``x-ms-retry-after-ms`` and sub-status 3200, 401, 403, 503, 410…), a delay, or hang
-   until the test releases them or the gateway stops.
+   until the test releases them or the gateway stops — before the request runs, or
+   after it (``applied=True``: the write is made, its answer never comes, the way a
+   timeout after the service committed looks to a client).
 2. **A storm**: a seeded random fraction of (matching) requests answers 429 — the same
    seed gives the same sequence for the same request order.
 3. **Throughput**: a provisioned RU/s split evenly over a container's ranges; a range
@@ -74,6 +76,7 @@ class Fault:
     sub_status: int | None = None
     delay_s: float = 0.0
     hang: bool = False
+    applied: bool = False  # with hang: run the request first, then never answer
     message: str | None = None
     hits: int = 0
 
@@ -97,7 +100,7 @@ class Fault:
     @property
     def label(self) -> str:
         if self.hang:
-            return "hang"
+            return "hang after applying" if self.applied else "hang"
         if self.status is None:
             return f"delay {self.delay_s}s"
         return f"status {self.status}"
@@ -121,6 +124,7 @@ class Verdict:
     sub_status: int | None = None
     delay_s: float = 0.0
     hang: bool = False
+    applied: bool = False
     message: str | None = None
     label: str | None = None
 
@@ -214,6 +218,7 @@ class Faults:
                         sub_status=sub_status,
                         delay_s=rule.delay_s,
                         hang=rule.hang,
+                        applied=rule.applied,
                         message=rule.message,
                         label=f"rule#{number} {rule.label}",
                     )

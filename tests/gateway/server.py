@@ -136,6 +136,8 @@ class GatewayApp:
             if verdict.delay_s:
                 await asyncio.sleep(verdict.delay_s)
             if verdict.hang:
+                if verdict.applied:
+                    self._dispatch(ctx)  # the change is made; its answer never leaves
                 event = asyncio.Event()
                 self._hung.add(event)
                 try:

@@ -11,7 +11,7 @@ queries (the full key in WHERE and in ``partition_key=``).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from azure.core import MatchConditions
@@ -24,6 +24,7 @@ from cosmem_tui.sources.cosmos.identity import identity
 from cosmem_tui.sources.cosmos.sql import render
 from cosmem_tui.sources.cosmos.store import item_reference, query_slots, thread_parameters
 from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.item_ids import check_item_id
 from cosmem_tui.sources.writer import ERASE_PAGE, ThreadItem, WriteAck
 
 
@@ -77,6 +78,7 @@ class CosmosWriter:
     async def set_ttl(
         self, item_id: str, partition_key: PartitionKeyValue, ttl: int, *, etag: str
     ) -> WriteAck:
+        check_item_id(item_id, "set-ttl")
         key = await self._key_argument(partition_key)
         proxy: Any = self._proxy
 
@@ -98,6 +100,7 @@ class CosmosWriter:
                 send,
                 not_found=f"no item {item_id!r} (deleted or expired since it was read)",
                 write=True,
+                item_id=item_id,
             )
         etag_after = body.get("_etag") if isinstance(body, Mapping) else None
         return WriteAck(200, str(etag_after) if etag_after else None, cost.request_units)
@@ -105,6 +108,7 @@ class CosmosWriter:
     async def delete_item(
         self, item_id: str, partition_key: PartitionKeyValue, *, etag: str
     ) -> WriteAck:
+        check_item_id(item_id, "delete")
         key = await self._key_argument(partition_key)
         proxy: Any = self._proxy
 
@@ -125,6 +129,7 @@ class CosmosWriter:
                 send,
                 not_found=f"no item {item_id!r} (deleted or expired since it was listed)",
                 write=True,
+                item_id=item_id,
             )
         return WriteAck(204, None, cost.request_units)
 
@@ -145,7 +150,9 @@ class CosmosWriter:
         counts = [v for v in page.rows if isinstance(v, int) and not isinstance(v, bool)]
         return sum(counts)
 
-    async def thread_items(self, ref: ThreadRef, limit: int = ERASE_PAGE) -> list[ThreadItem]:
+    async def thread_items(
+        self, ref: ThreadRef, limit: int = ERASE_PAGE, *, skip: Sequence[str] = ()
+    ) -> list[ThreadItem]:
         route = await self._thread_route(ref)
         assert self._props is not None
         arity = len(self._props.partition_key.paths)
@@ -157,6 +164,7 @@ class CosmosWriter:
             parameters=(
                 *thread_parameters(self._schema, ref),
                 {"name": "@limit", "value": limit},
+                {"name": "@skip", "value": list(skip)},
             ),
             page_size=limit,
         )

@@ -12,12 +12,14 @@ from __future__ import annotations
 import asyncio
 import getpass
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from cosmem_tui.model import MISSING, Clock, PartitionKeyValue, Scope, ThreadRef
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.errors import StoreError
 from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.item_ids import check_item_id
 from cosmem_tui.sources.local.charge import (
     REFUSED_RU,
     delete_charge,
@@ -71,6 +73,7 @@ class LocalWriter:
     async def set_ttl(
         self, item_id: str, partition_key: PartitionKeyValue, ttl: int, *, etag: str
     ) -> WriteAck:
+        check_item_id(item_id, "set-ttl")
         pk = pk_text(partition_key)
         async with self._gateway.request(
             "set-ttl", Scope.POINT, target=f"{item_id} ttl {ttl}", write=True
@@ -90,6 +93,7 @@ class LocalWriter:
     async def delete_item(
         self, item_id: str, partition_key: PartitionKeyValue, *, etag: str
     ) -> WriteAck:
+        check_item_id(item_id, "delete")
         pk = pk_text(partition_key)
         async with self._gateway.request(
             "delete-item", Scope.POINT, target=item_id, write=True
@@ -128,8 +132,10 @@ class LocalWriter:
             )
         return count
 
-    async def thread_items(self, ref: ThreadRef, limit: int = ERASE_PAGE) -> list[ThreadItem]:
-        params = {**self._thread_params(ref), "limit": limit}
+    async def thread_items(
+        self, ref: ThreadRef, limit: int = ERASE_PAGE, *, skip: Sequence[str] = ()
+    ) -> list[ThreadItem]:
+        params = {**self._thread_params(ref), "limit": limit, "skip": json.dumps(list(skip))}
         async with self._gateway.request(
             "list-thread-items", Scope.PARTITION, target=ref.describe(self._schema.tenant_label)
         ) as ticket:

@@ -76,7 +76,8 @@ async def test_pin_on_the_peer_patches_if_match_and_audits(
         assert item.body["ttl"] == -1 and item.etag != plan.changes[0].etag
         (record,) = [r for r in session.gateway.records() if r.kind is Kind.WRITE]
         assert (record.operation, record.scope, record.status) == ("set-ttl", Scope.POINT, 200)
-        (line,) = audit_lines(isolated_user_dirs)
+        intent, line = audit_lines(isolated_user_dirs)
+        assert intent["event"] == "intent" and intent["id"] == line["id"]
         assert line["who"] == "account key" and line["account"] == seeded.settings().account
         assert line["container"].endswith(f"/{seeded.database}/memory")
         assert (line["before_ttl"], line["after_ttl"], line["status"]) == (3600, -1, 200)
@@ -100,7 +101,8 @@ async def test_a_change_between_read_and_write_is_a_412_and_nothing_is_overwritt
         assert outcome.status is WriteStatus.CONFLICT and outcome.done_ids == ()
         assert "412" in outcome.message and "nothing was written" in outcome.message
         assert (await session.store.read_item(REF, "t1-3")).body["ttl"] == 120
-        (line,) = audit_lines(isolated_user_dirs)
+        intent, line = audit_lines(isolated_user_dirs)
+        assert intent["event"] == "intent" and intent["id"] == line["id"]
         assert line["outcome"] == "conflict" and line["status"] == 412
     finally:
         await other.close()
