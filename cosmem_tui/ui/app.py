@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar, TextIO
@@ -33,6 +35,7 @@ from cosmem_tui.config.profiles import ProfileChoice
 from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.core.text import one_line, visible
+from cosmem_tui.core.write_log import Interrupt
 from cosmem_tui.model import (
     BudgetQuestion,
     Clock,
@@ -66,6 +69,9 @@ from cosmem_tui.ui.widgets.header import Chrome
 
 TERMINAL_WATCH_S = 2.0
 EXIT_TERMINAL_LOST = 129  # as if ended by SIGHUP
+# Ended from outside (a kill, an SSH drop): quit the way q does, so the terminal is
+# given back (no alternate screen or mouse reporting left on), a write under way first.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 COUNTDOWN_TICK_S = 0.2  # the hold-off countdown in the header, only while holding off
 
 
@@ -162,6 +168,9 @@ class CosmemApp(App[None]):
         self.ledger_path = ledger  # --ledger: every request appended there (JSON Lines)
         self.ledger_file: LedgerFile | None = None
         self.registry = the_registry(keymap)
+        self._write_interrupt: Interrupt | None = None  # a confirmed write under way
+        self._quit_after_write: int | None = None  # a signal's exit status, once it ends
+        self._signals: list[signal.Signals] = []
         self._unsubscribe: list[Callable[[], None]] = []
         self._asking = asyncio.Lock()  # one budget question on screen at a time
         self._countdown: Timer | None = None
@@ -201,6 +210,7 @@ class CosmemApp(App[None]):
     def on_mount(self) -> None:
         if not self.is_headless:
             self.set_interval(TERMINAL_WATCH_S, self._watch_terminal)
+            self._catch_signals()
         self.switch_mode("browse")
         if self.options.needs_demo_build() and self._session_factory is None:
             self.chrome = replace(self.chrome, source="first run: creating the demo workspace…")
@@ -215,7 +225,7 @@ class CosmemApp(App[None]):
         # a killed multiplexer) would otherwise spin on a dead input stream at 100% CPU
         # on a shared jump box. Leave instead.
         if not terminal_alive(sys.__stdin__):
-            self.exit(return_code=EXIT_TERMINAL_LOST)
+            self._quit_after_writes("a lost terminal", EXIT_TERMINAL_LOST)
 
     async def _open(self) -> None:
         """Build the demo on first run (on a thread), open the session, report back.
@@ -512,6 +522,43 @@ class CosmemApp(App[None]):
     async def action_quit(self) -> None:  # q, ctrl+c, :q
         self.quit_if_safe()
 
+    # -- signals ------------------------------------------------------------------------------
+
+    def _catch_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in STOP_SIGNALS:
+            with suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                loop.add_signal_handler(sig, self.signalled, sig)
+                self._signals.append(sig)
+
+    def _release_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in self._signals:
+            with suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(sig)
+        self._signals.clear()
+
+    def signalled(self, sig: signal.Signals) -> None:
+        """SIGTERM or SIGHUP: quit as ``q`` does, a write under way stopped first."""
+        self._quit_after_writes(sig.name, 128 + int(sig))
+
+    def _quit_after_writes(self, reason: str, status: int) -> None:
+        """Quit with ``status``; a write under way is first asked to stop between two
+        requests, and the console quits once its audit lines are written."""
+        if self._write_interrupt is None:
+            self.exit(return_code=status)
+            return
+        self._write_interrupt.request(reason)
+        self._quit_after_write = status
+        why = f"{reason}: stopping the write after the request in flight, then quitting"
+        if isinstance(self.screen, ViewScreen):
+            self.screen.set_status(why, error=True)
+
+    def write_applying(self, interrupt: Interrupt | None) -> None:
+        self._write_interrupt = interrupt
+        if interrupt is None and self._quit_after_write is not None:
+            self.exit(return_code=self._quit_after_write)
+
     def quit_if_safe(self) -> None:
         why = why_not_quit(self.workers)
         if why is None:
@@ -522,6 +569,7 @@ class CosmemApp(App[None]):
         self.notify(why, title="not quitting", severity="warning", markup=False)
 
     async def on_unmount(self) -> None:
+        self._release_signals()
         await self._close_session(self.session)
 
     async def _close_session(self, session: Session | None) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from cosmem_tui.core.write_log import Interrupt
 from cosmem_tui.model import Key, ThreadRef
 from cosmem_tui.ui.actions import Registry, UiAction
 
@@ -25,4 +26,9 @@ class Host(Protocol):
 
     def show_in_browse(self, target: Key | ThreadRef) -> None:
         """Switch to the browse view with a tenant's threads (or a thread's turns) open."""
+        ...
+
+    def write_applying(self, interrupt: Interrupt | None) -> None:
+        """A confirmed write starts (its ``Interrupt``, which a SIGTERM or SIGHUP asks to
+        stop between two requests) or ends (None: a quit a signal asked for happens now)."""
         ...

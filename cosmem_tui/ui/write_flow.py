@@ -1,7 +1,10 @@
 """One guarded write from a view: plan in a worker, confirm on screen, apply in a worker.
 
 The plan is a fresh read (the item's ttl and ETag, or the thread's item count); the
-confirmation shows ``describe_plan``'s lines; only a ``y`` applies it. The outcome
+confirmation shows ``describe_plan``'s lines; a ``y`` applies a ttl change, and only the
+thread's id typed out applies an erase. While it is applied the app holds its
+``Interrupt``, so a SIGTERM or SIGHUP stops an erase between two deletes (the audit log
+gets its closing line) before the console quits. The outcome
 (written, a 412 conflict, nothing found, declined) goes to the status line and to the
 view's ``done`` callback, which reloads what changed. Without ``--allow-writes`` the
 session has no ``WriteService`` and nothing here runs.
@@ -13,8 +16,9 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from cosmem_tui.core.text import one_line
+from cosmem_tui.core.write_log import Interrupt
 from cosmem_tui.core.writes import WriteService, describe_plan
-from cosmem_tui.model.writes import WriteOutcome, WritePlan, WriteStatus
+from cosmem_tui.model.writes import WriteAction, WriteOutcome, WritePlan, WriteStatus
 from cosmem_tui.ui.confirm_write import ConfirmWrite
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.remote_terminal import APPLY_WORKER
@@ -53,25 +57,29 @@ def run_write(
                 screen.set_status("nothing was written")
                 return
             screen.set_status("writing…")
+            interrupt = Interrupt()
+            screen.cosmem.write_applying(interrupt)
             screen.run_worker(
-                partial(apply_it, plan),
+                partial(apply_it, plan, interrupt),
                 name=APPLY_WORKER,  # the app will not quit under it
                 group="write",
                 exclusive=True,
                 exit_on_error=False,
             )
 
-        screen.app.push_screen(ConfirmWrite(lines), answered)
+        typed = plan.ref.thread.text if plan.action is WriteAction.ERASE_THREAD else None
+        screen.app.push_screen(ConfirmWrite(lines, type_to_confirm=typed), answered)
 
-    async def apply_it(plan: WritePlan) -> None:
+    async def apply_it(plan: WritePlan, interrupt: Interrupt) -> None:
         def progress(deleted: int, total: int) -> None:
             screen.call_later(screen.set_status, f"erasing: {deleted:,} of {total:,} deleted")
 
         try:
             with gateway.caused_by(cause):
-                outcome = await writes.apply(plan, progress)
+                outcome = await writes.apply(plan, progress, interrupt)
         except Exception as exc:
             screen.call_later(screen.set_status, describe_error(exc), True)
+            screen.call_later(screen.cosmem.write_applying, None)
             return
         screen.call_later(finish, outcome)
 
@@ -86,5 +94,6 @@ def run_write(
             timeout=30 if failed else 10,
             markup=False,  # ids and keys are data
         )
+        screen.cosmem.write_applying(None)  # last: a quit a signal asked for happens now
 
     screen.run_worker(plan_it, group="write", exclusive=True, exit_on_error=False)

@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from cosmem_tui.compose import open_local_session
 from cosmem_tui.core.session import SessionOptions
@@ -148,7 +148,8 @@ async def test_a_confirmed_pin(demo_copy, clock, isolated_user_dirs):
         # The list was reloaded: the row now says it never expires.
         row = next(r for r in cells(app, "turns") if r and r[0] == str(turn.order))
         assert row[-1] == "never"
-        (line,) = audit(isolated_user_dirs)
+        intent, line = audit(isolated_user_dirs)
+        assert intent["event"] == "intent" and intent["id"] == line["id"]
         assert line["event"] == "pin" and line["ids"] == [turn.item_id]
 
 
@@ -184,7 +185,16 @@ async def test_erase_a_thread_and_set_a_ttl_by_command(demo_copy, clock, isolate
             f"delete all {victim.items:,} items"
             in app.screen.query_one("#what", Static).render().plain
         )
-        await pilot.press("y")
+        await pilot.press("y")  # an erase is not confirmed by one key
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmWrite)
+        await pilot.press(*"no-such-thread", "enter")  # nor by the wrong id
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmWrite)
+        assert "that is not the thread id" in app.screen.query_one("#keys", Static).render().plain
+        typed = app.screen.query_one("#typed", Input)
+        typed.value = ""
+        await pilot.press(*victim.ref.thread.text, "enter")
         await settle(pilot)
         assert app.browse.level is Level.THREADS and threads.row_count == count - 1
         assert "items deleted" in notices(app)
