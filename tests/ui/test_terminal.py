@@ -49,7 +49,9 @@ def read_until_quiet(fd: int, quiet: float, limit: float) -> bytes:
     return b"".join(chunks)
 
 
-def spawn(workspace: Path, rows: int, columns: int) -> tuple[subprocess.Popen[bytes], int]:
+def spawn(
+    workspace: Path, rows: int, columns: int, *extra: str
+) -> tuple[subprocess.Popen[bytes], int]:
     """The real ``cosmem`` on a new pseudo-terminal; returns the process and the pty master.
 
     A new session without the pty as controlling terminal, so closing the master
@@ -59,7 +61,7 @@ def spawn(workspace: Path, rows: int, columns: int) -> tuple[subprocess.Popen[by
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     env = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "cosmem_tui", "--workspace", str(workspace)],
+        [sys.executable, "-m", "cosmem_tui", "--workspace", str(workspace), *extra],
         stdin=slave,
         stdout=slave,
         stderr=slave,

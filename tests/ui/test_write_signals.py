@@ -10,14 +10,13 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import build_workspace, exchange
-from tests.ui.test_terminal import read_until_quiet
+from tests.ui.test_terminal import read_until_quiet, spawn
 
 BIG = 1500
 LEAVE_ALT_SCREEN = b"\x1b[?1049l"
@@ -29,26 +28,6 @@ def workspace(tmp_path: Path) -> Path:
     items = [exchange("acme", "big", i) for i in range(BIG)]
     items += [exchange("acme", "small", i) for i in range(3)]
     return build_workspace(tmp_path / "w.sqlite", items, now=int(time.time()) - 60)
-
-
-def spawn(workspace: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
-    import fcntl
-    import struct
-    import termios
-
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    env = {**os.environ, "TERM": "xterm-256color"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cosmem_tui", "--workspace", str(workspace), *extra],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        start_new_session=True,
-    )
-    os.close(slave)
-    return process, master
 
 
 def drain_until_exit(master: int, process: subprocess.Popen[bytes], limit: float) -> bytes:
@@ -78,7 +57,7 @@ def remaining(workspace: Path) -> int:
 )
 def test_a_signal_during_an_erase_in_the_console(workspace, isolated_user_dirs, sig, drop):
     """``drop``: an SSH drop — the terminal goes away as the SIGHUP arrives."""
-    process, master = spawn(workspace, "--allow-writes")
+    process, master = spawn(workspace, 24, 80, "--allow-writes")
     log = isolated_user_dirs / "data" / "cosmem" / "audit.jsonl"
     output = b""
     try:
@@ -127,7 +106,7 @@ def test_a_signal_during_an_erase_in_the_console(workspace, isolated_user_dirs, 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_without_a_write_quits_and_gives_the_terminal_back(workspace, sig):
-    process, master = spawn(workspace)
+    process, master = spawn(workspace, 24, 80)
     try:
         output = read_until_quiet(master, quiet=1.5, limit=30)
         assert b"\x1b[?1049h" in output  # the console is on the alternate screen
