@@ -776,12 +776,18 @@ async def _thread_ref(session: Session, names: list[str], command: str = "turns"
     if schema.has_tenant_level:
         if len(names) != 2:
             raise CliError(f"usage: cosmem {command} {schema.tenant_label.upper()} THREAD …")
-        return await session.service.resolve(names[0], names[1])
-    if len(names) != 1:
+        ref = await session.service.resolve(names[0], names[1])
+    elif len(names) != 1:
         raise CliError(
             f"schema {schema.name} has no tenant level: usage: cosmem {command} THREAD …"
         )
-    return await session.service.resolve(None, names[0])
+    else:
+        ref = await session.service.resolve(None, names[0])
+    if command in WRITE_COMMANDS:
+        # An unknown tenant or thread is named as such before any plan (one page of
+        # one turn), never taken for a missing item or an empty thread.
+        await session.service.first_page(ref, page_size=1)
+    return ref
 
 
 async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) -> int:
@@ -796,8 +802,14 @@ async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) ->
             async for turn in session.service.iter_turns(ref):
                 yield turn
 
+    walk = turns()
+    # The first page names an unknown tenant or thread: before any output, so stdout
+    # holds no "[]" or header beside the error.
+    first = await anext(walk, None)
     with Output(args.format, records.TURN_FIELDS, records.TURN_TABLE_FIELDS, out) as output:
-        async for turn in turns():
+        if first is not None:
+            output.write(records.turn_row(first, now, output.fmt))
+        async for turn in walk:
             output.write(records.turn_row(turn, now, output.fmt))
     return EXIT_OK
 
@@ -808,16 +820,21 @@ async def _cmd_search(session: Session, args: argparse.Namespace, out: TextIO) -
     if len(args.names) < 2:
         raise CliError("usage: cosmem search [TENANT] THREAD TEXT")
     *names, text = args.names
+    ref = await _thread_ref(session, names, "search")
     try:
-        search = ThreadSearch(session.service, await _thread_ref(session, names, "search"), text)
+        search = ThreadSearch(session.service, ref, text)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     now = session.clock.now()
+    hit = await search.hit(0)
+    if hit is None:  # no hit, or no such thread: the first page of the thread tells
+        await session.service.first_page(ref, page_size=1)
     with Output(args.format, records.TURN_FIELDS, records.TURN_TABLE_FIELDS, out) as output:
         index = 0
-        while (hit := await search.hit(index)) is not None:
+        while hit is not None:
             index += 1
             output.write(records.turn_row(hit.turn, now, output.fmt))
+            hit = await search.hit(index)
     if not search.exhausted:  # only empty pages for a long stretch: say the list is short
         print("cosmem: the search stopped before the end of the thread", file=sys.stderr)
         return EXIT_PARTIAL
@@ -893,11 +910,31 @@ async def _cmd_hot(session: Session, args: argparse.Namespace, out: TextIO) -> i
     service = session.hot_keys
     if service is None:
         raise CliError(NO_TELEMETRY)
-    # The key's one text form, as everywhere: 42 is the number, '"42"' the string.
-    tenant = Key.parse(args.tenant) if args.tenant is not None else None
-    report = await service.report(
-        args.window, level=KeyLevel(args.level), tenant=tenant, top=args.top
-    )
+    # A name read as everywhere (42 the number, '"42"' the string; the first reading
+    # with requests wins); one with none is checked against the store, when there is
+    # one, so an unknown tenant is an error, not an idle one.
+    readings: tuple[Key | None, ...] = (None,)
+    if args.tenant is not None:
+        readings = Key.readings(args.tenant)
+    for tenant in readings:
+        report = await service.report(
+            args.window, level=KeyLevel(args.level), tenant=tenant, top=args.top
+        )
+        if report.rows:
+            break
+    if args.tenant is not None and not report.rows:
+        if session.has_store:
+            found, _ = await session.service.threads_named(args.tenant)  # or UnknownTenant
+            if found != tenant:
+                report = await service.report(
+                    args.window, level=KeyLevel(args.level), tenant=found, top=args.top
+                )
+        else:
+            print(
+                f"cosmem: no requests of tenant {visible(args.tenant)} logged in the window; "
+                "without a Cosmos container the name cannot be checked",
+                file=sys.stderr,
+            )
     with Output(args.format, records.HOT_FIELDS, records.HOT_FIELDS, out) as output:
         for usage in report.rows:
             output.write(records.hot_record(usage, report.level, typed=output.fmt == "json"))
