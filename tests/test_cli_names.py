@@ -203,3 +203,18 @@ def test_the_other_commands_read_names_the_same_way(capsys, workspace):
         capsys, "search", TENANT, name, "hello 1", "--workspace", str(workspace), "--json"
     )
     assert code == 0 and [t["id"] for t in json.loads(out)] == [item_id([TENANT, name], 1)]
+
+
+def test_a_turn_numbered_by_text_keeps_its_quotes_in_tables_and_csv(capsys, demo_path, manifest):
+    """The demo's malformed thread holds turnIndex "7" (a string): tables and CSV write
+    the order as the key rule does, so it never reads as turn 7; JSON keeps the value."""
+    m = manifest.malformed
+    base = ["turns", m["tenant"], m["thread"], "--workspace", str(demo_path)]
+    code, out, _ = run(capsys, *base, "--csv")
+    assert code == 0
+    orders = [row["order"] for row in csv.DictReader(io.StringIO(out))]
+    assert orders == ["", "0", "3", "4", "5", "6", "8", "9", "10", "11", "12", "13", '"7"']
+    code, out, _ = run(capsys, *base)
+    assert code == 0 and out.splitlines()[-1].startswith('"7" ')
+    code, out, _ = run(capsys, *base, "--json")
+    assert [t["order"] for t in json.loads(out)][-1] == "7"

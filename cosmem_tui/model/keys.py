@@ -216,6 +216,16 @@ def key_text(value: object) -> str:
     return Key.of(value).text
 
 
+def value_text(value: object) -> str:
+    """A stored value as text that keeps its JSON type, by the key rule: the number 7 is
+    ``7``, the string "7" ``"7"``, a plain string as is; an object or array (a malformed
+    value) its JSON. For order values, where the string "7" is no turn 7."""
+    try:
+        return key_text(value)
+    except InvalidKey:
+        return _compact(value)
+
+
 _DECODER = json.JSONDecoder()
 _QUOTED_STARTS = frozenset('"[{')
 
