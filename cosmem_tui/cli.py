@@ -59,7 +59,7 @@ def _positive_ru(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a positive number of RU, not {text!r}") from None
     if not value > 0 or value != value or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive number of RU, not {text}")
     return value
@@ -67,6 +67,22 @@ def _positive_ru(text: str) -> float:
 
 class CliError(Exception):
     """A one-line problem to print on stderr with exit status 1."""
+
+
+class _UsageFormatter(argparse.HelpFormatter):
+    """Positionals given as a pattern (``[TENANT] THREAD``) are shown as written:
+    argparse would repeat them as for a list of names ("[TENANT] THREAD [[TENANT]
+    THREAD ...]"), which no command takes."""
+
+    def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
+        metavar = action.metavar
+        if (
+            action.nargs in ("+", "*")
+            and isinstance(metavar, str)
+            and ("[" in metavar or " " in metavar)
+        ):
+            return metavar
+        return super()._format_args(action, default_metavar)
 
 
 # -- arguments -------------------------------------------------------------------
@@ -135,8 +151,10 @@ def _source_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
 def _positive_seconds(text: str) -> float:
     try:
         value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    except ValueError:  # "2m" is a natural mistake: the unit is fixed
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of seconds (e.g. 30 or 2.5), not {text!r}"
+        ) from None
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
     return value
@@ -153,10 +171,18 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _window(text: str) -> Window:
+    # argparse words a ValueError as "invalid parse value": say what is accepted instead.
+    try:
+        return Window.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _window_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--window",
-        type=Window.parse,
+        type=_window,
         default=Window.M15,
         metavar="|".join(w.label for w in Window),
         help="how far back to look (default 15m)",
@@ -350,6 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     _import_parser(commands)
     for command in commands.choices.values():  # after the command name too
         _debug_option(command, suppress=True)
+        command.formatter_class = _UsageFormatter
     return parser
 
 
@@ -843,7 +870,7 @@ async def _cmd_search(session: Session, args: argparse.Namespace, out: TextIO) -
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     if getattr(args, "ledger", None) is not None:
-        raise CliError("cosmem demo makes no requests: --ledger applies to a session")
+        raise CliError("demo makes no requests: --ledger applies to a session")
     options = SessionOptions(workspace=args.workspace, schema=None)
     path = options.workspace_path
     if path.exists() and not args.reset:
@@ -1059,12 +1086,11 @@ def _ttl_argument(text: str) -> int:
 def _check_write_flags(args: argparse.Namespace) -> None:
     if not args.allow_writes:
         raise CliError(
-            f"cosmem {args.command} changes data: add --allow-writes (the console is "
-            "read-only without it)"
-        )
+            f"{args.command} changes data: add --allow-writes (the console is read-only without it)"
+        )  # the line is "cosmem: pin changes data …", the prefix written once
     if not args.yes and not (sys.stdin.isatty() and sys.stderr.isatty()):
         raise CliError(
-            f"cosmem {args.command}: no terminal to confirm on; add --yes to write from a script"
+            f"{args.command}: no terminal to confirm on; add --yes to write from a script"
         )
 
 
