@@ -950,12 +950,8 @@ async def _cmd_hot(session: Session, args: argparse.Namespace, out: TextIO) -> i
         if report.rows:
             break
     if args.tenant is not None and not report.rows:
-        if session.has_store:
-            found, _ = await session.service.threads_named(args.tenant)  # or UnknownTenant
-            if found != tenant:
-                report = await service.report(
-                    args.window, level=KeyLevel(args.level), tenant=found, top=args.top
-                )
+        if session.has_store:  # an idle tenant is an empty result, an unknown one an error
+            await session.service.threads_named(args.tenant)  # or UnknownTenant
         else:
             print(
                 f"cosmem: no requests of tenant {visible(args.tenant)} logged in the window; "

@@ -160,3 +160,35 @@ async def test_hot_without_a_store_says_it_cannot_check_a_name(capsys):
         "cosmem: no requests of tenant nosuch logged in the window; without a Cosmos "
         "container the name cannot be checked\n"
     ) in err
+
+
+@pytest.mark.parametrize(("tenant", "status"), [("acme", 0), ("nosuch", 1)])
+async def test_hot_tells_an_idle_tenant_from_an_unknown_one(
+    capsys, workspace, clock, tenant, status
+):
+    """With a store, a tenant that sent nothing in the window is an empty result; one the
+    store does not know is an error (the logs alone cannot tell them apart)."""
+    from cosmem_tui import cli
+    from cosmem_tui.compose import open_session
+    from cosmem_tui.core.errors import UnknownTenant
+    from cosmem_tui.core.hot_keys import HotKeysService
+    from cosmem_tui.core.session import HOT_KEYS, SessionOptions
+    from cosmem_tui.core.telemetry_reader import TelemetryReader
+    from cosmem_tui.core.throughput import Container
+    from tests.core.scripted_telemetry import ScriptedTelemetry
+    from tests.test_cli_telemetry import args
+
+    session = await open_session(SessionOptions(workspace=workspace), clock)
+    quiet = TelemetryReader(ScriptedTelemetry(), clock)  # no request logged at all
+    session.services[HOT_KEYS] = HotKeysService(quiet, clock, Container())
+    out = io.StringIO()
+    try:
+        if status:
+            with pytest.raises(UnknownTenant, match="no tenant 'nosuch' with visible items"):
+                await cli._cmd_hot(session, args("hot", tenant=tenant), out)
+            assert out.getvalue() == ""
+        else:
+            assert await cli._cmd_hot(session, args("hot", tenant=tenant), out) == cli.EXIT_OK
+            assert json.loads(out.getvalue()) == []
+    finally:
+        await session.close()
