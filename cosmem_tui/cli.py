@@ -64,7 +64,7 @@ def _positive_ru(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a positive number of RU, not {text!r}") from None
     if not value > 0 or value != value or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive number of RU, not {text}")
     return value
@@ -72,6 +72,22 @@ def _positive_ru(text: str) -> float:
 
 class CliError(Exception):
     """A one-line problem to print on stderr with exit status 1."""
+
+
+class _UsageFormatter(argparse.HelpFormatter):
+    """Positionals given as a pattern (``[TENANT] THREAD``) are shown as written:
+    argparse would repeat them as for a list of names ("[TENANT] THREAD [[TENANT]
+    THREAD ...]"), which no command takes."""
+
+    def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
+        metavar = action.metavar
+        if (
+            action.nargs in ("+", "*")
+            and isinstance(metavar, str)
+            and ("[" in metavar or " " in metavar)
+        ):
+            return metavar
+        return super()._format_args(action, default_metavar)
 
 
 # -- arguments -------------------------------------------------------------------
@@ -140,8 +156,10 @@ def _source_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
 def _positive_seconds(text: str) -> float:
     try:
         value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    except ValueError:  # "2m" is a natural mistake: the unit is fixed
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of seconds (e.g. 30 or 2.5), not {text!r}"
+        ) from None
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
     return value
@@ -158,10 +176,18 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _window(text: str) -> Window:
+    # argparse words a ValueError as "invalid parse value": say what is accepted instead.
+    try:
+        return Window.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _window_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--window",
-        type=Window.parse,
+        type=_window,
         default=Window.M15,
         metavar="|".join(w.label for w in Window),
         help="how far back to look (default 15m)",
@@ -355,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     _import_parser(commands)
     for command in commands.choices.values():  # after the command name too
         _debug_option(command, suppress=True)
+        command.formatter_class = _UsageFormatter
     return parser
 
 
@@ -781,12 +808,18 @@ async def _thread_ref(session: Session, names: list[str], command: str = "turns"
     if schema.has_tenant_level:
         if len(names) != 2:
             raise CliError(f"usage: cosmem {command} {schema.tenant_label.upper()} THREAD …")
-        return await session.service.resolve(names[0], names[1])
-    if len(names) != 1:
+        ref = await session.service.resolve(names[0], names[1])
+    elif len(names) != 1:
         raise CliError(
             f"schema {schema.name} has no tenant level: usage: cosmem {command} THREAD …"
         )
-    return await session.service.resolve(None, names[0])
+    else:
+        ref = await session.service.resolve(None, names[0])
+    if command in WRITE_COMMANDS:
+        # An unknown tenant or thread is named as such before any plan (one page of
+        # one turn), never taken for a missing item or an empty thread.
+        await session.service.first_page(ref, page_size=1)
+    return ref
 
 
 async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) -> int:
@@ -801,8 +834,14 @@ async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) ->
             async for turn in session.service.iter_turns(ref):
                 yield turn
 
+    walk = turns()
+    # The first page names an unknown tenant or thread: before any output, so stdout
+    # holds no "[]" or header beside the error.
+    first = await anext(walk, None)
     with Output(args.format, records.TURN_FIELDS, records.TURN_TABLE_FIELDS, out) as output:
-        async for turn in turns():
+        if first is not None:
+            output.write(records.turn_row(first, now, output.fmt))
+        async for turn in walk:
             output.write(records.turn_row(turn, now, output.fmt))
     return EXIT_OK
 
@@ -813,16 +852,21 @@ async def _cmd_search(session: Session, args: argparse.Namespace, out: TextIO) -
     if len(args.names) < 2:
         raise CliError("usage: cosmem search [TENANT] THREAD TEXT")
     *names, text = args.names
+    ref = await _thread_ref(session, names, "search")
     try:
-        search = ThreadSearch(session.service, await _thread_ref(session, names, "search"), text)
+        search = ThreadSearch(session.service, ref, text)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     now = session.clock.now()
+    hit = await search.hit(0)
+    if hit is None:  # no hit, or no such thread: the first page of the thread tells
+        await session.service.first_page(ref, page_size=1)
     with Output(args.format, records.TURN_FIELDS, records.TURN_TABLE_FIELDS, out) as output:
         index = 0
-        while (hit := await search.hit(index)) is not None:
+        while hit is not None:
             index += 1
             output.write(records.turn_row(hit.turn, now, output.fmt))
+            hit = await search.hit(index)
     if not search.exhausted:  # only empty pages for a long stretch: say the list is short
         print("cosmem: the search stopped before the end of the thread", file=sys.stderr)
         return EXIT_PARTIAL
@@ -831,7 +875,7 @@ async def _cmd_search(session: Session, args: argparse.Namespace, out: TextIO) -
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     if getattr(args, "ledger", None) is not None:
-        raise CliError("cosmem demo makes no requests: --ledger applies to a session")
+        raise CliError("demo makes no requests: --ledger applies to a session")
     options = SessionOptions(workspace=args.workspace, schema=None)
     path = options.workspace_path
     if path.exists() and not args.reset:
@@ -898,11 +942,27 @@ async def _cmd_hot(session: Session, args: argparse.Namespace, out: TextIO) -> i
     service = session.hot_keys
     if service is None:
         raise CliError(NO_TELEMETRY)
-    # The key's one text form, as everywhere: 42 is the number, '"42"' the string.
-    tenant = Key.parse(args.tenant) if args.tenant is not None else None
-    report = await service.report(
-        args.window, level=KeyLevel(args.level), tenant=tenant, top=args.top
-    )
+    # A name read as everywhere (42 the number, '"42"' the string; the first reading
+    # with requests wins); one with none is checked against the store, when there is
+    # one, so an unknown tenant is an error, not an idle one.
+    readings: tuple[Key | None, ...] = (None,)
+    if args.tenant is not None:
+        readings = Key.readings(args.tenant)
+    for tenant in readings:
+        report = await service.report(
+            args.window, level=KeyLevel(args.level), tenant=tenant, top=args.top
+        )
+        if report.rows:
+            break
+    if args.tenant is not None and not report.rows:
+        if session.has_store:  # an idle tenant is an empty result, an unknown one an error
+            await session.service.threads_named(args.tenant)  # or UnknownTenant
+        else:
+            print(
+                f"cosmem: no requests of tenant {visible(args.tenant)} logged in the window; "
+                "without a Cosmos container the name cannot be checked",
+                file=sys.stderr,
+            )
     with Output(args.format, records.HOT_FIELDS, records.HOT_FIELDS, out) as output:
         for usage in report.rows:
             output.write(records.hot_record(usage, report.level, typed=output.fmt == "json"))
@@ -1064,12 +1124,11 @@ def _ttl_argument(text: str) -> int:
 def _check_write_flags(args: argparse.Namespace) -> None:
     if not args.allow_writes:
         raise CliError(
-            f"cosmem {args.command} changes data: add --allow-writes (the console is "
-            "read-only without it)"
-        )
+            f"{args.command} changes data: add --allow-writes (the console is read-only without it)"
+        )  # the line is "cosmem: pin changes data …", the prefix written once
     if not args.yes and not (sys.stdin.isatty() and sys.stderr.isatty()):
         raise CliError(
-            f"cosmem {args.command}: no terminal to confirm on; add --yes to write from a script"
+            f"{args.command}: no terminal to confirm on; add --yes to write from a script"
         )
 
 

@@ -77,7 +77,9 @@ def add_parser(commands: Any) -> None:
         "show", help="each setting, its value (secrets masked) and where it came from"
     )
     show.add_argument("--json", action="store_true", help="a JSON array on stdout")
-    verbs.add_parser("validate", help="check the whole file: exit 0, or 2 with one line")
+    verbs.add_parser(
+        "validate", help="check the whole file: exit 0 (no file is valid), or 2 with one line"
+    )
 
 
 def run(
@@ -112,8 +114,12 @@ def _validate(known_actions: Callable[[], Iterable[str]], out: TextIO) -> int:
     from cosmem_tui.config.settings import read_file
 
     path = config_file()
-    if not path.exists():
-        raise ConfigError(f"{path}: does not exist (cosmem config init writes one)")
+    if not path.exists():  # no file is a valid configuration: every setting's default
+        print(
+            f"{path}: ok: no config file, the defaults apply (cosmem config init writes one)",
+            file=out,
+        )
+        return EXIT_OK
     config = read_file(path)
     check_keys(config.model.profiles, known_actions, str(path))
     default = config.model.default_profile
@@ -144,17 +150,18 @@ def check_keys(
 def _show(args: argparse.Namespace, out: TextIO) -> int:
     import json
 
-    from cosmem_tui.config.settings import resolve, show_rows
+    from cosmem_tui.config.settings import NO_DEFAULT, resolve, show_rows
 
     resolved = resolve(flag_values(args), getattr(args, "profile", None))
     rows = show_rows(resolved)
     if args.json:
         print(json.dumps(rows, ensure_ascii=True, indent=1), file=out)
         return EXIT_OK
+    # A setting without a value says what happens without one, never a bare "-".
+    values = [r["value"] or NO_DEFAULT.get(r["setting"], "(none)") for r in rows]
     width = max(len(r["setting"]) for r in rows)
-    value_width = min(60, max(len(r["value"]) for r in rows))
-    for row in rows:
-        value = row["value"] or "-"
+    value_width = min(60, max(len(v) for v in values))
+    for row, value in zip(rows, values, strict=True):
         print(f"{row['setting']:<{width}}  {value:<{value_width}}  {row['source']}", file=out)
     return EXIT_OK
 

@@ -35,6 +35,7 @@ ENV: dict[str, str] = {
 # No live view polls faster, whoever sets its interval (a profile, a flag, a command):
 # over SSH a faster loop is a repaint the link pays for, and requests the account does.
 REFRESH_FLOOR_S = 2.0
+DEFAULT_REFRESH_S = 5.0  # a live view's interval when nothing sets one
 # Variables only the settings model reads (the others are also read by the code that
 # existed before profiles): when one is set, the model is loaded even without a file,
 # and its value is written into the command line's options.

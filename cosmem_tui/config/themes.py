@@ -11,6 +11,8 @@ from typing import Any
 
 from cosmem_tui.config.files import ConfigError
 
+DEFAULT_THEME = "cosmem-dark"  # the console's skin when nothing names one
+
 # Shipped inside the wheel, or at the top of a checkout.
 _PACKAGED = Path(__file__).resolve().parent.parent / "themes"
 _CHECKOUT = Path(__file__).resolve().parent.parent.parent / "themes"

@@ -11,7 +11,6 @@ from cosmem_tui.core.errors import UnknownItem, UnknownTenant, UnknownThread
 from cosmem_tui.model import (
     Clock,
     ContainerProperties,
-    InvalidKey,
     Item,
     JsonValue,
     Key,
@@ -76,22 +75,15 @@ class BrowseService:
             self._container = await self.store.container_properties()
         return self._container
 
-    def parse_key(self, text: str) -> Key:
-        """The top-level key a person typed (``Key.text`` form: ``42`` is the number)."""
-        try:
-            return Key.parse(text)
-        except InvalidKey as exc:
-            raise UnknownTenant(str(exc)) from None
-
     def key_candidates(self, text: str) -> list[Key]:
-        """What a typed name may mean: its parsed key, then the plain string if different.
+        """What a typed name may mean: its parsed key, then the plain string if different
+        (``Key.readings``).
 
         ``42`` names the number 42; a tenant stored as the string "42" is written
-        ``"42"``, but a person may type 42 for it, so that is tried second.
+        ``"42"``, but a person may type 42 for it, so that is tried second. Text that
+        is no JSON scalar (``{"role": "system"}``) is only the string.
         """
-        first = self.parse_key(text)
-        plain = Key.of(text)
-        return [first] if first == plain else [first, plain]
+        return list(Key.readings(text))
 
     async def threads(self, tenant: Key) -> list[Thread]:
         """Threads of a tenant, most recently active first.
@@ -111,16 +103,20 @@ class BrowseService:
             key=lambda t: (t.pseudo is not None, t.pseudo or "", -(t.last_activity or 0), t.name),
         )
 
-    async def resolve(self, tenant: str | None, thread: str) -> ThreadRef:
-        """The thread a person named by text (see ``key_candidates``).
+    async def resolve(self, tenant: Key | str | None, thread: str) -> ThreadRef:
+        """The thread a person named by text (see ``key_candidates``), in a tenant named
+        by text or already known (a Key: the tenant open in the console).
 
         Only a name that may mean two keys (``42``: the number, or the string "42")
-        costs a look (one single-partition page of one turn) per candidate.
+        costs a look (one single-partition page of one turn) per candidate; the first
+        that has turns wins.
         """
-        tenants: list[Key | None] = [None] if tenant is None else [*self.key_candidates(tenant)]
-        threads = [self.schema.parse_thread(thread)]
-        if len(self.schema.thread_paths) == 1 and threads[0] != Key.of(thread):
-            threads.append(Key.of(thread))
+        tenants: list[Key | None]
+        if tenant is None or isinstance(tenant, Key):
+            tenants = [tenant]
+        else:
+            tenants = [*self.key_candidates(tenant)]
+        threads = self.schema.thread_readings(thread)
         refs = [ThreadRef(t, th) for t in tenants for th in threads]
         if len(refs) == 1:
             return refs[0]

@@ -115,10 +115,13 @@ class Output:
         self.stream.write("\n".join(lines) + "\n")
         self._table_rows = []
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         if self.fmt == "json":
             self.stream.write("\n]\n" if self.count else "]\n")
         elif self.fmt == "table":
+            if self._widths is None and not self._table_rows and exc_type is None:
+                # An empty result still says what it is, as CSV's header and JSON's [] do.
+                self.stream.write("  ".join(self.headers) + "\n")
             self._flush_table()
 
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cosmem_tui.model import MISSING, Finding, JsonValue, Key, KeyCounts, Thread, Turn
+from cosmem_tui.model.keys import value_text
 from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlSummary, horizon_label
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
 from cosmem_tui.model.ttl import ItemTtl, format_duration
@@ -139,6 +140,8 @@ def turn_row(turn: Turn, now: float, fmt: str) -> dict[str, Any]:
     record = turn_record(turn, now)
     if fmt != "json":  # JSON keeps the exact value: "3600" stays a string
         record["ttl"] = ttl_text(turn.ttl, flag=fmt == "table")
+        # … and so does the order: the string "7" is written "7" with its quotes.
+        record["order"] = None if turn.order is MISSING else value_text(turn.order)
     if fmt == "table":
         record["text"] = ("⚠ " if turn.malformed else "") + record["text"]
         record["expires_in"] = expires_in_text(record["expires_in"], record["ttl_state"])

@@ -314,8 +314,19 @@ def iso_time(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).isoformat().replace("+00:00", "Z")
 
 
+def measured(value: float | None) -> float | int | None:
+    """A metric value as it is worth reading: two decimals (RU, %, ms), three significant
+    digits under 1, a whole number (a count) without ``.0``; None (no data) stays None.
+    The service's floats carry noise digits (``56650.65333691331``) no one can act on."""
+    if value is None:
+        return None
+    rounded = round(value, 2) if abs(value) >= 1 else float(f"{value:.3g}")
+    return int(rounded) if rounded.is_integer() else rounded
+
+
 def series_rows(report: ThroughputReport) -> list[dict[str, object]]:
-    """Every series as ``time, metric, dimension, value`` rows (the CLI's output)."""
+    """Every series as ``time, metric, dimension, value`` rows (the CLI's output), the
+    values ``measured``."""
     rows: list[dict[str, object]] = []
     for s in report.series:
         dimension = ",".join(f"{k}={v}" for k, v in s.dimensions)
@@ -326,7 +337,7 @@ def series_rows(report: ThroughputReport) -> list[dict[str, object]]:
                     "time": iso_time(point.at),
                     "metric": name,
                     "dimension": dimension,
-                    "value": point.value,
+                    "value": measured(point.value),
                 }
             )
     return rows

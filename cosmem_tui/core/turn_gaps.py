@@ -8,10 +8,17 @@ yet. Equal values (ties) are no gap, and a value that is not an integer (a malfo
 item) makes no claim on either side. Before the oldest turn only a lower bound is
 known, since a sequence may start at 0 or at 1: a first value of 12 means at least 11
 earlier turns are gone.
+
+A malformed value that spells an integer (the string ``"7"``) is not in the sequence —
+stores order strings after every number, so it is no neighbour of 6 or 8 — but its
+turn is not missing either: a loaded one is taken off the gap it would fill. (One not
+loaded yet — strings sort last, so at the newest end — is taken off once it is.)
 """
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass
 
 from cosmem_tui.core.turn_window import TurnWindow
@@ -38,16 +45,40 @@ def _integer(turn: Turn) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+_SPELLED = re.compile(r"\s*-?\d{1,18}\s*")  # an integer written as text (within int64)
+
+
+def _spelled_integer(turn: Turn) -> int | None:
+    """The integer a malformed order value spells (``"7"``), None for anything else."""
+    value = turn.order
+    if isinstance(value, str) and _SPELLED.fullmatch(value):
+        return int(value)
+    return None
+
+
 def find_gaps(window: TurnWindow) -> list[Gap]:
     """Every gap between loaded neighbours, in window order (the caller checks the schema)."""
+    runs = window.loaded_runs()
+    spelled = sorted(
+        {n for _, turns in runs for turn in turns if (n := _spelled_integer(turn)) is not None}
+    )
+
+    def missing(low: int, high: int) -> int:
+        """Values strictly between ``low`` and ``high`` that no loaded turn holds."""
+        listed = bisect.bisect_left(spelled, high) - bisect.bisect_right(spelled, low)
+        return high - low - 1 - listed
+
     gaps: list[Gap] = []
-    for start, turns in window.loaded_runs():
-        if start == 0 and turns and (first := _integer(turns[0])) is not None and first >= 2:
-            gaps.append(Gap(0, first - 1, at_least=True))
+    for start, turns in runs:
+        first = _integer(turns[0]) if start == 0 and turns else None
+        if first is not None and first >= 2 and (count := missing(0, first)) > 0:
+            gaps.append(Gap(0, count, at_least=True))
         for offset in range(1, len(turns)):
             before, after = _integer(turns[offset - 1]), _integer(turns[offset])
-            if before is not None and after is not None and after - before > 1:
-                gaps.append(Gap(start + offset, after - before - 1))
+            if before is None or after is None or after - before <= 1:
+                continue
+            if (count := missing(before, after)) > 0:
+                gaps.append(Gap(start + offset, count))
     return gaps
 
 

@@ -9,6 +9,14 @@ text form, which reads back to the same key:
   ``true``, ``null``, ``"x"``, ``[1]``) or is empty, then it is written as a JSON string;
 * a number, boolean or null is written as JSON (``42``, ``1.5``, ``true``, ``null``);
 * a composite key (a thread named by several fields) is a JSON array (``["alice","s-1"]``).
+
+Reading a typed name (``Key.parse``) is the inverse, and total for one-value keys: a text
+that reads as a JSON string, a finite number, a boolean or null is that value; any other
+text (an object such as ``{"role": "system"}``, an array, ``NaN``, ``1e400``, text that
+is not JSON) is the string as typed. ``Key.readings`` adds the plain string as a second
+reading of a text that parsed to something else: a person may type 42 for the string
+"42". Callers that can look (the browse service) take the first reading that exists, so
+the text a listing prints always opens its key.
 """
 
 from __future__ import annotations
@@ -72,6 +80,27 @@ def _reads_as_other_json(text: str) -> bool:
     return True
 
 
+_NOT_SCALAR = object()  # a text that is no JSON scalar a key can hold
+
+
+def _no_constant(word: str) -> float:
+    raise ValueError(f"{word} is not JSON")  # NaN, Infinity: Python's extensions
+
+
+def _scalar_or_none(text: str) -> object:
+    """The JSON scalar ``text`` reads as, or ``_NOT_SCALAR`` (not JSON, an object or an
+    array, a number no double holds)."""
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except ValueError:
+        return _NOT_SCALAR  # e.g. surrounding spaces, "[not json": a plain string
+    if isinstance(value, list | dict):
+        return _NOT_SCALAR
+    if isinstance(value, float) and not math.isfinite(value):
+        return _NOT_SCALAR  # 1e400 reads as infinity: no partition key value
+    return value
+
+
 class Key:
     """One tenant or thread: a tuple of JSON scalars (one, or several for a composite)."""
 
@@ -104,24 +133,30 @@ class Key:
 
     @classmethod
     def parse(cls, text: str, arity: int = 1) -> Key:
-        """The key a text names (the inverse of ``text``); ``arity`` values for a composite."""
+        """The key a text names (the inverse of ``text``); ``arity`` values for a composite.
+
+        One value never fails: text that is no JSON scalar is the string itself. A
+        composite is a JSON array of ``arity`` scalars, else ``InvalidKey``.
+        """
         if arity == 1:
-            if _reads_as_other_json(text):
-                try:
-                    value = json.loads(text)
-                except ValueError:
-                    return cls((text,))  # e.g. surrounding spaces: a plain string after all
-                if isinstance(value, list | dict):
-                    raise InvalidKey(f"{text!r} is not a single key value")
-                return cls((value,))
-            return cls((text,))
+            value = _scalar_or_none(text) if _reads_as_other_json(text) else _NOT_SCALAR
+            return cls((text,)) if value is _NOT_SCALAR else cls((value,))
         try:
-            values = json.loads(text)
+            values = json.loads(text, parse_constant=_no_constant)
         except ValueError:
             values = None
         if not isinstance(values, list) or len(values) != arity:
             raise InvalidKey(f"name this key by a JSON array of {arity} values, not {text!r}")
         return cls(values)
+
+    @classmethod
+    def readings(cls, text: str, arity: int = 1) -> tuple[Key, ...]:
+        """What a typed name may mean, the likeliest first: the key it parses to, then
+        (one-value keys) the plain string as typed when that is another key."""
+        first = cls.parse(text, arity)
+        if arity != 1 or first.values == (text,):
+            return (first,)
+        return first, cls((text,))
 
     @property
     def value(self) -> Scalar:
@@ -179,3 +214,50 @@ class Key:
 def key_text(value: object) -> str:
     """The text of a single JSON value as a key (``Key.of(value).text``)."""
     return Key.of(value).text
+
+
+def value_text(value: object) -> str:
+    """A stored value as text that keeps its JSON type, by the key rule: the number 7 is
+    ``7``, the string "7" ``"7"``, a plain string as is; an object or array (a malformed
+    value) its JSON. For order values, where the string "7" is no turn 7."""
+    try:
+        return key_text(value)
+    except InvalidKey:
+        return _compact(value)
+
+
+_DECODER = json.JSONDecoder()
+_QUOTED_STARTS = frozenset('"[{')
+
+
+def split_names(line: str) -> list[str]:
+    """The words of a command line that names keys: split at white space, except that a
+    word starting with ``"``, ``[`` or ``{`` runs to the end of the JSON value it starts,
+    so a printed key with spaces in it (``"x y"``, ``["alice","s 1"]``,
+    ``{"role": "system"}``) stays one word. A value that does not parse, or runs into
+    more text, is cut at white space like any word."""
+    words: list[str] = []
+    at, end = 0, len(line)
+    while at < end:
+        if line[at].isspace():
+            at += 1
+            continue
+        stop = _word_end(line, at)
+        words.append(line[at:stop])
+        at = stop
+    return words
+
+
+def _word_end(line: str, at: int) -> int:
+    if line[at] in _QUOTED_STARTS:
+        try:
+            _, stop = _DECODER.raw_decode(line, at)
+        except ValueError:
+            pass
+        else:
+            if stop == len(line) or line[stop].isspace():
+                return stop
+    stop = at
+    while stop < len(line) and not line[stop].isspace():
+        stop += 1
+    return stop

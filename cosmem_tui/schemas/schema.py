@@ -138,8 +138,12 @@ class Schema:
 
     def parse_thread(self, text: str) -> Key:
         """The thread key a user typed (``Key.text`` form; a JSON array when composite)."""
+        return self.thread_readings(text)[0]
+
+    def thread_readings(self, text: str) -> tuple[Key, ...]:
+        """What a typed thread name may mean, the likeliest first (``Key.readings``)."""
         try:
-            return Key.parse(text, len(self.thread_paths))
+            return Key.readings(text, len(self.thread_paths))
         except InvalidKey:
             paths = ", ".join(p.text for p in self.thread_paths)
             raise SchemaError(

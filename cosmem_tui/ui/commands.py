@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cosmem_tui.core.text import one_line
+from cosmem_tui.model.keys import split_names
 from cosmem_tui.model.telemetry import Window
 from cosmem_tui.schemas import Schema
 from cosmem_tui.ui.actions import Registry
@@ -123,8 +124,11 @@ def parse_command(
     schema: Schema | None = None,
     current_tenant: str | None = None,
 ) -> Command | None:
-    """What ``line`` asks for; None for an empty line."""
-    words = line.strip().lstrip(":").split()
+    """What ``line`` asks for; None for an empty line.
+
+    Words split at white space, but a JSON value is one word (``split_names``), so a
+    key printed with spaces in it (``"x y"``, ``{"role": "system"}``) can be typed."""
+    words = split_names(line.strip().lstrip(":"))
     if not words:
         return None
     verb, args = words[0].lower(), words[1:]

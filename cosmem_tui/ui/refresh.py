@@ -17,11 +17,11 @@ from typing import Generic, TypeVar
 from textual.screen import Screen
 from textual.timer import Timer
 
-from cosmem_tui.config.files import REFRESH_FLOOR_S
+from cosmem_tui.config.files import DEFAULT_REFRESH_S, REFRESH_FLOOR_S
 
 T = TypeVar("T")
 
-DEFAULT_INTERVAL_S = 5.0
+DEFAULT_INTERVAL_S = DEFAULT_REFRESH_S
 
 
 class RefreshLoop(Generic[T]):

@@ -17,6 +17,7 @@ from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_gaps import Gap, find_gaps
 from cosmem_tui.core.turn_window import TurnWindow
 from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlClass, TtlState, Turn
+from cosmem_tui.model.keys import value_text
 from cosmem_tui.model.telemetry import HotKeysReport
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
@@ -261,9 +262,10 @@ class ThreadRows:
 
 
 def order_text(turn: Turn) -> str:
+    """The order value as stored, its JSON type kept: the string "7" is ``"7"``."""
     if turn.order is MISSING:
         return "—"
-    return one_line(str(turn.order), 8)
+    return one_line(value_text(turn.order), 8)
 
 
 def turn_name(turn: Turn) -> str:

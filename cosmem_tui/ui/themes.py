@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from textual.theme import Theme
 
-from cosmem_tui.config.themes import theme_tables
+from cosmem_tui.config.themes import DEFAULT_THEME, theme_tables
 
-DEFAULT_THEME = "cosmem-dark"
+__all__ = ["DEFAULT_THEME", "load_themes", "theme_badge"]
 _OURS = ("badge",)  # keys Textual's Theme does not take
 
 

@@ -50,6 +50,25 @@ def test_only_integers_make_a_claim():
     assert find_gaps(window_of([0, 1, "7", 9])) == []
 
 
+def test_a_value_spelled_as_text_is_not_missing():
+    # The string "7" is listed — after every number, as stores order them — so the jump
+    # from 6 to 8 is no turn missing, though "7" is not in the sequence either.
+    assert find_gaps(window_of([0, 1, 2, 3, 4, 5, 6, 8, 9, "7"])) == []
+    assert find_gaps(window_of([0, 1, 5, " 2", "3", "3"])) == [Gap(2, 1)]  # only 4 is gone
+    assert find_gaps(window_of([3, 4, "1"])) == [Gap(0, 1, at_least=True)]  # 2, or 0 and 2
+    assert find_gaps(window_of([2, 3, "1"])) == []
+    # Text that spells no integer takes nothing off.
+    assert find_gaps(window_of([0, 3, "1.0", "one", "1e0", True])) == [Gap(1, 2)]
+
+
+def test_a_spelled_value_in_another_loaded_run_counts_too():
+    window = TurnWindow(REF, expected_total=500)
+    window.apply(Side.HEAD, page([0, 1, 3], more=True, prefix="h"))
+    assert find_gaps(window) == [Gap(2, 1)]
+    window.apply(Side.TAIL, page(["2", 499], more=True, prefix="t"))  # newest first
+    assert find_gaps(window) == []
+
+
 def test_before_the_oldest_turn_only_a_lower_bound():
     # The sequence may start at 0 or at 1: a first value of 12 means at least 11 are gone.
     gaps = find_gaps(window_of([12, 13]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from cosmem_tui.model.keys import split_names
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.ui.app import the_registry
 from cosmem_tui.ui.commands import (
@@ -106,3 +107,27 @@ def test_a_command_of_another_view_says_where_it_works():
     assert parse_command("frobnicate", REGISTRY, "requests") == Mistake(
         "unknown command: frobnicate (try :help)"
     )
+
+
+def test_a_key_printed_with_spaces_is_one_word_of_a_command():
+    """The names a listing prints may hold spaces (a JSON-looking string, ``"x y"``, a
+    composite): typed after ``:thread`` or ``:tenant``, each is one name."""
+    role = '{"role": "system", "content": "x"}'
+    assert parse_command(f":thread {role}", REGISTRY, "browse", LAB, "json") == OpenThread(
+        "json", role
+    )
+    assert parse_command(f':thread "a b" {role}', REGISTRY, "browse", LAB) == OpenThread(
+        '"a b"', role, tenant_given=True
+    )
+    assert parse_command(':tenant "a b"', REGISTRY, "browse", LAB) == OpenTenant('"a b"')
+    assert parse_command(':ttl ["a", "b c"] t', REGISTRY, "browse", LAB) == SwitchView(
+        "ttl", ('["a", "b c"]', "t")
+    )
+
+
+def test_a_command_line_keeps_a_json_value_one_word():
+    assert split_names('thread "x y"  z') == ["thread", '"x y"', "z"]
+    # Not a JSON value, or one that runs into more text: cut at white space.
+    assert split_names('thread "open x') == ["thread", '"open', "x"]
+    assert split_names("thread [1, 2]x y") == ["thread", "[1,", "2]x", "y"]
+    assert split_names(" a \t b ") == ["a", "b"]

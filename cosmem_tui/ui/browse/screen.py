@@ -713,11 +713,8 @@ class BrowseScreen(ViewScreen):
         current = self.tenant if not tenant_given else None
 
         async def resolve() -> None:
-            try:
-                if current is not None:
-                    ref = ThreadRef(current, session.schema.parse_thread(thread))
-                else:
-                    ref = await session.service.resolve(tenant, thread)
+            try:  # the CLI's reading of names: the first that exists wins
+                ref = await session.service.resolve(current or tenant, thread)
             except Exception as exc:
                 self.call_later(self.set_status, describe_error(exc), True)
                 return
@@ -742,11 +739,10 @@ class BrowseScreen(ViewScreen):
         rows = self.top.rows
         if rows is None:
             return
-        for index, key in enumerate(rows.keys):
-            if isinstance(wanted, Key):
-                found = key == wanted
-            else:
-                found = key.text == wanted or key == Key.of(wanted)
-            if found:
-                self.top.select_index(index)
-                return
+        # Typed text is read as the service reads it: the first reading listed wins.
+        readings = (wanted,) if isinstance(wanted, Key) else Key.readings(wanted)
+        for key in readings:
+            for index, listed in enumerate(rows.keys):
+                if listed == key:
+                    self.top.select_index(index)
+                    return
