@@ -65,6 +65,11 @@ const DATABASES = {
   // Legacy logs only, before a given Cosmos DB column first arrived (or under another
   // casing): the documented minimum columns alone.
   "azurediagnostics-bare": [table("AzureDiagnostics", diagnostics.columns)],
+  // Legacy logs whose Cosmos DB columns came only under the undocumented spellings the
+  // texts also try (console_fallbacks): those must type-check too.
+  "azurediagnostics-fallbacks": [
+    table("AzureDiagnostics", { ...diagnostics.columns, ...diagnostics.console_fallbacks }),
+  ],
 };
 
 const globals = {};

@@ -36,6 +36,8 @@ WORKSPACE = "workspace"  # every documented table
 RESOURCE_SPECIFIC = "resource-specific"  # the CDB* tables only
 AZURE_DIAGNOSTICS = "azurediagnostics"  # AzureDiagnostics only, with Cosmos DB's columns
 AZURE_DIAGNOSTICS_BARE = "azurediagnostics-bare"  # AzureDiagnostics, documented minimum only
+AZURE_DIAGNOSTICS_FALLBACKS = "azurediagnostics-fallbacks"  # …plus the texts' other spellings
+TABLES_FILE = KUSTO_DIR / "tables.json"
 
 
 @dataclass(frozen=True)

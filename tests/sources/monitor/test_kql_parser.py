@@ -12,17 +12,21 @@ with the types the fake workspace answers with.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 
 import pytest
 
 from cosmem_tui.model import Key
 from cosmem_tui.model.telemetry import LOG_COLUMNS, KeyLevel, LogName, LogQuery, Span
-from cosmem_tui.sources.monitor.kql import MAX_TOP, LogMode, render
+from cosmem_tui.sources.monitor.kql import MAX_TOP, LogMode, query_text, render
 from tests.kusto.checker import (
     AZURE_DIAGNOSTICS,
     AZURE_DIAGNOSTICS_BARE,
+    AZURE_DIAGNOSTICS_FALLBACKS,
     RESOURCE_SPECIFIC,
+    TABLES_FILE,
     WORKSPACE,
     Checked,
     KustoChecker,
@@ -97,11 +101,12 @@ def rendered(name: LogName, mode: LogMode, shape: Shape) -> str:
 def workspaces(name: LogName, mode: LogMode) -> tuple[str, ...]:
     """The workspace shapes a text can be sent to: a mode's texts go where its tables
     are (with or without the other kind beside them); the tables probe goes everywhere."""
+    legacy = (AZURE_DIAGNOSTICS, AZURE_DIAGNOSTICS_BARE, AZURE_DIAGNOSTICS_FALLBACKS)
     if name is LogName.TABLES:
-        return (WORKSPACE, RESOURCE_SPECIFIC, AZURE_DIAGNOSTICS, AZURE_DIAGNOSTICS_BARE)
+        return (WORKSPACE, RESOURCE_SPECIFIC, *legacy)
     if mode is LogMode.RESOURCE_SPECIFIC:
         return (WORKSPACE, RESOURCE_SPECIFIC)
-    return (WORKSPACE, AZURE_DIAGNOSTICS, AZURE_DIAGNOSTICS_BARE)
+    return (WORKSPACE, *legacy)
 
 
 # Warnings that are the point of the text, not a fault in it: the tables probe is a fuzzy
@@ -171,3 +176,22 @@ def test_the_parser_refuses_what_log_analytics_refuses(kusto: KustoChecker):
         assert kusto.check(text, WORKSPACE).errors, what
     good = "CDBDataPlaneRequests | sort by StatusCode desc, DurationMs desc | take 5"
     assert kusto.check(good, WORKSPACE).diagnostics == ()
+
+
+def test_the_legacy_texts_read_only_columns_someone_documented():
+    """``column_ifexists`` hides a misspelt column from the parser (the default comes back,
+    every row empty), so each column the legacy texts try is one a Microsoft page names
+    or one of the listed fallbacks, and every listed fallback is still tried."""
+    diagnostics = json.loads(TABLES_FILE.read_text(encoding="utf-8"))["tables"]["AzureDiagnostics"]
+    documented = set(diagnostics["columns"]) | set(diagnostics["cosmos_columns"])
+    fallbacks = set(diagnostics["console_fallbacks"])
+    tried = {
+        column
+        for name in LogName
+        if name is not LogName.TABLES
+        for column in re.findall(
+            r'column_ifexists\("(\w+)"', query_text(name, LogMode.AZURE_DIAGNOSTICS)
+        )
+    }
+    assert tried - documented <= fallbacks, sorted(tried - documented - fallbacks)
+    assert fallbacks <= tried - documented, sorted(fallbacks - (tried - documented))
