@@ -18,10 +18,11 @@ INSTALL_TIMEOUT_S = 300.0
 
 
 def require_tool(tool: str, purpose: str) -> str:
+    """``tool`` on PATH, or the test fails; ``purpose`` names the tests ('the … tests')."""
     found = shutil.which(tool)
     if found is None:
         pytest.fail(
-            f"{purpose} needs {tool!r} (Node.js >= 20) on PATH; install Node.js "
+            f"{purpose} need {tool!r} (Node.js >= 20) on PATH; install Node.js "
             "(e.g. apt-get install nodejs npm). These tests are never skipped.",
             pytrace=False,
         )
