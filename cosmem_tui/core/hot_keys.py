@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from cosmem_tui.core.partition_ranges import current_ranges
 from cosmem_tui.core.telemetry_reader import TelemetryReader, span_ending
 from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, Container, latest_value
 from cosmem_tui.core.throughput import metric_plan as throughput_plan
@@ -28,7 +29,6 @@ from cosmem_tui.model import Clock, InvalidKey, Key
 from cosmem_tui.model.telemetry import (
     AUTOSCALE_MAX_THROUGHPUT,
     DEFAULT_KEYS_TOP,
-    PARTITION_KEY_RANGE,
     PROVISIONED_THROUGHPUT,
     HotKeysReport,
     KeyLevel,
@@ -219,16 +219,13 @@ def build_report(
             problems.append(metric.problem)
 
     provisioned_ru_s = _provisioned(capacity)
-    ranges_seen = {
-        s.dimension(PARTITION_KEY_RANGE) or "?"
-        for answer in capacity
-        if answer.query.name == NORMALIZED_BY_RANGE
-        for s in answer.series
-    }
-
     partition_rows = logs.partitions.table.records() if logs.partitions.table else []
-    partition_ids = {str(r["Partition"]) for r in partition_rows} | ranges_seen
-    count = len(partition_ids)
+    # The partitions that share the RU/s now: after a split its parent no longer does.
+    # The logs have no time to tell a parent from its children: all they name count.
+    live = current_ranges(
+        s for answer in capacity if answer.query.name == NORMALIZED_BY_RANGE for s in answer.series
+    )
+    count = len(live) or len({str(r["Partition"]) for r in partition_rows})
     budget = provisioned_ru_s / count if provisioned_ru_s and count else None
     partitions = tuple(
         sorted(

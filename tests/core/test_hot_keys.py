@@ -218,3 +218,64 @@ async def test_equal_ru_is_in_key_order_whatever_order_the_logs_gave():
     report = await service(ScriptedTelemetry(metrics=metrics, logs=with_ties)).report(Window.M15)
     # numbers before strings (Cosmos order), then by value
     assert [row.key.text for row in report.rows] == ["big", "42", "alpha", "zeta", "omega"]
+
+
+async def test_a_split_partition_is_counted_once_in_the_budget():
+    """Range 0 split into ranges 1 and 2 five minutes ago: the window has metrics and
+    log rows for all three, but only two partitions share the 4,000 RU/s now."""
+    split_at = NOW - 300
+
+    def split_metrics(query: MetricQuery) -> MetricAnswer:
+        if query.name != NORMALIZED_BY_RANGE:
+            return metrics(query)
+        start = int(query.span.start) // 60 * 60
+
+        def series(range_id: str, first: float, last: float) -> Series:
+            points = tuple(
+                MetricPoint(float(at), 40.0 if first <= at < last else None)
+                for at in range(start, int(query.span.end), 60)
+            )
+            return Series(
+                "NormalizedRUConsumption",
+                "Maximum",
+                "Percent",
+                (("partitionkeyrangeid", range_id),),
+                points,
+            )
+
+        end = query.span.end
+        return MetricAnswer(
+            query,
+            (series("0", start, split_at), series("1", split_at, end), series("2", split_at, end)),
+        )
+
+    split_partitions = table(
+        LogName.PARTITION_USAGE,
+        ("1", 5000.0, 900.0, 2),
+        ("0", 3000.0, 700.0, 3),
+        ("2", 2000.0, 200.0, 1),
+    )
+
+    def split_logs(query: LogQuery) -> LogAnswer:
+        if query.name == LogName.PARTITION_USAGE:
+            return LogAnswer(query, split_partitions, as_of=NOW - 40)
+        return logs(query)
+
+    report = await service(ScriptedTelemetry(metrics=split_metrics, logs=split_logs)).report(
+        Window.M15
+    )
+    assert report.provisioned_ru_s == 4000.0
+    assert {p.partition: p.budget_ru_s for p in report.partitions} == {
+        "0": 2000.0,
+        "1": 2000.0,
+        "2": 2000.0,
+    }
+    # Without the metrics the logs cannot tell a parent from its children: every
+    # partition they name counts.
+    no_ranges = await service(
+        ScriptedTelemetry(
+            metrics=lambda q: metrics(q) if q.name == CAPACITY else MetricAnswer(q, ()),
+            logs=split_logs,
+        )
+    ).report(Window.M15)
+    assert {p.budget_ru_s for p in no_ranges.partitions} == {4000.0 / 3}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.npm import npm_ci, require_tool
 from tests.peer.fault_proxy import FaultProxy
 
 PEER_DIR = Path(__file__).resolve().parent
@@ -31,7 +31,6 @@ PEER_KEY = (
 )
 _READY = re.compile(r"cosmos-peer listening on (https?://[\d.]+:\d+)")
 START_TIMEOUT_S = 30.0
-INSTALL_TIMEOUT_S = 300.0
 
 
 @dataclass(frozen=True)
@@ -41,37 +40,16 @@ class Peer:
     log: Path
 
 
+PURPOSE = "the Cosmos peer tests (@vercel/cosmosdb-server)"
+
+
 def _require(tool: str) -> str:
-    found = shutil.which(tool)
-    if found is None:
-        pytest.fail(
-            f"the Cosmos peer tests need {tool!r} (Node.js >= 20) on PATH to run "
-            "@vercel/cosmosdb-server; install Node.js (e.g. apt-get install nodejs npm). "
-            "These tests are never skipped.",
-            pytrace=False,
-        )
-    return found
+    return require_tool(tool, PURPOSE)
 
 
 def ensure_installed() -> None:
     """``npm ci`` from the committed lock file, once, when node_modules is missing."""
-    if PACKAGE.exists():
-        return
-    npm = _require("npm")
-    result = subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=PEER_DIR,
-        capture_output=True,
-        text=True,
-        timeout=INSTALL_TIMEOUT_S,
-        check=False,
-    )
-    if result.returncode != 0 or not PACKAGE.exists():
-        pytest.fail(
-            f"npm ci in {PEER_DIR} failed (exit {result.returncode}): "
-            f"{(result.stderr or result.stdout).strip()[-2000:]}",
-            pytrace=False,
-        )
+    npm_ci(PEER_DIR, PACKAGE, PURPOSE)
 
 
 def start_peer(log: Path) -> tuple[subprocess.Popen[bytes], str]:

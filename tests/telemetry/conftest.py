@@ -125,7 +125,7 @@ def console_metric_queries(span: Span, database: str, container: str) -> list[Me
 
 
 # How each log aggregation orders its rows (what a top-N cut keeps): the KQL's ``top``
-# clauses. Ties beyond these keys may come in any order.
+# and ``sort by … | take`` clauses. Ties beyond these keys may come in any order.
 ROW_ORDER: dict[LogName, Callable[[dict[str, Any]], tuple[Any, ...]]] = {
     LogName.KEY_USAGE: lambda r: (-r["RU"],),
     LogName.PARTITION_USAGE: lambda r: (-r["RU"],),

@@ -5,7 +5,8 @@ mapping, the ledger policy); only the socket is replaced. ``AzureFake.transport(
 an azure-core ``AsyncioRequestsTransport`` over a ``requests.Session`` whose adapter asks
 the fake for each answer, so no aiohttp and no network are involved, and endpoints stay
 https. Answers are shaped after the REST spec examples (metrics:getBatch 2024-02-01,
-Log Analytics v1 $batch) and the facts collected for this project.
+Log Analytics v1 $batch) and the facts collected for this project; the queries a
+fake workspace is sent go through Microsoft's KQL parser first (``refusal``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from azure.core.pipeline.transport import AsyncioRequestsTransport
 from requests.adapters import BaseAdapter
 from requests.structures import CaseInsensitiveDict
 from urllib3 import HTTPResponse
+
+from tests.kusto.checker import rejected
 
 SUBSCRIPTION = "8d2f3c1a-5b6e-4f70-9a81-2c3d4e5f6a7b"
 RESOURCE_ID = (
@@ -247,13 +250,28 @@ def error_body(code: str, message: str, inner: str | None = None) -> dict[str, A
     return {"error": error}
 
 
+def refusal(text: str) -> Reply | None:
+    """Log Analytics' answer to a text it would not run, or None: the fake workspace runs
+    every text through Microsoft's own parser (tests/kusto) with the documented tables,
+    and refuses what it refuses, as the service does (400, the parser's message as the
+    innermost error). A fake never accepts a query the real service rejects."""
+    why = rejected(text)
+    if why is None:
+        return None
+    return Reply(
+        400, error_body("BadArgumentError", "The request had some invalid properties", why)
+    )
+
+
 def batch(answer: Callable[[str, dict[str, Any]], Reply]) -> Responder:
-    """A $batch responder: ``answer(query_text, request)`` for each request, ids echoed."""
+    """A $batch responder: ``answer(query_text, request)`` for each request that Log
+    Analytics would run (the others are refused, see ``refusal``), ids echoed."""
 
     def respond(sent: Sent) -> Reply:
         responses = []
         for request in sent.json()["requests"]:
-            reply = answer(request["body"]["query"], request)
+            text = request["body"]["query"]
+            reply = refusal(text) or answer(text, request)
             responses.append(
                 {"id": request["id"], "status": reply.status, "headers": {}, "body": reply.body}
             )

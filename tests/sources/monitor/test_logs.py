@@ -8,6 +8,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from cosmem_tui.model import Key, Kind, Scope
 from cosmem_tui.model.telemetry import (
     LOG_COLUMNS,
@@ -19,6 +21,7 @@ from cosmem_tui.model.telemetry import (
     Span,
 )
 from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.monitor import kql
 from cosmem_tui.sources.monitor.kql import LogMode, query_text
 from tests.conftest import ANCHOR
 from tests.sources.monitor.azure_fake import (
@@ -514,3 +517,33 @@ async def test_columns_other_than_the_contracts_are_refused(open_source: Opener,
     assert storage.problem is not None and storage.problem.kind is ProblemKind.QUERY_ERROR
     assert "returned columns PartitionKey, SizeKb; expected Key, SizeKb" in storage.problem.message
     assert storage.table is None
+
+
+async def test_the_workspace_refuses_what_log_analytics_refuses(
+    open_source: Opener, fake: AzureFake, monkeypatch: pytest.MonkeyPatch
+):
+    """The fake runs every text through Microsoft's parser first: a text Log Analytics
+    would reject (here the old ``top`` with two sort keys) is a query error, as on a real
+    workspace, never rows."""
+    original = kql.load_query
+
+    def old_throttles(dialect: str, name: str) -> str:
+        text = original(dialect, name)
+        if name == "throttles":
+            text = text.replace(
+                "| sort by TimeGenerated desc, Throttled desc\n| take p_top",
+                "| top p_top by TimeGenerated desc, Throttled desc",
+            )
+        return text
+
+    monkeypatch.setattr(kql, "load_query", old_throttles)
+    workspace = Workspace()
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    usage, throttles = await source.logs(ask(LogName.KEY_USAGE, LogName.THROTTLES))
+    assert usage.problem is None and usage.table is not None
+    problem = throttles.problem
+    assert problem is not None and problem.kind is ProblemKind.QUERY_ERROR
+    assert "KS198" in problem.message and "The incomplete fragment is unexpected" in problem.message
+    assert throttles.table is None
+    assert [name for name, _, _ in workspace.asked] == [LogName.KEY_USAGE, LogName.TABLES]
