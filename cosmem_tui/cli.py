@@ -1029,7 +1029,7 @@ async def _cmd_write(session: Session, args: argparse.Namespace, out: TextIO) ->
     """pin / set-ttl / erase-thread: plan from a fresh read, confirm, apply, report."""
     writes = session.writes
     if writes is None:  # _run_write refuses before opening a session; this is a backstop
-        raise CliError(f"cosmem {args.command} needs --allow-writes")
+        raise CliError(f"{args.command} needs --allow-writes")
     names = list(args.names)
     seconds: int | None = None
     if args.command == "set-ttl":

@@ -162,7 +162,7 @@ def test_a_concurrent_change_exits_4_and_writes_nothing(
 def test_an_unknown_item_exits_1(capsys, workspace):
     args = ("pin", "acme", "t1", "nope", "--workspace", str(workspace), "--allow-writes", "--yes")
     code, _, err = run(capsys, *args)
-    assert code == 1 and "is gone" in err
+    assert code == 1 and "no item 'nope' in tenant acme / thread t1" in err and "gone" not in err
 
 
 def test_the_demo_copy_can_be_written(capsys, demo_path, tmp_path, manifest, isolated_user_dirs):

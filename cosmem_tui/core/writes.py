@@ -143,8 +143,16 @@ class WriteService:
     # -- plans ----------------------------------------------------------------------------
 
     async def plan_ttl(
-        self, ref: ThreadRef, item_id: str, ttl: int, action: WriteAction = WriteAction.SET_TTL
+        self,
+        ref: ThreadRef,
+        item_id: str,
+        ttl: int,
+        action: WriteAction = WriteAction.SET_TTL,
+        *,
+        listed: bool = False,
     ) -> WritePlan:
+        """``listed``: the id comes from a row the console showed (so a 404 means it is
+        gone since), not from what someone typed (then it may never have existed)."""
         if isinstance(ttl, bool) or valid_item_ttl(ttl) is None:
             raise WriteRefused(
                 f"ttl {ttl!r} is not one the service accepts: -1 (never) or 1..{MAX_TTL} seconds"
@@ -155,9 +163,12 @@ class WriteService:
         try:
             item = await self.store.read_item(ref, item_id)
         except NotFound:
-            raise UnknownItem(
-                f"item {item_id!r} is gone from {self._label(ref)} (expired or deleted)"
-            ) from None
+            if listed:
+                raise UnknownItem(
+                    f"item {item_id!r} is gone from {self._label(ref)} (expired or deleted "
+                    "since it was listed)"
+                ) from None
+            raise UnknownItem(f"no item {item_id!r} in {self._label(ref)}") from None
         change = TtlChange(
             item.id, item.partition_key, item.etag, item.ts, item.body.get("ttl", MISSING), ttl
         )
@@ -173,8 +184,8 @@ class WriteService:
             estimate,
         )
 
-    async def plan_pin(self, ref: ThreadRef, item_id: str) -> WritePlan:
-        return await self.plan_ttl(ref, item_id, -1, WriteAction.PIN)
+    async def plan_pin(self, ref: ThreadRef, item_id: str, *, listed: bool = False) -> WritePlan:
+        return await self.plan_ttl(ref, item_id, -1, WriteAction.PIN, listed=listed)
 
     async def plan_erase(self, ref: ThreadRef) -> WritePlan:
         container = await self.store.container_properties()

@@ -115,8 +115,10 @@ async def test_invalid_ttls_and_missing_items_are_refused_before_any_write(
     for bad in (0, -2, 2_147_483_648):
         with pytest.raises(WriteRefused, match="not one the service accepts"):
             await writes.plan_ttl(REF, "t1-1", bad)
-    with pytest.raises(LookupError, match="is gone"):
-        await writes.plan_pin(REF, "no-such-item")
+    with pytest.raises(LookupError, match=r"^no item 'no-such-item' in tenant acme / thread t1$"):
+        await writes.plan_pin(REF, "no-such-item")  # typed: it may never have existed
+    with pytest.raises(LookupError, match="is gone .* since it was listed"):
+        await writes.plan_pin(REF, "no-such-item", listed=True)
     assert audit_lines(isolated_user_dirs) == []
     await session.close()
 

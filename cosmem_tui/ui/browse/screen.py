@@ -587,7 +587,7 @@ class BrowseScreen(ViewScreen):
         run_write(
             self,
             f"browse: {verb}",
-            lambda writes: writes.plan_ttl(ref, item_id, ttl),
+            lambda writes: writes.plan_ttl(ref, item_id, ttl, listed=True),
             lambda outcome: self.action_reload(),
         )
 
