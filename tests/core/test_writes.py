@@ -117,7 +117,7 @@ async def test_invalid_ttls_and_missing_items_are_refused_before_any_write(
             await writes.plan_ttl(REF, "t1-1", bad)
     with pytest.raises(LookupError, match=r"^no item 'no-such-item' in tenant acme / thread t1$"):
         await writes.plan_pin(REF, "no-such-item")  # typed: it may never have existed
-    with pytest.raises(LookupError, match="is gone .* since it was listed"):
+    with pytest.raises(LookupError, match=r"is gone .* since it was listed"):
         await writes.plan_pin(REF, "no-such-item", listed=True)
     assert audit_lines(isolated_user_dirs) == []
     await session.close()
