@@ -262,8 +262,10 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
 def _simulated_telemetry(
     workspace: Workspace, manifest: DemoManifest | None, ledger: Gateway, clock: Clock
 ) -> Telemetry:
-    """The demo's live workload: its hot tenant bursts a little after the session starts
-    (the largest tenant plays the part in a workspace that is not the demo)."""
+    """The demo's live workload: its hot tenant bursts every 15 minutes from a little
+    after the workspace was built (the largest tenant plays the part in a workspace that
+    is not the demo). Anchored to the workspace, not to this session: the console and
+    every ``cosmem`` command see the same incident at the same time."""
     from cosmem_tui.sources.simulated import SimulatedTelemetry
 
     return SimulatedTelemetry.from_workspace(
@@ -271,7 +273,6 @@ def _simulated_telemetry(
         hot_tenant=manifest.hot_tenant if manifest is not None else None,
         gateway=ledger,
         clock=clock,
-        started_at=clock.now(),
     )
 
 
