@@ -35,6 +35,7 @@ from cosmem_tui.core.session import (
     data_dir,
 )
 from cosmem_tui.model import Clock, SystemClock
+from cosmem_tui.sources.errors import StoreError
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
 
@@ -232,7 +233,11 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         telemetry_services(
             telemetry,
             clock,
-            Container(workspace.container.database, workspace.container.container),
+            Container(
+                workspace.container.database,
+                workspace.container.container,
+                key_levels=len(workspace.container.partition_key.paths),
+            ),
         )
     )
     closers.append(telemetry.close)
@@ -429,5 +434,10 @@ async def _monitor_for_cosmos(
         monitor, ledger, token_credential, clock, region_hint=region_hint, transport=transport
     )
     closers.append(telemetry.close)
-    where = Container(settings.database, settings.container)
+    try:  # read when the schema was detected, and kept; else one metadata read
+        with ledger.caused_by("open: the container's partition key for Azure Monitor"):
+            levels: int | None = len((await store.container_properties()).partition_key.paths)
+    except StoreError:
+        levels = None  # storage per tenant is then shown as a lower bound
+    where = Container(settings.database, settings.container, key_levels=levels)
     return telemetry_services(telemetry, clock, where), closers, notes

@@ -137,6 +137,7 @@ async def test_hot_prints_the_reports_rows(capsys: pytest.CaptureFixture[str]):
         "partition_share": round(200.0 / 2000.0, 4),  # its peak on partition 2 alone
         "throttled": 21,
         "storage_kb": 5_242_880,
+        "storage_lower_bound": True,  # a tenant: only its largest keys are logged
         "partition": "2",
         "partitions": 3,
     }

@@ -47,7 +47,8 @@ from cosmem_tui.model.telemetry import (
 
 STORAGE_CAVEAT = (
     "storage: only the largest keys of each partition are logged (PartitionKeyStatistics, "
-    "sampled estimates); a blank is not zero"
+    "sampled estimates), so a tenant's is at least (≥) what its logged keys hold; "
+    "a blank is not zero"
 )
 LAG_CAVEAT = "logs lag 20 s – 3 min behind the requests"
 THROTTLE_CAVEAT = "429s per key: requests joined to the RU log by activity id"
@@ -157,7 +158,15 @@ class HotKeysService:
         # Off the event loop: joining 100,000 keys takes most of a second, and the
         # console's loop (browse asks for this report on start) must go on drawing.
         report = await asyncio.to_thread(
-            build_report, window, span, self.about, level, tenant, logs, capacity
+            build_report,
+            window,
+            span,
+            self.about,
+            level,
+            tenant,
+            logs,
+            capacity,
+            key_levels=self.where.key_levels,
         )
         self._last = (answers, report)
         return report
@@ -209,7 +218,10 @@ def build_report(
     tenant: Key | None,
     logs: _Logs,
     capacity: list[MetricAnswer],
+    *,
+    key_levels: int | None = None,
 ) -> HotKeysReport:
+    """``key_levels``: the paths of the container's partition key (None: not known)."""
     problems: list[TelemetryProblem] = []
     for answer in (logs.usage, logs.partitions, logs.throttles, logs.storage):
         if answer.problem is not None and answer.problem not in problems:
@@ -267,6 +279,10 @@ def build_report(
         throttles_known = logs.throttles.table is not None and logs.throttles.problem is None
         absent = 0 if throttles_known else None
         throttled_get, storage_get, append = throttled.get, storage.get, rows.append
+        # A tenant of a hierarchical key is many keys, of which the statistics log only
+        # the largest: its storage is their sum, a lower bound (it was shown as if whole,
+        # "1.5 MB" for a tenant holding 15 MB). A whole key's is its own estimate.
+        partial = level is KeyLevel.TENANT and key_levels != 1
         for r in usage.rows:
             key = parse_key(r[i_key])
             ru = _number(r[i_ru])
@@ -284,7 +300,8 @@ def build_report(
                     # that partition alone, not its busiest second over all of them.
                     _number(r[i_part_peak]) / budget if budget else None,
                     throttled_get(key, absent),
-                    storage_get(key),
+                    (size := storage_get(key)),
+                    partial and size is not None,
                 )
             )
     _sort_by_ru(rows)

@@ -174,6 +174,7 @@ HOT_FIELDS = (
     "partition_share",
     "throttled",
     "storage_kb",
+    "storage_lower_bound",
     "partition",
     "partitions",
 )
@@ -201,6 +202,8 @@ def hot_record(usage: KeyUsage, level: KeyLevel, *, typed: bool) -> dict[str, An
         ),
         "throttled": usage.throttled,
         "storage_kb": usage.storage_kb,
+        # True: only the tenant's largest keys are logged, so it holds at least that much.
+        "storage_lower_bound": usage.storage_lower_bound if usage.storage_kb is not None else None,
         "partition": usage.partition,
         "partitions": usage.partitions,
     }

@@ -63,6 +63,7 @@ class Container:
 
     database: str | None = None
     container: str | None = None
+    key_levels: int | None = None  # paths in its partition key (None: not known)
 
 
 def metric_plan(span: Span, where: Container) -> list[MetricQuery]:

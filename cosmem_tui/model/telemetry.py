@@ -365,6 +365,10 @@ class KeyUsage(NamedTuple):
     partition_share: float | None  # its busiest second there against the partition's budget
     throttled: int | None  # 429s on its requests (None: not known)
     storage_kb: int | None  # estimated storage (None: not among the largest keys)
+    # True: ``storage_kb`` adds up only the key's largest sub-keys the statistics logged
+    # (a tenant of a hierarchical key), so it holds at least that much; False: the key's
+    # own logged estimate.
+    storage_lower_bound: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,7 @@ def key_columns(label: str, sort: Sort) -> tuple[Column, ...]:
         Column("RU%", 6, "right"),
         Column(title("BUDGET"), 7, "right", drop_order=1),
         Column(title("429"), 7, "right"),
-        Column(title("STORAGE"), 8, "right", drop_order=3),
+        Column(title("STORAGE"), 9, "right", drop_order=3),
         Column("PARTITION", 9, drop_order=4),
     )
 
@@ -63,14 +63,17 @@ def ru_text(ru: float) -> str:
     return f"{ru:,.0f}" if ru < 1_000_000 else short_number(ru)
 
 
-def storage_text(kb: int | None) -> str:
-    """A blank when unknown: only the largest keys are logged (the caveat says so)."""
+def storage_text(kb: int | None, lower_bound: bool = False) -> str:
+    """A blank when unknown: only the largest keys are logged (the caveat says so);
+    ``≥`` before a lower bound (a tenant's logged keys, not all of them)."""
     if kb is None:
         return ""
     size = float(kb)
+    bound = "≥" if lower_bound else ""
     for unit in ("KB", "MB", "GB", "TB"):
         if size < 1024 or unit == "TB":
-            return f"{size:,.0f} {unit}" if size >= 100 or unit == "KB" else f"{size:.1f} {unit}"
+            number = f"{size:,.0f}" if size >= 100 or unit == "KB" else f"{size:.1f}"
+            return f"{bound}{number} {unit}"
         size /= 1024
     return ""
 
@@ -136,7 +139,7 @@ class HotRows:
                 else ("—", "dim"),
                 budget_cell(u.partition_share),
                 throttled_cell(u.throttled),
-                (storage_text(u.storage_kb), "dim"),
+                (storage_text(u.storage_kb, u.storage_lower_bound), "dim"),
                 (one_line(u.partition) + spread, "dim"),
             ]
         )

@@ -118,6 +118,27 @@ async def test_rows_and_shares():
     assert "logs lag 20 s – 3 min behind the requests: data as of 07:59:50 UTC" in report.caveats
 
 
+async def test_a_tenants_storage_is_a_lower_bound_where_it_is_many_keys():
+    """PartitionKeyStatistics logs only the largest keys of each partition: a tenant of a
+    hierarchical key is the sum of those of its keys that were logged, at least that much
+    (shown as if whole, it read "1.5 MB" for a tenant holding 15 MB)."""
+    scripted = ScriptedTelemetry(metrics=metrics, logs=logs)
+
+    def contoso(levels: int | None, **ask: Any) -> Any:
+        hot = service(scripted)
+        hot.where = Container("memory", "turns", key_levels=levels)
+        return hot.report(Window.M15, **ask)
+
+    for levels in (2, None):  # hierarchical, or not known: a lower bound
+        (row, *_rest) = (await contoso(levels)).rows
+        assert row.storage_kb == 2_500_000 and row.storage_lower_bound
+    (row, *_rest) = (await contoso(1)).rows  # the tenant is the whole key: its own estimate
+    assert row.storage_kb == 2_500_000 and not row.storage_lower_bound
+    keys = await contoso(2, tenant=Key.of("contoso"))  # a whole key's own estimate
+    assert not any(r.storage_lower_bound for r in keys.rows)
+    assert not (await contoso(2)).rows[1].storage_lower_bound  # no storage: no bound
+
+
 async def test_the_questions_asked():
     telemetry = ScriptedTelemetry(metrics=metrics, logs=logs)
     await service(telemetry, top=500).report(Window.H1, tenant=Key.of("contoso"))

@@ -140,6 +140,11 @@ def test_unknowns_are_dashes_or_blanks_never_zero_and_sort_last():
     assert cells[4] == ("—", "dim") and cells[5] == ("—", "dim") and cells[6][0] == ""
     assert HotRows(rows, None, SORTS[0]).row(1)[4] == ("120%", "bad")
     assert storage_text(2048) == "2.0 MB" and storage_text(None) == ""
+    assert storage_text(1536, lower_bound=True) == "≥1.5 MB"  # a tenant's logged keys only
+    bounded = HotRows(
+        (usage("d", 50.0, storage_kb=1536, storage_lower_bound=True),), None, SORTS[0]
+    )
+    assert bounded.row(0)[6][0] == "≥1.5 MB"
     unknown_shares = HotRows(rows, None, SORTS[0], shares=False).row(0)
     assert unknown_shares[3] == ("—", "dim")  # no container total: no share
 
