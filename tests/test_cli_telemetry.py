@@ -140,6 +140,7 @@ async def test_hot_prints_the_reports_rows(capsys: pytest.CaptureFixture[str]):
         "storage_lower_bound": True,  # a tenant: only its largest keys are logged
         "partition": "2",
         "partitions": 3,
+        "partition_ids": ["2", "0", "1"],  # every one it touched, the main one first
     }
     assert [r["ru"] for r in rows] == [round(u.ru, 2) for u in report.rows]
     assert [r["share"] for r in rows] == [round(u.share, 4) for u in report.rows]

@@ -273,6 +273,7 @@ def build_report(
         i_part, i_parts = at["Partition"], at["Partitions"]
         i_part_ru, i_part_peak = at["PartitionRU"], at["PartitionPeakRUps"]
         i_keys = at["Keys"]  # every row carries the total: the first that has one
+        i_ids = at["PartitionIds"]
         keys_total = next((n for r in usage.rows if (n := _count(r[i_keys])) is not None), None)
         # A key absent from a complete 429 answer had none; from a partial or failed
         # one, it is not known.
@@ -287,13 +288,14 @@ def build_report(
             key = parse_key(r[i_key])
             ru = _number(r[i_ru])
             touched = r[i_parts]
+            main = str(r[i_part])
             append(
                 KeyUsage(
                     key,
                     ru,
                     _number(r[i_peak]),
                     ru / total_ru if total_ru else 0.0,
-                    str(r[i_part]),
+                    main,
                     touched if type(touched) is int and touched > 0 else (_count(touched) or 1),
                     _number(r[i_part_ru]),
                     # A partition's budget is its own: compare what the key asked of
@@ -302,6 +304,7 @@ def build_report(
                     throttled_get(key, absent),
                     (size := storage_get(key)),
                     partial and size is not None,
+                    touched_partitions(main, r[i_ids]),
                 )
             )
     _sort_by_ru(rows)
@@ -332,6 +335,19 @@ def build_report(
         caveats=tuple(caveats),
         problems=tuple(problems),
     )
+
+
+def touched_partitions(main: str, cell: Any) -> tuple[str, ...]:
+    """The partitions a key touched, its main one first, the others in id order: the
+    logs' set (a list, or its JSON text) as they came — data, so anything else is only
+    the main one."""
+    if isinstance(cell, str):
+        cell = _json_or_none(cell)
+    if not isinstance(cell, list) or len(cell) < 2:  # the usual: one partition
+        return (main,)
+    others = {str(p) for p in cell if isinstance(p, str | int) and not isinstance(p, bool)}
+    others.discard(main)
+    return (main, *sorted(others, key=lambda p: (len(p), p)))  # "2" before "10"
 
 
 def _same_objects(these: tuple[object, ...], those: tuple[object, ...]) -> bool:

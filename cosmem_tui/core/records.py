@@ -177,6 +177,7 @@ HOT_FIELDS = (
     "storage_lower_bound",
     "partition",
     "partitions",
+    "partition_ids",
 )
 
 
@@ -206,6 +207,7 @@ def hot_record(usage: KeyUsage, level: KeyLevel, *, typed: bool) -> dict[str, An
         "storage_lower_bound": usage.storage_lower_bound if usage.storage_kb is not None else None,
         "partition": usage.partition,
         "partitions": usage.partitions,
+        "partition_ids": list(usage.partition_ids or (usage.partition,)),
     }
 
 

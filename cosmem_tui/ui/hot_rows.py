@@ -55,7 +55,7 @@ def key_columns(label: str, sort: Sort) -> tuple[Column, ...]:
         Column(title("BUDGET"), 7, "right", drop_order=1),
         Column(title("429"), 7, "right"),
         Column(title("STORAGE"), 9, "right", drop_order=3),
-        Column("PARTITION", 9, drop_order=4),
+        Column("PARTITION", PARTITION_WIDTH, drop_order=4),
     )
 
 
@@ -76,6 +76,25 @@ def storage_text(kb: int | None, lower_bound: bool = False) -> str:
             return f"{bound}{number} {unit}"
         size /= 1024
     return ""
+
+
+PARTITION_WIDTH = 9
+
+
+def partition_text(usage: KeyUsage, width: int = PARTITION_WIDTH) -> str:
+    """Every partition the key touched, its main one first ("1,2"); what does not fit
+    (or the logs did not name) is counted ("1,2,3+5"), never a bare "+1"."""
+    ids = [one_line(p) for p in (usage.partition_ids or (usage.partition,))]
+    total = max(usage.partitions, len(ids))
+    shown: list[str] = []
+    for i, pid in enumerate(ids):
+        rest = total - i - 1
+        text = ",".join([*shown, pid])
+        if len(text) + (len(f"+{rest}") if rest else 0) > width and shown:
+            break
+        shown.append(pid)
+    left = total - len(shown)
+    return ",".join(shown) + (f"+{left}" if left else "")
 
 
 def budget_cell(share: float | None) -> Cell:
@@ -128,7 +147,6 @@ class HotRows:
     def row(self, index: int) -> list[Cell]:
         u = self.usage(index)
         hot = (u.throttled or 0) > 0 or (u.partition_share or 0.0) >= 1.0
-        spread = f" +{u.partitions - 1}" if u.partitions > 1 else ""
         return safe_cells(
             [
                 (one_line(self.label(index)), "bad" if hot else ""),
@@ -140,7 +158,7 @@ class HotRows:
                 budget_cell(u.partition_share),
                 throttled_cell(u.throttled),
                 (storage_text(u.storage_kb, u.storage_lower_bound), "dim"),
-                (one_line(u.partition) + spread, "dim"),
+                (partition_text(u), "dim"),
             ]
         )
 

@@ -34,10 +34,11 @@ def table(name: LogName, *rows: tuple[Any, ...]) -> LogTable:
 
 USAGE = table(
     LogName.KEY_USAGE,
-    # Key, Partition, Partitions, RU, PeakRUps, PartitionRU, PartitionPeakRUps, Keys
-    ('["contoso"]', "2", 2, 6300.0, 1200.0, 5800.0, 950.0, 5),
-    ('["fabrikam"]', "1", 1, 2000.0, 120.0, 2000.0, 120.0, 5),
-    ("[42]", "2", 1, 1000.0, 80.0, 1000.0, 80.0, 5),  # a numeric tenant stays a number
+    # Key, Partition, Partitions, RU, PeakRUps, PartitionRU, PartitionPeakRUps, Keys,
+    # PartitionIds
+    ('["contoso"]', "2", 2, 6300.0, 1200.0, 5800.0, 950.0, 5, ["1", "2"]),
+    ('["fabrikam"]', "1", 1, 2000.0, 120.0, 2000.0, 120.0, 5, ["1"]),
+    ("[42]", "2", 1, 1000.0, 80.0, 1000.0, 80.0, 5, ["2"]),  # a numeric tenant stays a number
 )
 PARTITIONS = table(
     LogName.PARTITION_USAGE,
@@ -100,6 +101,7 @@ async def test_rows_and_shares():
     assert contoso.partition_share == 950.0 / 1000.0
     assert contoso.peak_ru_s == 1200.0 and contoso.partition_ru == 5800.0
     assert (contoso.partition, contoso.partitions) == ("2", 2)
+    assert contoso.partition_ids == ("2", "1")  # both named, the main one first
     assert contoso.throttled == 42 and contoso.storage_kb == 2_500_000
     fabrikam = report.rows[1]
     assert fabrikam.throttled == 0  # absent from a complete answer: none
@@ -224,11 +226,11 @@ async def test_kept_answers_give_the_kept_report_and_new_ones_a_new_report():
 async def test_equal_ru_is_in_key_order_whatever_order_the_logs_gave():
     tied = table(
         LogName.KEY_USAGE,
-        ('["zeta"]', "1", 1, 500.0, 10.0, 500.0, 10.0, 5),
-        ('["big"]', "1", 1, 900.0, 10.0, 900.0, 10.0, 5),
-        ('["alpha"]', "1", 1, 500.0, 10.0, 500.0, 10.0, 5),
-        ("[42]", "1", 1, 500.0, 10.0, 500.0, 10.0, 5),
-        ('["omega"]', "1", 1, 100.0, 10.0, 100.0, 10.0, 5),
+        ('["zeta"]', "1", 1, 500.0, 10.0, 500.0, 10.0, 5, ["1"]),
+        ('["big"]', "1", 1, 900.0, 10.0, 900.0, 10.0, 5, ["1"]),
+        ('["alpha"]', "1", 1, 500.0, 10.0, 500.0, 10.0, 5, ["1"]),
+        ("[42]", "1", 1, 500.0, 10.0, 500.0, 10.0, 5, ["1"]),
+        ('["omega"]', "1", 1, 100.0, 10.0, 100.0, 10.0, 5, ["1"]),
     )
 
     def with_ties(query: LogQuery) -> LogAnswer:

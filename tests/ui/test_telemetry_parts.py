@@ -9,7 +9,13 @@ from cosmem_tui.model.telemetry import KeyLevel, KeyUsage, ProblemKind, Telemetr
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.ui.actions import ACTIONS, Registry, view_actions
 from cosmem_tui.ui.commands import Mistake, SetWindow, SwitchView, parse_command
-from cosmem_tui.ui.hot_rows import SORTS, HotRows, browse_target, storage_text
+from cosmem_tui.ui.hot_rows import (
+    SORTS,
+    HotRows,
+    browse_target,
+    partition_text,
+    storage_text,
+)
 from cosmem_tui.ui.telemetry import claimed, next_window
 from cosmem_tui.ui.views import VIEWS
 from cosmem_tui.ui.widgets.charts import (
@@ -147,6 +153,14 @@ def test_unknowns_are_dashes_or_blanks_never_zero_and_sort_last():
     assert bounded.row(0)[6][0] == "≥1.5 MB"
     unknown_shares = HotRows(rows, None, SORTS[0], shares=False).row(0)
     assert unknown_shares[3] == ("—", "dim")  # no container total: no share
+
+
+def test_the_partition_column_names_every_partition_a_key_touched():
+    both = usage("a", 10.0, partition="1", partitions=2, partition_ids=("1", "2"))
+    assert HotRows((both,), None, SORTS[0]).row(0)[7][0] == "1,2"  # not "1 +1"
+    many = usage("b", 1.0, partition="12", partitions=40, partition_ids=("12", "3", "45", "7"))
+    assert partition_text(many) == "12,3+38"  # what fits in the column, the rest counted
+    assert partition_text(usage("c", 1.0)) == "0"
 
 
 def test_rows_are_found_by_key_and_filtered_by_their_shown_name():

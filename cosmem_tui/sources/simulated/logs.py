@@ -34,6 +34,7 @@ from typing import Any
 
 from cosmem_tui.model.telemetry import (
     LOG_COLUMNS,
+    PARTITION_IDS,
     KeyLevel,
     LogAnswer,
     LogName,
@@ -123,6 +124,7 @@ class LogAnswers:
         for row in chosen:
             f = table.figures(row)
             main = f.partition
+            touched = [ids[p] for p, spent in sorted(f.ru_by_partition.items()) if spent > 0]
             rows.append(
                 (
                     f.text,
@@ -133,6 +135,7 @@ class LogAnswers:
                     f.ru_by_partition[main],
                     f.peak_by_partition[main],
                     keys,
+                    touched[:PARTITION_IDS],
                 )
             )
         return rows

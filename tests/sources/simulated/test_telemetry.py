@@ -190,6 +190,10 @@ async def test_a_tenant_on_two_partitions_reports_two(simulated, demo_workload: 
         )
         assert row.table is not None and drill.table is not None
         assert row.table.records()[0]["Partitions"] == 2
+        named = sorted(
+            demo_workload.partition_ids[p] for p in demo_workload.tenant_partitions(tenant)
+        )
+        assert row.table.records()[0]["PartitionIds"] == named  # both of them, by name
         assert len({r["Partition"] for r in drill.table.records()}) == 2
         assert all(r["Partitions"] == 1 for r in drill.table.records())
 
