@@ -7,10 +7,13 @@ key, usage per physical partition, 429s per key, storage of the largest keys —
 provisioned throughput from metrics, into the rows of the hot-keys table:
 
 * ``share``: the key's RU against the container's RU in the window;
-* ``partition_share``: its busiest second against its physical partition's budget
-  (provisioned RU/s split evenly over the partitions, as Cosmos splits it);
-* the headline names the key that takes most of its partition ("contoso = 63 % of RU
-  on partition 2"): the hot partition is where throttling starts.
+* ``partition_share`` (BUDGET): the RU served in its busiest second on its partition
+  against that partition's budget (provisioned RU/s split evenly over the partitions,
+  as Cosmos splits it). Served RU stops at the budget — a 429 consumes nothing and is
+  not logged as RU — so it reads about 100 % where the partition is full, never more;
+* the headline names the table's first row with its share of its partition ("contoso =
+  63 % of RU on partition 2"), and the key that takes most of the busiest partition
+  when that is another one.
 """
 
 from __future__ import annotations
@@ -46,11 +49,21 @@ from cosmem_tui.model.telemetry import (
 )
 
 STORAGE_CAVEAT = (
-    "storage: only the largest keys of each partition are logged (PartitionKeyStatistics, "
-    "sampled estimates), so a tenant's is at least (≥) what its logged keys hold; "
-    "a blank is not zero"
+    "storage: only each partition's largest keys are logged (estimates), so a tenant's "
+    "is a lower bound (≥); a blank is not zero"
 )
 LAG_CAVEAT = "logs lag 20 s – 3 min behind the requests"
+BUDGET_CAVEAT = (
+    "BUDGET: busiest second served ÷ the partition's RU/s; a 429 is not served, "
+    "so it tops out at 100 %"
+)
+# BUDGET (``partition_share``) is RU *served* in a key's busiest second on its partition
+# over that partition's share of the provisioned RU/s. A throttled request consumes no
+# RU and is not in the RU log, so it cannot pass the budget: at SATURATED the partition
+# was full in that second (429s are being answered); from BUSY on, near it. Below, a key
+# can still be throttled by its neighbours, or by bursts shorter than the second.
+SATURATED = 0.95
+BUSY = 0.8
 THROTTLE_CAVEAT = "429s per key: requests joined to the RU log by activity id"
 
 
@@ -311,7 +324,7 @@ def build_report(
     if keys_total is None and logs.usage.table is not None:
         keys_total = 0
 
-    caveats = [LAG_CAVEAT, STORAGE_CAVEAT, THROTTLE_CAVEAT]
+    caveats = [LAG_CAVEAT, BUDGET_CAVEAT, STORAGE_CAVEAT, THROTTLE_CAVEAT]
     if keys_total is not None and keys_total > len(rows):
         caveats.insert(0, f"top {len(rows):,} of {keys_total:,} keys by RU")
     as_of = [a.as_of for a in (logs.usage, logs.partitions) if a.as_of is not None]
@@ -401,25 +414,50 @@ def skew_headline(
     window: Window,
     problems: list[TelemetryProblem],
 ) -> str:
-    """The key that takes most of the hottest partition (the one whose busiest second
-    came closest to its budget): that partition is where throttling starts."""
+    """The table's first row — the key that spent the most — with its share of its own
+    partition and of the container ("contoso = 95 % of RU on partition 1, 57 % of the
+    container's RU in 15m"). When another partition is the busy one (its busiest second
+    at BUSY of its budget or more), the key that takes most of it is named after it, so
+    the headline never names a row the table does not show first without saying why."""
     if not rows:
         if any(p.kind is not ProblemKind.NO_DATA for p in problems):
             return "no per-key usage: see below"
         return f"no keyed requests logged in the last {window.label}"
+    top = rows[0]
+    container = f"{top.share * 100:.0f} % of the container's RU in {window.label}"
+    headline = f"{_label(top)} = {container}"
+    take = partition_take(top, partitions)
+    if take is not None:
+        headline = (
+            f"{_label(top)} = {take * 100:.0f} % of RU on partition {top.partition}, {container}"
+        )
     hottest = max(partitions, key=lambda p: (p.peak_ru_s, p.ru), default=None)
-    row = rows[0]
-    if hottest is not None:
-        # The key that spent most on the hottest partition (rows are by total RU, and a
-        # tenant spread over partitions may spend less on this one than another key).
-        there = [r for r in rows if r.partition == hottest.partition]
-        row = max(there, key=lambda r: r.partition_ru, default=rows[0])
-    on_partition = hottest.ru if hottest is not None and row.partition == hottest.partition else 0
+    if (
+        hottest is None
+        or hottest.partition == top.partition
+        or not hottest.budget_ru_s
+        or hottest.peak_ru_s < BUSY * hottest.budget_ru_s
+    ):
+        return headline
+    there = [r for r in rows if r.partition == hottest.partition]
+    busiest = f"partition {hottest.partition} is the busiest"
+    if not there or not hottest.ru:
+        return f"{headline}; {busiest}"
+    owner = max(there, key=lambda r: r.partition_ru)
+    mine = owner.partition_ru / hottest.ru * 100
+    return f"{headline}; {busiest}: {_label(owner)} = {mine:.0f} % of its RU"
+
+
+def partition_take(row: KeyUsage, partitions: tuple[PartitionUsage, ...]) -> float | None:
+    """What share of its main partition's RU a key spent (None: the partition's total is
+    not known). A tenant with half the container can be all of one partition: that is
+    where its load throttles others."""
+    for partition in partitions:
+        if partition.partition == row.partition:
+            return min(1.0, row.partition_ru / partition.ru) if partition.ru > 0 else None
+    return None
+
+
+def _label(row: KeyUsage) -> str:
     label = row.key.text
-    if len(label) > 40:
-        label = label[:39] + "…"
-    container = f"{row.share * 100:.0f} % of the container's RU in {window.label}"
-    if not on_partition:
-        return f"{label} = {container}"
-    mine = row.partition_ru / on_partition * 100
-    return f"{label} = {mine:.0f} % of RU on partition {row.partition}, {container}"
+    return label if len(label) <= 40 else label[:39] + "…"

@@ -184,8 +184,9 @@ HOT_FIELDS = (
 def hot_record(usage: KeyUsage, level: KeyLevel, *, typed: bool) -> dict[str, Any]:
     """One row of the hot-keys table. ``tenant`` is the first level of the key; ``key``
     the whole key at key level (None at tenant level). ``share`` is of the container's
-    RU in the window, ``partition_share`` the key's busiest second against its physical
-    partition's RU/s budget (above 1 means it alone wanted more than the partition has)."""
+    RU in the window, ``partition_share`` (BUDGET) the RU served in the key's busiest
+    second on its physical partition against that partition's RU/s budget: served RU
+    stops at the budget (a 429 is not served), so near 1 the partition was full."""
     key = usage.key
     tenant = Key.of(key.values[0])
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from cosmem_tui.core.hot_keys import BUSY, SATURATED
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key, ThreadRef
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
@@ -34,7 +35,11 @@ def _missing_last(value: float | int | None) -> float:
 SORTS = (
     Sort("RU", lambda u: -u.ru, "RU in the window"),
     Sort("PEAK/S", lambda u: -u.peak_ru_s, "the busiest second"),
-    Sort("BUDGET", lambda u: _missing_last(u.partition_share), "share of its partition's budget"),
+    Sort(
+        "BUDGET",
+        lambda u: _missing_last(u.partition_share),
+        "busiest second served against its partition's RU/s",
+    ),
     Sort("429", lambda u: _missing_last(u.throttled), "429s"),
     Sort("STORAGE", lambda u: _missing_last(u.storage_kb), "storage"),
     Sort("", lambda u: u.key.sort_key(), "name"),  # "" stands for the key column
@@ -97,10 +102,29 @@ def partition_text(usage: KeyUsage, width: int = PARTITION_WIDTH) -> str:
     return ",".join(shown) + (f"+{left}" if left else "")
 
 
+# What the columns measure: the help shows it, the README says the same.
+COLUMNS_HELP = (
+    "RU: spent in the window. PEAK/S: its busiest second, all its partitions together. "
+    "RU%: its share of the container's RU. BUDGET: the RU it was served in its busiest "
+    "second on its partition, against that partition's share of the provisioned RU/s. "
+    "A throttled request is not served (it consumes no RU), so BUDGET tops out at about "
+    "100 %: from 95 % the partition was full in that second and 429s are being answered "
+    "(red); below, a key can still get 429s from its neighbours on the partition or from "
+    "bursts shorter than a second — the 429 column counts them. STORAGE: only the largest "
+    "keys of each partition are logged, so a tenant's is a lower bound (≥); a blank is "
+    "not zero. PARTITION: the partitions it touched, the busiest first."
+)
+
+
+def saturated(share: float | None) -> bool:
+    """Its busiest second took the partition's whole budget (served RU stops there)."""
+    return (share or 0.0) >= SATURATED
+
+
 def budget_cell(share: float | None) -> Cell:
     if share is None:
         return "—", "dim"
-    tone: Tone = "bad" if share >= 1.0 else "warn" if share >= 0.8 else ""
+    tone: Tone = "bad" if saturated(share) else "warn" if share >= BUSY else ""
     return f"{share * 100:,.0f}%", tone
 
 
@@ -146,7 +170,7 @@ class HotRows:
 
     def row(self, index: int) -> list[Cell]:
         u = self.usage(index)
-        hot = (u.throttled or 0) > 0 or (u.partition_share or 0.0) >= 1.0
+        hot = (u.throttled or 0) > 0 or saturated(u.partition_share)
         return safe_cells(
             [
                 (one_line(self.label(index)), "bad" if hot else ""),

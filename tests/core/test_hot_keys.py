@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from cosmem_tui.core.hot_keys import HotKeysService, parse_key
+from cosmem_tui.core.hot_keys import HotKeysService, parse_key, skew_headline
 from cosmem_tui.core.telemetry_reader import TelemetryReader
 from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, Container
 from cosmem_tui.model import FrozenClock, Key
 from cosmem_tui.model.telemetry import (
     LOG_COLUMNS,
     KeyLevel,
+    KeyUsage,
     LogAnswer,
     LogName,
     LogQuery,
@@ -18,6 +19,7 @@ from cosmem_tui.model.telemetry import (
     MetricAnswer,
     MetricPoint,
     MetricQuery,
+    PartitionUsage,
     ProblemKind,
     Series,
     TelemetryProblem,
@@ -139,6 +141,28 @@ async def test_a_tenants_storage_is_a_lower_bound_where_it_is_many_keys():
     keys = await contoso(2, tenant=Key.of("contoso"))  # a whole key's own estimate
     assert not any(r.storage_lower_bound for r in keys.rows)
     assert not (await contoso(2)).rows[1].storage_lower_bound  # no storage: no bound
+
+
+def test_the_headline_names_the_first_row_and_then_the_busiest_partitions_owner():
+    def row(name: str, ru: float, partition: str, partition_ru: float) -> KeyUsage:
+        return KeyUsage(
+            Key.of("acme", name), ru, ru / 60, ru / 10_000, partition, 1, partition_ru,
+            None, None, None,
+        )  # fmt: skip
+
+    rows = [row("thr-a", 3000.0, "2", 3000.0), row("thr-b", 2500.0, "1", 2500.0)]
+    calm = (
+        PartitionUsage("1", 4000.0, 500.0, 1000.0, 9),
+        PartitionUsage("2", 6000.0, 400.0, 1000.0, 9),
+    )
+    assert skew_headline(rows, calm, Window.M15, []) == (
+        '["acme","thr-a"] = 50 % of RU on partition 2, 30 % of the container\'s RU in 15m'
+    )  # partition 1's busiest second is half its budget: nothing more to say
+    busy = (PartitionUsage("1", 4000.0, 990.0, 1000.0, 9), calm[1])
+    assert skew_headline(rows, busy, Window.M15, []) == (
+        '["acme","thr-a"] = 50 % of RU on partition 2, 30 % of the container\'s RU in 15m; '
+        'partition 1 is the busiest: ["acme","thr-b"] = 62 % of its RU'
+    )
 
 
 async def test_the_questions_asked():

@@ -97,3 +97,17 @@ async def test_the_hot_tenants_storage_is_shown_as_the_lower_bound_it_is(demo_pa
     assert record["storage_lower_bound"] is True
     unknown = next(r for r in report.rows if r.storage_kb is None)
     assert records.hot_record(unknown, report.level, typed=True)["storage_lower_bound"] is None
+
+
+async def test_a_tenants_keys_headline_names_the_row_the_table_shows_first(simulated):
+    """Drilled into the hot tenant during its burst: the headline is about the thread at
+    the top of the table (it named another thread, the biggest on the busy partition),
+    and names that partition's biggest thread only as the busiest partition's."""
+    _throughput, hot = services(simulated, BURST + 150)
+    keys = await hot.report(Window.M15, tenant=Key.of("contoso"))
+    top = keys.rows[0]
+    assert keys.headline.startswith(f"{top.key.text} = ")
+    assert f"on partition {top.partition}," in keys.headline
+    busiest = max(keys.partitions, key=lambda p: (p.peak_ru_s, p.ru))
+    if busiest.partition != top.partition:
+        assert f"; partition {busiest.partition} is the busiest: " in keys.headline
