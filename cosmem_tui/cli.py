@@ -339,6 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not count top-level keys for the skew rules (counting costs requests)",
     )
     _source_options(advise, suppress=True)
+    _monitor_options(advise)  # RU per tenant and 429s feed the hotspot rule, as in the view
     _output_options(advise)
     _write_parsers(commands)
     _ttl_parser(commands)

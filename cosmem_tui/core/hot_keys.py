@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -426,7 +427,8 @@ def skew_headline(
     top = rows[0]
     container = f"{top.share * 100:.0f} % of the container's RU in {window.label}"
     headline = f"{_label(top)} = {container}"
-    take = partition_take(top, partitions)
+    partition_ru = {p.partition: p.ru for p in partitions}
+    take = partition_take(top, partition_ru)
     if take is not None:
         headline = (
             f"{_label(top)} = {take * 100:.0f} % of RU on partition {top.partition}, {container}"
@@ -448,14 +450,13 @@ def skew_headline(
     return f"{headline}; {busiest}: {_label(owner)} = {mine:.0f} % of its RU"
 
 
-def partition_take(row: KeyUsage, partitions: tuple[PartitionUsage, ...]) -> float | None:
+def partition_take(row: KeyUsage, partition_ru: Mapping[str, float]) -> float | None:
     """What share of its main partition's RU a key spent (None: the partition's total is
-    not known). A tenant with half the container can be all of one partition: that is
-    where its load throttles others."""
-    for partition in partitions:
-        if partition.partition == row.partition:
-            return min(1.0, row.partition_ru / partition.ru) if partition.ru > 0 else None
-    return None
+    not known). ``partition_ru``: RU per partition id, the report's ``partitions``. A
+    tenant with half the container can be all of one partition: that is where its load
+    throttles others."""
+    total = partition_ru.get(row.partition)
+    return min(1.0, row.partition_ru / total) if total else None
 
 
 def _label(row: KeyUsage) -> str:
