@@ -123,6 +123,7 @@ class SyntheticTelemetry:
                     self.ru(r),
                     self.ru(r) / 300,
                     self.keys,
+                    [str(r % PARTITIONS)],
                 )
                 for r in range(1, n + 1)
             ]

@@ -15,7 +15,7 @@ and then on a synthetic key set of ``--tenants`` tenants, prints the millisecond
    429s per tenant, storage, tables) over the same windows.
 
 Each source is new where it says cold, so a figure never rides on an earlier one's
-cache. The clock is frozen at the session start plus five minutes (the hot tenant's
+cache. The clock is frozen at the workload's anchor plus five minutes (the hot tenant's
 first burst is on). Asserts nothing. Goal: every answer well under a second.
 """
 
@@ -57,7 +57,7 @@ from cosmem_tui.sources.local import Workspace
 from cosmem_tui.sources.simulated import SimulatedTelemetry, Workload, synthetic_keys
 from cosmem_tui.sources.simulated.workspace_keys import read_keys
 
-START = 1_795_996_800  # 2026-11-30T00:00:00Z: a session starts here
+START = 1_795_996_800  # 2026-11-30T00:00:00Z: the workload's anchor
 NOW = START + 300
 
 
@@ -147,7 +147,7 @@ async def main() -> None:
         keys = read_keys(workspace, START)
         read_ms = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
-        workload = Workload(keys, hot_tenant=hot, started_at=START)
+        workload = Workload(keys, hot_tenant=hot, anchor=START)
         build_ms = (time.perf_counter() - started) * 1000
         print(
             f"demo workspace: {len(workload.tenant_keys):,} tenants, {len(keys):,} keys,"
@@ -158,7 +158,7 @@ async def main() -> None:
         started = time.perf_counter()
         clock = FrozenClock(NOW)
         SimulatedTelemetry.from_workspace(
-            workspace, hot_tenant=hot, gateway=Gateway(clock=clock), clock=clock, started_at=START
+            workspace, hot_tenant=hot, gateway=Gateway(clock=clock), clock=clock, anchor=START
         )
         print(f"  constructing the source {(time.perf_counter() - started) * 1000:.2f} ms")
 
@@ -168,7 +168,7 @@ async def main() -> None:
                 hot_tenant=hot,
                 gateway=Gateway(clock=clock),
                 clock=clock,
-                started_at=START,
+                anchor=START,
             )
 
         await measure("demo workspace (cold includes reading the keys)", from_workspace)
@@ -176,14 +176,14 @@ async def main() -> None:
 
     started = time.perf_counter()
     many = synthetic_keys(args.tenants)
-    workload = Workload(many, hot_tenant="tenant-000001", started_at=START)
+    workload = Workload(many, hot_tenant="tenant-000001", anchor=START)
     build_ms = (time.perf_counter() - started) * 1000
     print(f"\nsynthetic: {args.tenants:,} tenants, {len(many):,} keys")
     print(f"  generating the keys and building the workload {build_ms:.1f} ms")
 
     def shared(clock: FrozenClock) -> SimulatedTelemetry:
         return SimulatedTelemetry.from_workload(
-            Workload(many, hot_tenant="tenant-000001", started_at=START),
+            Workload(many, hot_tenant="tenant-000001", anchor=START),
             gateway=Gateway(clock=clock),
             clock=clock,
             database="db",

@@ -370,6 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not count top-level keys for the skew rules (counting costs requests)",
     )
     _source_options(advise, suppress=True)
+    _monitor_options(advise)  # RU per tenant and 429s feed the hotspot rule, as in the view
     _output_options(advise)
     _write_parsers(commands)
     _ttl_parser(commands)
@@ -986,9 +987,11 @@ def _report_telemetry(
         if source.simulated and "simul" not in source.label
         else source.label
     )
+    from cosmem_tui.core.throughput import problem_lines
+
     print(f"cosmem: {visible(label)}: {visible(headline)}", file=sys.stderr)
-    for problem in problems:
-        print(f"cosmem: {visible(problem.describe())}", file=sys.stderr)
+    for line in problem_lines(problems):  # one line per cause, naming what it concerns
+        print(f"cosmem: {visible(line)}", file=sys.stderr)
     if problems and not has_data:
         return EXIT_ERROR
     return EXIT_PARTIAL if problems else EXIT_OK

@@ -35,6 +35,7 @@ from cosmem_tui.core.session import (
     data_dir,
 )
 from cosmem_tui.model import Clock, SystemClock
+from cosmem_tui.sources.errors import StoreError
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
 
@@ -232,7 +233,11 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         telemetry_services(
             telemetry,
             clock,
-            Container(workspace.container.database, workspace.container.container),
+            Container(
+                workspace.container.database,
+                workspace.container.container,
+                key_levels=len(workspace.container.partition_key.paths),
+            ),
         )
     )
     closers.append(telemetry.close)
@@ -262,8 +267,10 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
 def _simulated_telemetry(
     workspace: Workspace, manifest: DemoManifest | None, ledger: Gateway, clock: Clock
 ) -> Telemetry:
-    """The demo's live workload: its hot tenant bursts a little after the session starts
-    (the largest tenant plays the part in a workspace that is not the demo)."""
+    """The demo's live workload: its hot tenant bursts every 15 minutes from a little
+    after the workspace was built (the largest tenant plays the part in a workspace that
+    is not the demo). Anchored to the workspace, not to this session: the console and
+    every ``cosmem`` command see the same incident at the same time."""
     from cosmem_tui.sources.simulated import SimulatedTelemetry
 
     return SimulatedTelemetry.from_workspace(
@@ -271,7 +278,6 @@ def _simulated_telemetry(
         hot_tenant=manifest.hot_tenant if manifest is not None else None,
         gateway=ledger,
         clock=clock,
-        started_at=clock.now(),
     )
 
 
@@ -428,5 +434,10 @@ async def _monitor_for_cosmos(
         monitor, ledger, token_credential, clock, region_hint=region_hint, transport=transport
     )
     closers.append(telemetry.close)
-    where = Container(settings.database, settings.container)
+    try:  # read when the schema was detected, and kept; else one metadata read
+        with ledger.caused_by("open: the container's partition key for Azure Monitor"):
+            levels: int | None = len((await store.container_properties()).partition_key.paths)
+    except StoreError:
+        levels = None  # storage per tenant is then shown as a lower bound
+    where = Container(settings.database, settings.container, key_levels=levels)
     return telemetry_services(telemetry, clock, where), closers, notes

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from azure.core.exceptions import ServiceRequestError
 
 from cosmem_tui import cli
 from cosmem_tui.compose import open_telemetry_session
@@ -136,8 +137,10 @@ async def test_hot_prints_the_reports_rows(capsys: pytest.CaptureFixture[str]):
         "partition_share": round(200.0 / 2000.0, 4),  # its peak on partition 2 alone
         "throttled": 21,
         "storage_kb": 5_242_880,
+        "storage_lower_bound": True,  # a tenant: only its largest keys are logged
         "partition": "2",
         "partitions": 3,
+        "partition_ids": ["2", "0", "1"],  # every one it touched, the main one first
     }
     assert [r["ru"] for r in rows] == [round(u.ru, 2) for u in report.rows]
     assert [r["share"] for r in rows] == [round(u.share, 4) for u in report.rows]
@@ -179,6 +182,80 @@ async def test_throttle_prints_every_series_point(capsys: pytest.CaptureFixture[
     for one in sent:
         assert "DatabaseName eq 'memory' and CollectionName eq 'turns'" in one.params["filter"]
     assert {s.params["interval"] for s in sent} == {"PT1M", "PT5M"}
+
+
+ARM_DNS = "Failed to resolve 'management.azure.com' ([Errno -2] Name or service not known)"
+
+
+@pytest.mark.parametrize("command", ["hot", "throttle"])
+async def test_a_metrics_endpoint_answers_where_arm_cannot_be_reached(
+    command: str, capsys: pytest.CaptureFixture[str]
+):
+    fake = AzureFake()
+    fake.fail("arm", ServiceRequestError(ARM_DNS))
+    fake.answer("metrics", metrics_answer)
+    fake.answer("logs", Workspace().responder())
+    session = await session_over(
+        fake, region=None, metrics_endpoint="https://metrics.privatelink.example"
+    )
+    try:
+        run = cli._cmd_hot if command == "hot" else cli._cmd_throttle
+        out = io.StringIO()
+        status = await run(session, args(command), out)
+    finally:
+        await session.close()
+    err = capsys.readouterr().err
+    assert "region" not in err and "Resource Manager" not in err
+    if command == "hot":  # every part answered: the budget too (provisioned, from metrics)
+        assert json.loads(out.getvalue())[0]["partition_share"] == 0.1
+        assert status == cli.EXIT_PARTIAL and "top 2 of 57 keys" in err  # the fake's cut
+    else:
+        assert status == cli.EXIT_OK
+    assert fake.requests_to("arm") == []  # an explicit metrics host needs no ARM
+    assert {s.host for s in fake.requests_to("metrics")} == {"metrics.privatelink.example"}
+
+
+async def test_without_arm_hot_answers_from_the_logs_and_names_what_is_missing(
+    capsys: pytest.CaptureFixture[str],
+):
+    fake = AzureFake()
+    fake.fail("arm", ServiceRequestError(ARM_DNS))
+    fake.answer("logs", Workspace().responder())
+    session = await session_over(fake, region=None)
+    try:
+        out = io.StringIO()
+        status = await cli._cmd_hot(session, args("hot", top=100), out)
+    finally:
+        await session.close()
+    rows = json.loads(out.getvalue())
+    assert [r["tenant"] for r in rows] == ["contoso", 42]  # the logs' part is all there
+    assert rows[0]["partition_share"] is None  # no provisioned throughput: not a guess
+    assert status == cli.EXIT_PARTIAL
+    err = capsys.readouterr().err.splitlines()
+    missing = [line for line in err if "region is unknown" in line]
+    assert len(missing) == 1  # one line for the one cause, naming both questions
+    assert "metrics: normalized_by_range, capacity:" in missing[0]
+    assert "--region" in missing[0] and "--metrics-endpoint" in missing[0]
+    assert len(fake.requests_to("arm")) == 3  # one lookup (azure-core's retries), not two
+
+
+async def test_without_arm_or_a_region_throttle_is_one_line_and_exit_1(
+    capsys: pytest.CaptureFixture[str],
+):
+    fake = AzureFake()
+    fake.fail("arm", ServiceRequestError(ARM_DNS))
+    session = await session_over(fake, region=None, workspace_id=None)
+    try:
+        out = io.StringIO()
+        status = await cli._cmd_throttle(session, args("throttle"), out)
+    finally:
+        await session.close()
+    assert status == cli.EXIT_ERROR and json.loads(out.getvalue()) == []
+    headline, *problems = capsys.readouterr().err.splitlines()
+    assert "no metrics in the last 15m" in headline
+    (problem,) = problems
+    assert problem.startswith("cosmem: metrics: ru, requests_by_status, ")
+    assert "cannot reach Azure Resource Manager" in problem and "--region" in problem
 
 
 async def test_a_failure_is_one_line_with_its_fix(capsys: pytest.CaptureFixture[str]):

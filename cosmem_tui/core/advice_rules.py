@@ -15,9 +15,10 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from cosmem_tui.core.hot_keys import BUSY, SATURATED, partition_take
 from cosmem_tui.model import MISSING, ContainerProperties, Key, Severity, TtlState, resolve_ttl
 from cosmem_tui.model.advice import Finding, ItemShape
-from cosmem_tui.model.telemetry import HotKeysReport
+from cosmem_tui.model.telemetry import HotKeysReport, KeyUsage
 from cosmem_tui.model.ttl import format_duration, ttl_invalid_reason, ttl_json
 from cosmem_tui.schemas import Granularity, Schema
 from cosmem_tui.schemas.mapping import parse_time
@@ -26,7 +27,8 @@ EXAMPLES = 3  # example ids per finding
 REWRITE_LAG_S = 3_600  # _ts this much after the created field: the item was rewritten
 HOT_SHARE = 0.2  # a first-level key with this share of the items …
 HOT_FACTOR = 5.0  # … and this many times its fair share is a hotspot
-HOT_LOAD_SHARE = 0.5  # a key taking half of the container's RU is one for sure
+HOT_LOAD_SHARE = 0.5  # a key taking half of the container's RU is skewed load …
+HOT_PARTITION_TAKE = 0.5  # … and so is one taking half of its physical partition's RU
 FEW_KEYS = 10  # a single-level key with fewer values than this is low-cardinality
 MIN_SAMPLE = 20  # shares of a sample smaller than this prove nothing
 SIZE_HIGH = 1_500_000  # the seed's warning threshold, well under the 2 MB limit
@@ -212,15 +214,13 @@ def partition_hotspots(
                 f"sampled ({len(tally):,} {label}s among them)"
             )
             hot.append(name)
-    if load is not None and load.rows:
-        row = load.rows[0]
-        if row.share >= HOT_LOAD_SHARE:
-            evidence.append(
-                f"{row.key.text} took {row.share:.0%} of the container's RU in the last "
-                f"{load.window.label} ({load.source.label})"
-            )
-            hot.append(row.key.text)
-            severity = Severity.HIGH
+    if load is not None:
+        found = hot_load(load)
+        if found is not None:
+            text, loaded, loud = found
+            evidence.append(text)
+            hot.append(loaded)
+            severity = Severity.HIGH if loud else severity
     if not evidence:
         return []
     if container.partition_key.hierarchical:
@@ -246,6 +246,52 @@ def partition_hotspots(
             examples(hot),
         )
     ]
+
+
+def hot_load(load: HotKeysReport) -> tuple[str, str, bool] | None:
+    """The key whose load makes a hot partition, from the hot-keys report: (evidence,
+    key, whether it is high), or None.
+
+    Throttling is per physical partition, so the container's share alone misses it: a
+    tenant with 48 % of the container can be 93 % of its partition and get its 429s. A
+    key counts when it takes half of its partition's RU (or of the container's), and
+    its partition is full (429s on its requests, or its busiest second at the
+    partition's budget: high) or near full (warn); half of the container on a quiet
+    partition is skew (warn). Half of a partition that is far from its budget is not
+    a hotspot. Like the item counts, fewer than three keys prove nothing (one tenant
+    is all of a one-tenant container)."""
+    keys = load.keys_total if load.keys_total is not None else len(load.rows)
+    if keys < 3:
+        return None
+    partition_ru = {p.partition: p.ru for p in load.partitions}
+    best: tuple[tuple[int, float, float], KeyUsage, float | None, bool] | None = None
+    for row in load.rows:
+        take = partition_take(row, partition_ru)
+        if (take or 0.0) < HOT_PARTITION_TAKE and row.share < HOT_LOAD_SHARE:
+            continue
+        throttled = row.throttled or 0
+        budget = row.partition_share or 0.0
+        loud = throttled > 0 or budget >= SATURATED
+        if not loud and budget < BUSY and row.share < HOT_LOAD_SHARE:
+            continue
+        rank = (1 if loud else 0, float(throttled), take or row.share)
+        if best is None or rank > best[0]:
+            best = (rank, row, take, loud)
+    if best is None:
+        return None
+    _, row, take, loud = best
+    window = load.window.label
+    parts = [
+        f"{row.key.text} took {take:.0%} of partition {row.partition}'s RU"
+        f" ({row.share:.0%} of the container's) in the last {window}"
+        if take is not None
+        else f"{row.key.text} took {row.share:.0%} of the container's RU in the last {window}"
+    ]
+    if row.partition_share is not None:
+        parts.append(f"its busiest second {row.partition_share:.0%} of the partition's RU/s")
+    if row.throttled:
+        parts.append(f"{row.throttled:,} of its requests answered 429")
+    return f"{', '.join(parts)} ({load.source.label})", row.key.text, loud
 
 
 def partition_high_cardinality(

@@ -11,8 +11,10 @@
   counts: the ones the directory holds, and up to ``count_keys`` more counted now as
   background work (so they stop quietly at the session budget, as ``cosmem tenants``
   counts do);
-* optionally the hot-keys report (``load``): with telemetry, the share of RU per tenant
-  feeds ``partition-avoid-hotspots``; the caller passes it when the session has one.
+* optionally the hot-keys report (``load``): with telemetry, each tenant's share of
+  its physical partition's RU, its busiest second against the partition's budget and
+  its 429s feed ``partition-avoid-hotspots``; the caller (the view and ``cosmem
+  advise`` alike) passes the session's 15-minute report.
 """
 
 from __future__ import annotations
@@ -123,6 +125,8 @@ class AdvisorService:
         counts, listed = await self._counts(count, notes)
         if load is None:
             notes.append("no telemetry: RU per tenant not checked")
+        elif not load.rows and load.problems:  # asked, but no per-key usage came back
+            notes.append(f"RU per tenant not checked: {load.problems[0].describe()}")
         report = AdviceReport(
             container=container,
             findings=findings(

@@ -7,16 +7,20 @@ key, usage per physical partition, 429s per key, storage of the largest keys —
 provisioned throughput from metrics, into the rows of the hot-keys table:
 
 * ``share``: the key's RU against the container's RU in the window;
-* ``partition_share``: its busiest second against its physical partition's budget
-  (provisioned RU/s split evenly over the partitions, as Cosmos splits it);
-* the headline names the key that takes most of its partition ("contoso = 63 % of RU
-  on partition 2"): the hot partition is where throttling starts.
+* ``partition_share`` (BUDGET): the RU served in its busiest second on its partition
+  against that partition's budget (provisioned RU/s split evenly over the partitions,
+  as Cosmos splits it). Served RU stops at the budget — a 429 consumes nothing and is
+  not logged as RU — so it reads about 100 % where the partition is full, never more;
+* the headline names the table's first row with its share of its partition ("contoso =
+  63 % of RU on partition 2"), and the key that takes most of the busiest partition
+  when that is another one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -46,10 +50,21 @@ from cosmem_tui.model.telemetry import (
 )
 
 STORAGE_CAVEAT = (
-    "storage: only the largest keys of each partition are logged (PartitionKeyStatistics, "
-    "sampled estimates); a blank is not zero"
+    "storage: only each partition's largest keys are logged (estimates), so a tenant's "
+    "is a lower bound (≥); a blank is not zero"
 )
 LAG_CAVEAT = "logs lag 20 s – 3 min behind the requests"
+BUDGET_CAVEAT = (
+    "BUDGET: busiest second served ÷ the partition's RU/s; a 429 is not served, "
+    "so it tops out at 100 %"
+)
+# BUDGET (``partition_share``) is RU *served* in a key's busiest second on its partition
+# over that partition's share of the provisioned RU/s. A throttled request consumes no
+# RU and is not in the RU log, so it cannot pass the budget: at SATURATED the partition
+# was full in that second (429s are being answered); from BUSY on, near it. Below, a key
+# can still be throttled by its neighbours, or by bursts shorter than the second.
+SATURATED = 0.95
+BUSY = 0.8
 THROTTLE_CAVEAT = "429s per key: requests joined to the RU log by activity id"
 
 
@@ -157,7 +172,15 @@ class HotKeysService:
         # Off the event loop: joining 100,000 keys takes most of a second, and the
         # console's loop (browse asks for this report on start) must go on drawing.
         report = await asyncio.to_thread(
-            build_report, window, span, self.about, level, tenant, logs, capacity
+            build_report,
+            window,
+            span,
+            self.about,
+            level,
+            tenant,
+            logs,
+            capacity,
+            key_levels=self.where.key_levels,
         )
         self._last = (answers, report)
         return report
@@ -209,7 +232,10 @@ def build_report(
     tenant: Key | None,
     logs: _Logs,
     capacity: list[MetricAnswer],
+    *,
+    key_levels: int | None = None,
 ) -> HotKeysReport:
+    """``key_levels``: the paths of the container's partition key (None: not known)."""
     problems: list[TelemetryProblem] = []
     for answer in (logs.usage, logs.partitions, logs.throttles, logs.storage):
         if answer.problem is not None and answer.problem not in problems:
@@ -258,37 +284,45 @@ def build_report(
         i_part, i_parts = at["Partition"], at["Partitions"]
         i_part_ru, i_part_peak = at["PartitionRU"], at["PartitionPeakRUps"]
         i_keys = at["Keys"]  # every row carries the total: the first that has one
+        i_ids = at["PartitionIds"]
         keys_total = next((n for r in usage.rows if (n := _count(r[i_keys])) is not None), None)
         # A key absent from a complete 429 answer had none; from a partial or failed
         # one, it is not known.
         throttles_known = logs.throttles.table is not None and logs.throttles.problem is None
         absent = 0 if throttles_known else None
         throttled_get, storage_get, append = throttled.get, storage.get, rows.append
+        # A tenant of a hierarchical key is many keys, of which the statistics log only
+        # the largest: its storage is their sum, a lower bound (it was shown as if whole,
+        # "1.5 MB" for a tenant holding 15 MB). A whole key's is its own estimate.
+        partial = level is KeyLevel.TENANT and key_levels != 1
         for r in usage.rows:
             key = parse_key(r[i_key])
             ru = _number(r[i_ru])
             touched = r[i_parts]
+            main = str(r[i_part])
             append(
                 KeyUsage(
                     key,
                     ru,
                     _number(r[i_peak]),
                     ru / total_ru if total_ru else 0.0,
-                    str(r[i_part]),
+                    main,
                     touched if type(touched) is int and touched > 0 else (_count(touched) or 1),
                     _number(r[i_part_ru]),
                     # A partition's budget is its own: compare what the key asked of
                     # that partition alone, not its busiest second over all of them.
                     _number(r[i_part_peak]) / budget if budget else None,
                     throttled_get(key, absent),
-                    storage_get(key),
+                    (size := storage_get(key)),
+                    partial and size is not None,
+                    touched_partitions(main, r[i_ids]),
                 )
             )
     _sort_by_ru(rows)
     if keys_total is None and logs.usage.table is not None:
         keys_total = 0
 
-    caveats = [LAG_CAVEAT, STORAGE_CAVEAT, THROTTLE_CAVEAT]
+    caveats = [LAG_CAVEAT, BUDGET_CAVEAT, STORAGE_CAVEAT, THROTTLE_CAVEAT]
     if keys_total is not None and keys_total > len(rows):
         caveats.insert(0, f"top {len(rows):,} of {keys_total:,} keys by RU")
     as_of = [a.as_of for a in (logs.usage, logs.partitions) if a.as_of is not None]
@@ -312,6 +346,19 @@ def build_report(
         caveats=tuple(caveats),
         problems=tuple(problems),
     )
+
+
+def touched_partitions(main: str, cell: Any) -> tuple[str, ...]:
+    """The partitions a key touched, its main one first, the others in id order: the
+    logs' set (a list, or its JSON text) as they came — data, so anything else is only
+    the main one."""
+    if isinstance(cell, str):
+        cell = _json_or_none(cell)
+    if not isinstance(cell, list) or len(cell) < 2:  # the usual: one partition
+        return (main,)
+    others = {str(p) for p in cell if isinstance(p, str | int) and not isinstance(p, bool)}
+    others.discard(main)
+    return (main, *sorted(others, key=lambda p: (len(p), p)))  # "2" before "10"
 
 
 def _same_objects(these: tuple[object, ...], those: tuple[object, ...]) -> bool:
@@ -365,25 +412,50 @@ def skew_headline(
     window: Window,
     problems: list[TelemetryProblem],
 ) -> str:
-    """The key that takes most of the hottest partition (the one whose busiest second
-    came closest to its budget): that partition is where throttling starts."""
+    """The table's first row — the key that spent the most — with its share of its own
+    partition and of the container ("contoso = 95 % of RU on partition 1, 57 % of the
+    container's RU in 15m"). When another partition is the busy one (its busiest second
+    at BUSY of its budget or more), the key that takes most of it is named after it, so
+    the headline never names a row the table does not show first without saying why."""
     if not rows:
         if any(p.kind is not ProblemKind.NO_DATA for p in problems):
             return "no per-key usage: see below"
         return f"no keyed requests logged in the last {window.label}"
+    top = rows[0]
+    container = f"{top.share * 100:.0f} % of the container's RU in {window.label}"
+    headline = f"{_label(top)} = {container}"
+    partition_ru = {p.partition: p.ru for p in partitions}
+    take = partition_take(top, partition_ru)
+    if take is not None:
+        headline = (
+            f"{_label(top)} = {take * 100:.0f} % of RU on partition {top.partition}, {container}"
+        )
     hottest = max(partitions, key=lambda p: (p.peak_ru_s, p.ru), default=None)
-    row = rows[0]
-    if hottest is not None:
-        # The key that spent most on the hottest partition (rows are by total RU, and a
-        # tenant spread over partitions may spend less on this one than another key).
-        there = [r for r in rows if r.partition == hottest.partition]
-        row = max(there, key=lambda r: r.partition_ru, default=rows[0])
-    on_partition = hottest.ru if hottest is not None and row.partition == hottest.partition else 0
+    if (
+        hottest is None
+        or hottest.partition == top.partition
+        or not hottest.budget_ru_s
+        or hottest.peak_ru_s < BUSY * hottest.budget_ru_s
+    ):
+        return headline
+    there = [r for r in rows if r.partition == hottest.partition]
+    busiest = f"partition {hottest.partition} is the busiest"
+    if not there or not hottest.ru:
+        return f"{headline}; {busiest}"
+    owner = max(there, key=lambda r: r.partition_ru)
+    mine = owner.partition_ru / hottest.ru * 100
+    return f"{headline}; {busiest}: {_label(owner)} = {mine:.0f} % of its RU"
+
+
+def partition_take(row: KeyUsage, partition_ru: Mapping[str, float]) -> float | None:
+    """What share of its main partition's RU a key spent (None: the partition's total is
+    not known). ``partition_ru``: RU per partition id, the report's ``partitions``. A
+    tenant with half the container can be all of one partition: that is where its load
+    throttles others."""
+    total = partition_ru.get(row.partition)
+    return min(1.0, row.partition_ru / total) if total else None
+
+
+def _label(row: KeyUsage) -> str:
     label = row.key.text
-    if len(label) > 40:
-        label = label[:39] + "…"
-    container = f"{row.share * 100:.0f} % of the container's RU in {window.label}"
-    if not on_partition:
-        return f"{label} = {container}"
-    mine = row.partition_ru / on_partition * 100
-    return f"{label} = {mine:.0f} % of RU on partition {row.partition}, {container}"
+    return label if len(label) <= 40 else label[:39] + "…"

@@ -177,16 +177,19 @@ HOT_FIELDS = (
     "partition_share",
     "throttled",
     "storage_kb",
+    "storage_lower_bound",
     "partition",
     "partitions",
+    "partition_ids",
 )
 
 
 def hot_record(usage: KeyUsage, level: KeyLevel, *, typed: bool) -> dict[str, Any]:
     """One row of the hot-keys table. ``tenant`` is the first level of the key; ``key``
     the whole key at key level (None at tenant level). ``share`` is of the container's
-    RU in the window, ``partition_share`` the key's busiest second against its physical
-    partition's RU/s budget (above 1 means it alone wanted more than the partition has)."""
+    RU in the window, ``partition_share`` (BUDGET) the RU served in the key's busiest
+    second on its physical partition against that partition's RU/s budget: served RU
+    stops at the budget (a 429 is not served), so near 1 the partition was full."""
     key = usage.key
     tenant = Key.of(key.values[0])
 
@@ -204,8 +207,11 @@ def hot_record(usage: KeyUsage, level: KeyLevel, *, typed: bool) -> dict[str, An
         ),
         "throttled": usage.throttled,
         "storage_kb": usage.storage_kb,
+        # True: only the tenant's largest keys are logged, so it holds at least that much.
+        "storage_lower_bound": usage.storage_lower_bound if usage.storage_kb is not None else None,
         "partition": usage.partition,
         "partitions": usage.partitions,
+        "partition_ids": list(usage.partition_ids or (usage.partition,)),
     }
 
 

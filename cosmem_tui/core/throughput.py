@@ -63,6 +63,7 @@ class Container:
 
     database: str | None = None
     container: str | None = None
+    key_levels: int | None = None  # paths in its partition key (None: not known)
 
 
 def metric_plan(span: Span, where: Container) -> list[MetricQuery]:
@@ -341,3 +342,27 @@ def series_rows(report: ThroughputReport) -> list[dict[str, object]]:
                 }
             )
     return rows
+
+
+def problem_lines(problems: Iterable[TelemetryProblem]) -> list[str]:
+    """One line per distinct failure, naming every question it concerns: six metrics
+    questions refused for one reason (no region: ARM unreachable) are one line, not six
+    (the views still show each beside its tile)."""
+    groups: dict[tuple[object, str, str], list[str]] = {}
+    for problem in problems:
+        abouts = groups.setdefault((problem.kind, problem.message, problem.fix), [])
+        if problem.about and problem.about not in abouts:
+            abouts.append(problem.about)
+    lines = []
+    for (_kind, message, fix), abouts in groups.items():
+        text = message if not fix else f"{message} — {fix}"
+        lines.append(f"{_joined(abouts)}: {text}" if abouts else text)
+    return lines
+
+
+def _joined(abouts: list[str]) -> str:
+    """``metrics: ru``, ``metrics: capacity`` → ``metrics: ru, capacity``."""
+    kinds = {a.partition(": ")[0] for a in abouts}
+    if len(abouts) > 1 and len(kinds) == 1 and all(": " in a for a in abouts):
+        return f"{kinds.pop()}: " + ", ".join(a.partition(": ")[2] for a in abouts)
+    return ", ".join(abouts)

@@ -171,12 +171,15 @@ class LogName(StrEnum):
 # array text (``["contoso"]``, ``["contoso","t-1"]``, ``[42]``) so numbers stay numbers;
 # at tenant level it holds the first element only. ``Partition`` is the physical
 # partition (PartitionKeyRangeId in the RU log, PartitionId in the request log).
+PARTITION_IDS = 16  # partition ids a key_usage row names at most (its count says all)
+
 LOG_COLUMNS: dict[LogName, tuple[str, ...]] = {
     # Keys: distinct keys in the window (the same on every row; more than the rows when
     # the top-N cut the list). Partition: the one where the key spent most; Partitions:
     # how many it touched. PeakRUps: the largest RU the key spent in one second, all its
     # partitions together. PartitionRU / PartitionPeakRUps: the same on its Partition
     # alone (what it takes of that partition, and of that partition's budget).
+    # PartitionIds: the partitions it touched (at most PARTITION_IDS of them, any order).
     LogName.KEY_USAGE: (
         "Key",
         "Partition",
@@ -186,6 +189,7 @@ LOG_COLUMNS: dict[LogName, tuple[str, ...]] = {
         "PartitionRU",
         "PartitionPeakRUps",
         "Keys",
+        "PartitionIds",
     ),
     LogName.PARTITION_USAGE: ("Partition", "RU", "PeakRUps", "Keys"),
     LogName.THROTTLES: ("TimeGenerated", "OperationName", "Partition", "Throttled"),
@@ -365,6 +369,13 @@ class KeyUsage(NamedTuple):
     partition_share: float | None  # its busiest second there against the partition's budget
     throttled: int | None  # 429s on its requests (None: not known)
     storage_kb: int | None  # estimated storage (None: not among the largest keys)
+    # True: ``storage_kb`` adds up only the key's largest sub-keys the statistics logged
+    # (a tenant of a hierarchical key), so it holds at least that much; False: the key's
+    # own logged estimate.
+    storage_lower_bound: bool = False
+    # Every physical partition it touched, ``partition`` first (the logs name at most
+    # PARTITION_IDS; ``partitions`` counts them all). Empty: only ``partition`` known.
+    partition_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cosmem_tui.ui.actions import Registry, show_keys
+from cosmem_tui.ui.hot_rows import COLUMNS_HELP
 
 NUMBERING = (
     "Turns are named by their order value as stored: turn 0 is the item whose order field "
@@ -40,6 +41,8 @@ def help_text(registry: Registry, view: str | None) -> Text:
         text.append(f"{command.help}\n")
     if view == "browse":
         text.append(f"\n{NUMBERING}\n", "dim")
+    if view == "hot":
+        text.append(f"\n{COLUMNS_HELP}\n", "dim")
     text.append(
         "\nRequest charges marked 'sim' are modelled (local workspace), not measured.\n", "dim"
     )

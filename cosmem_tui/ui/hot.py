@@ -21,10 +21,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from cosmem_tui.core import records
+from cosmem_tui.core.hot_keys import LAG_CAVEAT
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key
 from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, TelemetryAbout
-from cosmem_tui.ui.hot_rows import SORTS, HotRows, browse_target, key_columns
+from cosmem_tui.ui.hot_rows import SORTS, HotRows, browse_target, key_columns, saturated
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.telemetry import (
@@ -57,7 +58,7 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
             border-subtitle-color: $text-muted; }
     #keys:focus { border: round $accent; }
     #problems { height: auto; max-height: 3; padding: 0 1; color: $error; display: none; }
-    #notes { height: auto; max-height: 2; padding: 0 1; color: $text-muted; }
+    #notes { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
     """
     )
 
@@ -167,7 +168,7 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
     def show_headline(self, report: HotKeysReport) -> None:
         headline = self.query_one("#headline", Line1)
         top = report.rows[:1]
-        hot = any((u.partition_share or 0.0) >= 1.0 or (u.throttled or 0) for u in top)
+        hot = any(saturated(u.partition_share) or (u.throttled or 0) for u in top)
         headline.set_class(hot, "bad")
         headline.say(Text(("⚠ " if hot else "") + one_line(report.headline)))
         parts = [source_text(report.source)]
@@ -186,7 +187,9 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         problems.display = bool(report.problems)
         lines = [one_line(problem_text(p, with_about=True)) for p in report.problems]
         problems.say(Text("\n".join(lines)))
-        caveats = " · ".join(one_line(c) for c in report.caveats)
+        # The lag is on the line above, with the time the data reaches: not twice.
+        shown = [c for c in report.caveats if not c.startswith(LAG_CAVEAT)]
+        caveats = " · ".join(one_line(c) for c in shown)
         self.query_one("#notes", Line1).say(Text(caveats))
 
     def titles(self) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from cosmem_tui.core.hot_keys import BUSY, SATURATED
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key, ThreadRef
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
@@ -34,7 +35,11 @@ def _missing_last(value: float | int | None) -> float:
 SORTS = (
     Sort("RU", lambda u: -u.ru, "RU in the window"),
     Sort("PEAK/S", lambda u: -u.peak_ru_s, "the busiest second"),
-    Sort("BUDGET", lambda u: _missing_last(u.partition_share), "share of its partition's budget"),
+    Sort(
+        "BUDGET",
+        lambda u: _missing_last(u.partition_share),
+        "busiest second served against its partition's RU/s",
+    ),
     Sort("429", lambda u: _missing_last(u.throttled), "429s"),
     Sort("STORAGE", lambda u: _missing_last(u.storage_kb), "storage"),
     Sort("", lambda u: u.key.sort_key(), "name"),  # "" stands for the key column
@@ -54,8 +59,8 @@ def key_columns(label: str, sort: Sort) -> tuple[Column, ...]:
         Column("RU%", 6, "right"),
         Column(title("BUDGET"), 7, "right", drop_order=1),
         Column(title("429"), 7, "right"),
-        Column(title("STORAGE"), 8, "right", drop_order=3),
-        Column("PARTITION", 9, drop_order=4),
+        Column(title("STORAGE"), 9, "right", drop_order=3),
+        Column("PARTITION", PARTITION_WIDTH, drop_order=4),
     )
 
 
@@ -63,22 +68,63 @@ def ru_text(ru: float) -> str:
     return f"{ru:,.0f}" if ru < 1_000_000 else short_number(ru)
 
 
-def storage_text(kb: int | None) -> str:
-    """A blank when unknown: only the largest keys are logged (the caveat says so)."""
+def storage_text(kb: int | None, lower_bound: bool = False) -> str:
+    """A blank when unknown: only the largest keys are logged (the caveat says so);
+    ``≥`` before a lower bound (a tenant's logged keys, not all of them)."""
     if kb is None:
         return ""
     size = float(kb)
+    bound = "≥" if lower_bound else ""
     for unit in ("KB", "MB", "GB", "TB"):
         if size < 1024 or unit == "TB":
-            return f"{size:,.0f} {unit}" if size >= 100 or unit == "KB" else f"{size:.1f} {unit}"
+            number = f"{size:,.0f}" if size >= 100 or unit == "KB" else f"{size:.1f}"
+            return f"{bound}{number} {unit}"
         size /= 1024
     return ""
+
+
+PARTITION_WIDTH = 9
+
+
+def partition_text(usage: KeyUsage, width: int = PARTITION_WIDTH) -> str:
+    """Every partition the key touched, its main one first ("1,2"); what does not fit
+    (or the logs did not name) is counted ("1,2,3+5"), never a bare "+1"."""
+    ids = [one_line(p) for p in (usage.partition_ids or (usage.partition,))]
+    total = max(usage.partitions, len(ids))
+    shown: list[str] = []
+    for i, pid in enumerate(ids):
+        rest = total - i - 1
+        text = ",".join([*shown, pid])
+        if len(text) + (len(f"+{rest}") if rest else 0) > width and shown:
+            break
+        shown.append(pid)
+    left = total - len(shown)
+    return ",".join(shown) + (f"+{left}" if left else "")
+
+
+# What the columns measure: the help shows it, the README says the same.
+COLUMNS_HELP = (
+    "RU: spent in the window. PEAK/S: its busiest second, all its partitions together. "
+    "RU%: its share of the container's RU. BUDGET: the RU it was served in its busiest "
+    "second on its partition, against that partition's share of the provisioned RU/s. "
+    "A throttled request is not served (it consumes no RU), so BUDGET tops out at about "
+    "100 %: from 95 % the partition was full in that second and 429s are being answered "
+    "(red); below, a key can still get 429s from its neighbours on the partition or from "
+    "bursts shorter than a second — the 429 column counts them. STORAGE: only the largest "
+    "keys of each partition are logged, so a tenant's is a lower bound (≥); a blank is "
+    "not zero. PARTITION: the partitions it touched, the busiest first."
+)
+
+
+def saturated(share: float | None) -> bool:
+    """Its busiest second took the partition's whole budget (served RU stops there)."""
+    return (share or 0.0) >= SATURATED
 
 
 def budget_cell(share: float | None) -> Cell:
     if share is None:
         return "—", "dim"
-    tone: Tone = "bad" if share >= 1.0 else "warn" if share >= 0.8 else ""
+    tone: Tone = "bad" if saturated(share) else "warn" if share >= BUSY else ""
     return f"{share * 100:,.0f}%", tone
 
 
@@ -124,8 +170,7 @@ class HotRows:
 
     def row(self, index: int) -> list[Cell]:
         u = self.usage(index)
-        hot = (u.throttled or 0) > 0 or (u.partition_share or 0.0) >= 1.0
-        spread = f" +{u.partitions - 1}" if u.partitions > 1 else ""
+        hot = (u.throttled or 0) > 0 or saturated(u.partition_share)
         return safe_cells(
             [
                 (one_line(self.label(index)), "bad" if hot else ""),
@@ -136,8 +181,8 @@ class HotRows:
                 else ("—", "dim"),
                 budget_cell(u.partition_share),
                 throttled_cell(u.throttled),
-                (storage_text(u.storage_kb), "dim"),
-                (one_line(u.partition) + spread, "dim"),
+                (storage_text(u.storage_kb, u.storage_lower_bound), "dim"),
+                (partition_text(u), "dim"),
             ]
         )
 

@@ -24,6 +24,7 @@ from cosmem_tui.model.telemetry import (
     HotKeysReport,
     KeyLevel,
     KeyUsage,
+    PartitionUsage,
     Span,
     TelemetryAbout,
     Window,
@@ -183,7 +184,7 @@ def test_most_of_the_ru_from_the_hot_keys_report_is_high():
         None,
         (row,),
         1125.0,
-        1,
+        40,  # the container's keys in the window; the report's top rows only here
         400.0,
         (),
         "contoso = 80 %",
@@ -191,6 +192,75 @@ def test_most_of_the_ru_from_the_hot_keys_report_is_high():
     )
     finding = one(rules.partition_hotspots(box(), LAB, [], {}, report), "partition-avoid-hotspots")
     assert finding.severity is Severity.HIGH and "80% of the container's RU" in finding.evidence
+
+
+def load_report(*rows: KeyUsage, partitions: dict[str, float], keys: int = 40) -> HotKeysReport:
+    """A hot-keys report whose top rows are ``rows`` (of ``keys`` in the window);
+    ``partitions``: RU per partition in the window."""
+    return HotKeysReport(
+        Window.M15,
+        Span(ANCHOR - 900, ANCHOR),
+        TelemetryAbout("simulated workload", True),
+        KeyLevel.TENANT,
+        None,
+        rows,
+        sum(partitions.values()),
+        keys,
+        4000.0,
+        tuple(PartitionUsage(p, ru, ru / 300, 1000.0, 10) for p, ru in partitions.items()),
+        "",
+        ANCHOR,
+    )
+
+
+def tenant_load(
+    name: str, share: float, partition_ru: float, budget: float, throttled: int
+) -> KeyUsage:
+    return KeyUsage(
+        Key.of(name), share * 10_000, 1.0, share, "1", 1, partition_ru, budget, throttled, None
+    )
+
+
+def test_a_tenant_that_fills_its_partition_is_high_whatever_its_share_of_the_container():
+    # 48 % of the container, but 93 % of partition 1, at its budget, with 429s: it was
+    # not reported at all when only a container share of 50 % counted.
+    report = load_report(
+        tenant_load("contoso", 0.48, 4650.0, 0.99, 1211),
+        tenant_load("fabrikam", 0.10, 350.0, 0.05, 0),
+        partitions={"1": 5000.0, "2": 5000.0},
+    )
+    finding = one(rules.partition_hotspots(box(), LAB, [], {}, report), "partition-avoid-hotspots")
+    assert finding.severity is Severity.HIGH and finding.examples == ("contoso",)
+    assert "contoso took 93% of partition 1's RU (48% of the container's)" in finding.evidence
+    assert "busiest second 99% of the partition's RU/s" in finding.evidence
+    assert "1,211 of its requests answered 429" in finding.evidence
+
+
+def test_half_the_container_on_a_quiet_partition_is_a_warning_not_high():
+    report = load_report(
+        tenant_load("contoso", 0.56, 3000.0, 0.30, 0), partitions={"1": 5000.0, "2": 5000.0}
+    )
+    finding = one(rules.partition_hotspots(box(), LAB, [], {}, report), "partition-avoid-hotspots")
+    assert finding.severity is Severity.WARN
+    assert "56% of the container's" in finding.evidence and "429" not in finding.evidence
+
+
+def test_most_of_a_quiet_partition_is_no_hotspot_and_the_throttled_tenant_is_named():
+    quiet = load_report(
+        tenant_load("big", 0.20, 1800.0, 0.20, 0), partitions={"1": 2000.0, "2": 8000.0}
+    )
+    assert rules.partition_hotspots(box(), LAB, [], {}, quiet) == []
+    both = load_report(
+        tenant_load("skewed", 0.56, 3000.0, 0.30, 0),
+        tenant_load("throttled", 0.30, 2800.0, 0.97, 500),
+        partitions={"1": 3000.0, "2": 7000.0},
+    )
+    finding = one(rules.partition_hotspots(box(), LAB, [], {}, both), "partition-avoid-hotspots")
+    assert finding.severity is Severity.HIGH and finding.examples == ("throttled",)
+    alone = load_report(  # a one-tenant container: all of it, and no skew to speak of
+        tenant_load("only", 1.0, 10_000.0, 0.99, 300), partitions={"1": 10_000.0}, keys=1
+    )
+    assert rules.partition_hotspots(box(), LAB, [], {}, alone) == []
 
 
 def test_an_even_spread_is_no_hotspot():

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from cosmem_tui.core.hot_keys import HotKeysService, parse_key
+from cosmem_tui.core.hot_keys import HotKeysService, parse_key, skew_headline
 from cosmem_tui.core.telemetry_reader import TelemetryReader
 from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, Container
 from cosmem_tui.model import FrozenClock, Key
 from cosmem_tui.model.telemetry import (
     LOG_COLUMNS,
     KeyLevel,
+    KeyUsage,
     LogAnswer,
     LogName,
     LogQuery,
@@ -18,6 +19,7 @@ from cosmem_tui.model.telemetry import (
     MetricAnswer,
     MetricPoint,
     MetricQuery,
+    PartitionUsage,
     ProblemKind,
     Series,
     TelemetryProblem,
@@ -34,10 +36,11 @@ def table(name: LogName, *rows: tuple[Any, ...]) -> LogTable:
 
 USAGE = table(
     LogName.KEY_USAGE,
-    # Key, Partition, Partitions, RU, PeakRUps, PartitionRU, PartitionPeakRUps, Keys
-    ('["contoso"]', "2", 2, 6300.0, 1200.0, 5800.0, 950.0, 5),
-    ('["fabrikam"]', "1", 1, 2000.0, 120.0, 2000.0, 120.0, 5),
-    ("[42]", "2", 1, 1000.0, 80.0, 1000.0, 80.0, 5),  # a numeric tenant stays a number
+    # Key, Partition, Partitions, RU, PeakRUps, PartitionRU, PartitionPeakRUps, Keys,
+    # PartitionIds
+    ('["contoso"]', "2", 2, 6300.0, 1200.0, 5800.0, 950.0, 5, ["1", "2"]),
+    ('["fabrikam"]', "1", 1, 2000.0, 120.0, 2000.0, 120.0, 5, ["1"]),
+    ("[42]", "2", 1, 1000.0, 80.0, 1000.0, 80.0, 5, ["2"]),  # a numeric tenant stays a number
 )
 PARTITIONS = table(
     LogName.PARTITION_USAGE,
@@ -100,6 +103,7 @@ async def test_rows_and_shares():
     assert contoso.partition_share == 950.0 / 1000.0
     assert contoso.peak_ru_s == 1200.0 and contoso.partition_ru == 5800.0
     assert (contoso.partition, contoso.partitions) == ("2", 2)
+    assert contoso.partition_ids == ("2", "1")  # both named, the main one first
     assert contoso.throttled == 42 and contoso.storage_kb == 2_500_000
     fabrikam = report.rows[1]
     assert fabrikam.throttled == 0  # absent from a complete answer: none
@@ -116,6 +120,49 @@ async def test_rows_and_shares():
     )
     assert report.data_as_of == NOW - 40
     assert "logs lag 20 s – 3 min behind the requests: data as of 07:59:50 UTC" in report.caveats
+
+
+async def test_a_tenants_storage_is_a_lower_bound_where_it_is_many_keys():
+    """PartitionKeyStatistics logs only the largest keys of each partition: a tenant of a
+    hierarchical key is the sum of those of its keys that were logged, at least that much
+    (shown as if whole, it read "1.5 MB" for a tenant holding 15 MB)."""
+    scripted = ScriptedTelemetry(metrics=metrics, logs=logs)
+
+    def contoso(levels: int | None, **ask: Any) -> Any:
+        hot = service(scripted)
+        hot.where = Container("memory", "turns", key_levels=levels)
+        return hot.report(Window.M15, **ask)
+
+    for levels in (2, None):  # hierarchical, or not known: a lower bound
+        (row, *_rest) = (await contoso(levels)).rows
+        assert row.storage_kb == 2_500_000 and row.storage_lower_bound
+    (row, *_rest) = (await contoso(1)).rows  # the tenant is the whole key: its own estimate
+    assert row.storage_kb == 2_500_000 and not row.storage_lower_bound
+    keys = await contoso(2, tenant=Key.of("contoso"))  # a whole key's own estimate
+    assert not any(r.storage_lower_bound for r in keys.rows)
+    assert not (await contoso(2)).rows[1].storage_lower_bound  # no storage: no bound
+
+
+def test_the_headline_names_the_first_row_and_then_the_busiest_partitions_owner():
+    def row(name: str, ru: float, partition: str, partition_ru: float) -> KeyUsage:
+        return KeyUsage(
+            Key.of("acme", name), ru, ru / 60, ru / 10_000, partition, 1, partition_ru,
+            None, None, None,
+        )  # fmt: skip
+
+    rows = [row("thr-a", 3000.0, "2", 3000.0), row("thr-b", 2500.0, "1", 2500.0)]
+    calm = (
+        PartitionUsage("1", 4000.0, 500.0, 1000.0, 9),
+        PartitionUsage("2", 6000.0, 400.0, 1000.0, 9),
+    )
+    assert skew_headline(rows, calm, Window.M15, []) == (
+        '["acme","thr-a"] = 50 % of RU on partition 2, 30 % of the container\'s RU in 15m'
+    )  # partition 1's busiest second is half its budget: nothing more to say
+    busy = (PartitionUsage("1", 4000.0, 990.0, 1000.0, 9), calm[1])
+    assert skew_headline(rows, busy, Window.M15, []) == (
+        '["acme","thr-a"] = 50 % of RU on partition 2, 30 % of the container\'s RU in 15m; '
+        'partition 1 is the busiest: ["acme","thr-b"] = 62 % of its RU'
+    )
 
 
 async def test_the_questions_asked():
@@ -203,11 +250,11 @@ async def test_kept_answers_give_the_kept_report_and_new_ones_a_new_report():
 async def test_equal_ru_is_in_key_order_whatever_order_the_logs_gave():
     tied = table(
         LogName.KEY_USAGE,
-        ('["zeta"]', "1", 1, 500.0, 10.0, 500.0, 10.0, 5),
-        ('["big"]', "1", 1, 900.0, 10.0, 900.0, 10.0, 5),
-        ('["alpha"]', "1", 1, 500.0, 10.0, 500.0, 10.0, 5),
-        ("[42]", "1", 1, 500.0, 10.0, 500.0, 10.0, 5),
-        ('["omega"]', "1", 1, 100.0, 10.0, 100.0, 10.0, 5),
+        ('["zeta"]', "1", 1, 500.0, 10.0, 500.0, 10.0, 5, ["1"]),
+        ('["big"]', "1", 1, 900.0, 10.0, 900.0, 10.0, 5, ["1"]),
+        ('["alpha"]', "1", 1, 500.0, 10.0, 500.0, 10.0, 5, ["1"]),
+        ("[42]", "1", 1, 500.0, 10.0, 500.0, 10.0, 5, ["1"]),
+        ('["omega"]', "1", 1, 100.0, 10.0, 100.0, 10.0, 5, ["1"]),
     )
 
     def with_ties(query: LogQuery) -> LogAnswer:

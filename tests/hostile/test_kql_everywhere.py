@@ -29,7 +29,7 @@ def hostile_rows() -> dict[LogName, list[list[Any]]]:
     keys = [json.dumps([v, v]) for v in values]
     return {
         LogName.KEY_USAGE: [
-            [key, value, 1, 1000.0 - n, 100.0, 900.0, 90.0, len(keys)]
+            [key, value, 2, 1000.0 - n, 100.0, 900.0, 90.0, len(keys), [value, value + "x"]]
             for n, (key, value) in enumerate(zip(keys, values, strict=True))
         ],
         LogName.PARTITION_USAGE: [[v, 1000.0, 100.0, 3] for v in values],

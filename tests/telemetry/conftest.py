@@ -59,14 +59,14 @@ class TelemetryBackend:
 
 
 async def simulated_backend(request: pytest.FixtureRequest) -> TelemetryBackend:
-    """The simulator over the demo workspace, five minutes into a session started at the
-    demo's anchor (its hot tenant's first burst began 45 s in)."""
+    """The simulator over the demo workspace, five minutes after the workspace's anchor
+    (its hot tenant's first burst began 45 s in)."""
     path, manifest = request.getfixturevalue("demo_workspace")
     workspace = Workspace.open(path)
     clock = FrozenClock(ANCHOR + 300)
     gateway = Gateway(clock=clock)
     telemetry = SimulatedTelemetry.from_workspace(
-        workspace, hot_tenant=manifest.hot_tenant, gateway=gateway, clock=clock, started_at=ANCHOR
+        workspace, hot_tenant=manifest.hot_tenant, gateway=gateway, clock=clock, anchor=ANCHOR
     )
     return TelemetryBackend(
         "simulated",

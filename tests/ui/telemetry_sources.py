@@ -182,6 +182,7 @@ class KeyTable:
                         "PartitionRU": ru,
                         "PartitionPeakRUps": ru / 300,
                         "Keys": len(keys),
+                        "PartitionIds": [p],
                     }[column]
                     for column in columns
                 )

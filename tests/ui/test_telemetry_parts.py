@@ -9,7 +9,15 @@ from cosmem_tui.model.telemetry import KeyLevel, KeyUsage, ProblemKind, Telemetr
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.ui.actions import ACTIONS, Registry, view_actions
 from cosmem_tui.ui.commands import Mistake, SetWindow, SwitchView, parse_command
-from cosmem_tui.ui.hot_rows import SORTS, HotRows, browse_target, storage_text
+from cosmem_tui.ui.help import help_text
+from cosmem_tui.ui.hot_rows import (
+    SORTS,
+    HotRows,
+    browse_target,
+    budget_cell,
+    partition_text,
+    storage_text,
+)
 from cosmem_tui.ui.telemetry import claimed, next_window
 from cosmem_tui.ui.views import VIEWS
 from cosmem_tui.ui.widgets.charts import (
@@ -139,9 +147,26 @@ def test_unknowns_are_dashes_or_blanks_never_zero_and_sort_last():
     cells = HotRows(rows, None, SORTS[0]).row(0)
     assert cells[4] == ("—", "dim") and cells[5] == ("—", "dim") and cells[6][0] == ""
     assert HotRows(rows, None, SORTS[0]).row(1)[4] == ("120%", "bad")
+    # Served RU stops at the partition's budget (a 429 is not served): 99 % is a full
+    # partition, in red, as the 429s beside it say; 85 % is close to it.
+    assert budget_cell(0.99) == ("99%", "bad") and budget_cell(0.85) == ("85%", "warn")
+    assert budget_cell(0.5) == ("50%", "")
     assert storage_text(2048) == "2.0 MB" and storage_text(None) == ""
+    assert storage_text(1536, lower_bound=True) == "≥1.5 MB"  # a tenant's logged keys only
+    bounded = HotRows(
+        (usage("d", 50.0, storage_kb=1536, storage_lower_bound=True),), None, SORTS[0]
+    )
+    assert bounded.row(0)[6][0] == "≥1.5 MB"
     unknown_shares = HotRows(rows, None, SORTS[0], shares=False).row(0)
     assert unknown_shares[3] == ("—", "dim")  # no container total: no share
+
+
+def test_the_partition_column_names_every_partition_a_key_touched():
+    both = usage("a", 10.0, partition="1", partitions=2, partition_ids=("1", "2"))
+    assert HotRows((both,), None, SORTS[0]).row(0)[7][0] == "1,2"  # not "1 +1"
+    many = usage("b", 1.0, partition="12", partitions=40, partition_ids=("12", "3", "45", "7"))
+    assert partition_text(many) == "12,3+38"  # what fits in the column, the rest counted
+    assert partition_text(usage("c", 1.0)) == "0"
 
 
 def test_rows_are_found_by_key_and_filtered_by_their_shown_name():
@@ -196,3 +221,11 @@ def test_the_number_beside_the_capacity_line_is_what_is_provisioned():
         with_line = [line for line in lines if "╌" in line]
         assert with_line and all(line.lstrip().startswith("4.0k ") for line in with_line)
         assert lines[-1].strip().startswith("00:00 (−15m)")  # the time axis, last
+
+
+def test_the_help_says_what_each_hot_column_measures(registry):
+    text = help_text(registry, "hot").plain
+    assert "BUDGET: the RU it was served in its busiest second on its partition" in text
+    assert "tops out at about 100 %" in text and "bursts shorter than a second" in text
+    assert "a tenant's is a lower bound (≥)" in text
+    assert "BUDGET" not in help_text(registry, "browse").plain

@@ -311,6 +311,16 @@ async def test_hot_tenants_by_ru_with_their_shares(demo_path, clock):
         assert f"⚠ {report.headline}" in text  # "contoso = … % of RU on partition …"
         assert "logs lag 20 s – 3 min: data as of" in text
         assert "tenants by RU · last 15m" in text and "48 keys" in text
+        # BUDGET beside 429s: near 100 %, never over it (a 429 is not served), in red,
+        # and the screen says what it measures.
+        assert first.partition_share is not None and 0.95 <= first.partition_share <= 1.0
+        budget = app.screen.query_one("#keys", RowList).source.row(0)[4]
+        assert budget == (rows[0][4], "bad")
+        notes = text_of(app, "#notes")
+        assert "BUDGET: busiest second served ÷ the partition's RU/s" in notes
+        assert "tops out at 100 %" in notes
+        assert "logs lag" not in notes  # said once, on the line with the time
+        assert rows[0][7] == "1,2" and rows[0][6].startswith("≥")  # both partitions; a bound
 
 
 async def test_drill_into_a_tenant_and_back(demo_path, clock):
@@ -413,7 +423,8 @@ async def test_a_workspace_problem_is_shown_in_the_table_with_its_fix(demo_path,
 
 
 async def test_hostile_key_names_render_inert(demo_path, clock):
-    # The fourth tenant is the one the skew headline names (its partition is the first).
+    # The headline names the first (the top row) and the fourth (it takes most of the
+    # busiest partition, the first).
     names = ("\x1b[31mred\x1b[0m", "rtl\u202eevil", "a\nb", "[bold red]boom[/]")
     app = make(demo_path, clock, source=lambda _: KeyTable(names, clock))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -426,7 +437,9 @@ async def test_hostile_key_names_render_inert(demo_path, clock):
         assert "\\x1b[31mred\\x1b[0m" in drawn and "\x1b" not in drawn
         assert "rtl\\u202eevil" in drawn and "\u202e" not in drawn
         assert "a b" in drawn  # a newline cannot break the row
-        assert text_of(app, "#headline").startswith("⚠ [bold red]boom[/] = ")  # text, not markup
+        headline = text_of(app, "#headline")
+        assert headline.startswith("⚠ \\x1b[31mred\\x1b[0m = ") and "\x1b" not in headline
+        assert "is the busiest: [bold red]boom[/] = " in headline  # text, not markup
         await pilot.press("l")  # the keys of the first, under its escaped name
         await settle(pilot)
         title = str(table.border_title)

@@ -2,7 +2,8 @@
 policy, bounded retries, and (in tests) an injected azure-core transport.
 
 * ``azure.monitor.querymetrics.aio.MetricsClient`` on the account's regional host,
-  one per host (built when the region is known);
+  one per host (built when the region is known, or at once for a ``--metrics-endpoint``
+  without ``{region}``);
 * ``azure.monitor.query.aio.LogsQueryClient`` on the Log Analytics endpoint;
 * a plain ``AsyncPipelineClient`` for the one ARM read (the account's location and type).
 
@@ -76,7 +77,7 @@ class MonitorClients:
             options["transport"] = self._transport
         return options
 
-    def metrics(self, region: str) -> MetricsClient:
+    def metrics(self, region: str | None) -> MetricsClient:
         endpoint = self._settings.metrics_url(region)
         client = self._metrics.get(endpoint)
         if client is None:

@@ -164,7 +164,7 @@ async def query_metrics(
     *,
     calls: MonitorCalls,
     clients: MonitorClients,
-    region: str,
+    region: str | None,
     resource_id: str,
     database: str | None,
     container: str | None,

@@ -269,10 +269,20 @@ class MonitorSettings:
     def origin(self, setting: str) -> str | None:
         return dict(self.origins).get(setting)
 
-    def metrics_url(self, region: str) -> str:
-        """The regional metrics endpoint for ``region`` (or the override)."""
+    @property
+    def needs_region(self) -> bool:
+        """Whether the metrics host depends on the account's region. An endpoint given
+        without ``{region}`` (a private link, a sovereign cloud's host) does not, so the
+        region — and the ARM read that finds it — is never needed."""
+        return self.metrics_endpoint is None or REGION_SLOT in self.metrics_endpoint
+
+    def metrics_url(self, region: str | None) -> str:
+        """The regional metrics endpoint for ``region`` (or the override). ``region`` may
+        be None only when the host does not need it (``needs_region``)."""
+        if region is None and self.needs_region:
+            raise ValueError("the metrics host needs the account's region")
         if self.metrics_endpoint is not None:
-            return self.metrics_endpoint.replace(REGION_SLOT, region)
+            return self.metrics_endpoint.replace(REGION_SLOT, region or "")
         return METRICS_HOST.format(region=region)
 
     def describe(self) -> list[str]:

@@ -4,6 +4,11 @@
 async credential (shared, never closed here), and finds the account's region — the
 ``--region`` setting, else the region the caller read from the Cosmos account, else one
 ARM read of the resource (which also refuses a resource that is not a Cosmos account).
+A ``--metrics-endpoint`` without ``{region}`` needs no region, so nothing asks ARM: a
+network where ARM cannot be reached (a private link) still gets its metrics. Without
+ARM and without a region, the logs are still answered and every metrics answer names
+what is missing and how to give it; a lookup that could not reach ARM is tried again
+after ``MIN_REFRESH_S``, not on every question of the same refresh.
 
 Metrics and logs answer one ``MetricAnswer`` / ``LogAnswer`` per question, in order, and
 never raise: every failure is a problem on the answers it concerns (``about`` names the
@@ -37,6 +42,10 @@ from cosmem_tui.sources.monitor.metrics import query_metrics
 from cosmem_tui.sources.monitor.settings import MonitorSettings
 
 MIN_REFRESH_S = 60.0  # metrics move once a minute and every call is billed
+REGION_FIX = (
+    "pass --region (e.g. --region eastus), or a --metrics-endpoint without {region}: "
+    "then ARM is not asked"
+)
 # Failures of the region lookup worth trying again on a later call; the others need a fix.
 _TRANSIENT = (ProblemKind.UNREACHABLE, ProblemKind.THROTTLED)
 
@@ -65,6 +74,7 @@ class MonitorTelemetry:
     ) -> None:
         self._settings = settings
         self._gateway = gateway
+        self._clock = clock
         self._clients = MonitorClients(settings, credential, transport=transport, retry=retry)
         self._calls = MonitorCalls(gateway, settings, clock)
         self._logs = LogsSource(self._calls, self._clients, settings)
@@ -75,6 +85,7 @@ class MonitorTelemetry:
             except ValueError:
                 self._region = None  # a hint that is no region: ask ARM instead
         self._region_failure: MonitorFailure | None = None
+        self._region_failed_at: float | None = None
         self._not_cosmos: MonitorFailure | None = None
 
     # -- what it is ---------------------------------------------------------------------
@@ -112,7 +123,10 @@ class MonitorTelemetry:
     # -- the region -----------------------------------------------------------------------
 
     async def locate(self) -> None:
-        """Find the region from ARM unless it is known; failures are kept, not raised."""
+        """Find the region from ARM unless it is known or not needed; failures are kept,
+        not raised."""
+        if not self._settings.needs_region:
+            return  # the metrics host is given whole: ARM is never asked
         if self._region is not None or self._not_cosmos is not None:
             return
         try:
@@ -121,29 +135,40 @@ class MonitorTelemetry:
             if failure.kind is ProblemKind.NOT_COSMOS:
                 self._not_cosmos = failure
             else:
+                self._region_failed_at = self._clock.now()
                 self._region_failure = MonitorFailure(
                     failure.kind,
                     f"the account's region is unknown: {failure.message}",
-                    failure.fix or "pass --region (e.g. --region eastus)",
+                    REGION_FIX + (f"; else {failure.fix}" if failure.fix else ""),
                     retry_after_s=failure.retry_after_s,
                 )
             return
         self._region, self._region_failure = account.region, None
 
+    def _locate_again(self) -> bool:
+        """Whether a failed region lookup is worth another ARM read now: a transient one,
+        once ``MIN_REFRESH_S`` has passed (the same refresh asks several questions)."""
+        failure = self._region_failure
+        if failure is None:
+            return True
+        if failure.kind not in _TRANSIENT or self._region_failed_at is None:
+            return False
+        return self._clock.now() - self._region_failed_at >= MIN_REFRESH_S
+
     # -- the questions --------------------------------------------------------------------
 
     async def metrics(self, queries: Sequence[MetricQuery]) -> list[MetricAnswer]:
-        if self._region is None and (
-            self._region_failure is None or self._region_failure.kind in _TRANSIENT
-        ):
+        needs_region = self._settings.needs_region
+        if needs_region and self._region is None and self._locate_again():
             await self.locate()
         answers = []
         for query in queries:
             name = f"metrics: {query.name}"
-            blocker = self._not_cosmos or (self._region_failure if self._region is None else None)
-            if blocker is not None or self._region is None:
+            unknown = needs_region and self._region is None
+            blocker = self._not_cosmos or (self._region_failure if unknown else None)
+            if blocker is not None or unknown:
                 failure = blocker or MonitorFailure(
-                    ProblemKind.QUERY_ERROR, "the account's region is unknown", "pass --region"
+                    ProblemKind.QUERY_ERROR, "the account's region is unknown", REGION_FIX
                 )
                 answers.append(MetricAnswer(query, problem=failure.problem(name)))
                 continue

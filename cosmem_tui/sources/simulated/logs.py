@@ -14,7 +14,9 @@ to ``query.top``):
 * ``key_storage``: like Azure's PartitionKeyStatistics, only the largest keys — the
   three with most storage on each physical partition — by size, largest first; at
   tenant level their sizes summed per tenant (so a tenant whose storage is spread over
-  many small threads reports only what its largest threads hold);
+  many small threads reports only what its largest threads hold: a lower bound). Sizes
+  are what the keys hold at the end of the window (``storage``: items expire), so a
+  reported size never exceeds what the workspace still stores;
 * ``tables``: the resource-specific tables the console reads (requests, RU per key,
   key statistics) that hold rows in the window, most rows first, then by name.
 
@@ -27,11 +29,12 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from cosmem_tui.model.telemetry import (
     LOG_COLUMNS,
+    PARTITION_IDS,
     KeyLevel,
     LogAnswer,
     LogName,
@@ -53,12 +56,23 @@ Row = tuple[Any, ...]
 class LogAnswers:
     """Answers log queries over one workload of one container."""
 
-    def __init__(self, workload: Workload, *, database: str, container: str) -> None:
+    def __init__(
+        self,
+        workload: Workload,
+        *,
+        database: str,
+        container: str,
+        storage: Callable[[float], Mapping[str, int]] | None = None,
+    ) -> None:
+        """``storage``: bytes per key text at a time (None: the key set's sizes, fixed)."""
         self.workload = workload
         self.database = database
         self.container = container
         self.sums = SpanSums(workload)
-        self._largest: list[int] | None = None
+        self._storage = storage
+        # The sizes and largest keys of one minute (statistics move slowly; a refresh
+        # every 2 s must not read the workspace again each time).
+        self._largest: tuple[int | None, list[int], list[int]] | None = None
 
     def answer(self, query: LogQuery, now: float) -> LogAnswer:
         name = query.name.value
@@ -110,6 +124,7 @@ class LogAnswers:
         for row in chosen:
             f = table.figures(row)
             main = f.partition
+            touched = [ids[p] for p, spent in sorted(f.ru_by_partition.items()) if spent > 0]
             rows.append(
                 (
                     f.text,
@@ -120,6 +135,7 @@ class LogAnswers:
                     f.ru_by_partition[main],
                     f.peak_by_partition[main],
                     keys,
+                    touched[:PARTITION_IDS],
                 )
             )
         return rows
@@ -199,22 +215,35 @@ class LogAnswers:
 
     # -- storage and tables ---------------------------------------------------------------
 
-    def largest_keys(self) -> list[int]:
-        """The keys PartitionKeyStatistics would report: the largest on each partition."""
-        if self._largest is None:
-            keys = self.workload.keys
-            by_partition: dict[int, list[int]] = {}
-            for i, p in enumerate(keys.partition_of):
-                by_partition.setdefault(p, []).append(i)
-            largest: list[int] = []
-            for members in by_partition.values():
-                top = heapq.nsmallest(
-                    STORAGE_KEYS_PER_PARTITION,
-                    members,
-                    key=lambda i: (-keys.sizes[i], keys.texts[i]),
-                )
-                largest.extend(i for i in top if keys.sizes[i] > 0)
-            self._largest = largest
+    def sizes(self, at: float) -> list[int]:
+        """Bytes per key (the key set's order) at ``at``."""
+        return self._at(at)[1]
+
+    def largest_keys(self, at: float | None = None) -> list[int]:
+        """The keys PartitionKeyStatistics would report at ``at``: the largest on each
+        partition (``at`` None: with the key set's own sizes)."""
+        return self._at(at)[2]
+
+    def _at(self, at: float | None) -> tuple[int | None, list[int], list[int]]:
+        minute = None if at is None or self._storage is None else math.floor(at) // MINUTE_S
+        cached = self._largest
+        if cached is not None and cached[0] == minute:
+            return cached
+        keys = self.workload.keys
+        sizes = keys.sizes
+        if minute is not None and self._storage is not None:
+            held = self._storage(minute * MINUTE_S)
+            sizes = [held.get(text, 0) for text in keys.texts]
+        by_partition: dict[int, list[int]] = {}
+        for i, p in enumerate(keys.partition_of):
+            by_partition.setdefault(p, []).append(i)
+        largest: list[int] = []
+        for members in by_partition.values():
+            top = heapq.nsmallest(
+                STORAGE_KEYS_PER_PARTITION, members, key=lambda i: (-sizes[i], keys.texts[i])
+            )
+            largest.extend(i for i in top if sizes[i] > 0)
+        self._largest = (minute, sizes, largest)
         return self._largest
 
     def _key_storage(self, query: LogQuery, start: int, end: int) -> list[Row]:
@@ -222,13 +251,14 @@ class LogAnswers:
         if end <= max(start, w.first_second):  # no statistics before the history
             return []
         keys = w.keys
+        _, sizes, largest = self._at(end)
         by_key: dict[str, int] = {}
-        for i in self.largest_keys():
+        for i in largest:
             t = keys.tenant_of[i]
             if query.tenant is not None and keys.tenants[t] != query.tenant:
                 continue
             text = keys.tenant_texts[t] if query.level is KeyLevel.TENANT else keys.texts[i]
-            by_key[text] = by_key.get(text, 0) + keys.sizes[i]
+            by_key[text] = by_key.get(text, 0) + sizes[i]
         rows: list[Row] = [(text, round(size / 1024)) for text, size in by_key.items()]
         rows.sort(key=lambda row: (-row[1], row[0]))
         return rows

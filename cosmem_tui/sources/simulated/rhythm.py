@@ -12,7 +12,9 @@ always gives the same number.
   by one bisection instead of 60 steps (see ``NoiseVector.served``).
 * ``Profile`` is a group of tenants that share a daily rhythm (a time zone, a habit).
 * ``BurstSchedule`` is when the hot tenant bursts: a few times in the day before the
-  session started, then from shortly after the start, again and again.
+  workload's anchor (when its workspace was made), then from shortly after it, again and
+  again. The anchor is the workspace's, never a process's start, so every process that
+  reads the workspace — the console, ``cosmem hot`` a minute later — sees one history.
 """
 
 from __future__ import annotations
@@ -137,8 +139,8 @@ RAMP_DOWN_S = 30.0  # and fades more slowly (clients back off)
 class BurstSchedule:
     """When the hot tenant bursts, and how hard (RU/s over its usual demand).
 
-    A few bursts in the day before the session (so a 24 h window has shape), then one
-    ``first_after_s`` after the session starts and again every ``every_s``.
+    A few bursts in the day before ``anchor`` (so a 24 h window has shape), then one
+    ``first_after_s`` after it and again every ``every_s``, for as long as time runs.
     """
 
     HISTORY_HOURS = (2.4, 6.3, 9.8, 14.2, 19.6, 23.1)
@@ -146,14 +148,14 @@ class BurstSchedule:
     def __init__(
         self,
         seed: int,
-        started_at: float,
+        anchor: float,
         level: float,
         *,
         first_after_s: float,
         every_s: float,
         length_s: float,
     ) -> None:
-        self.started_at = started_at
+        self.anchor = anchor
         self.level = level
         self.first_after_s = first_after_s
         self.every_s = every_s
@@ -161,27 +163,27 @@ class BurstSchedule:
         self._seed = seed
         history = []
         for index, hours in enumerate(self.HISTORY_HOURS):
-            start = started_at - hours * 3600 + (unit(seed, 0xB0, index) - 0.5) * 1800
+            start = anchor - hours * 3600 + (unit(seed, 0xB0, index) - 0.5) * 1800
             length = 180 + 360 * unit(seed, 0xB1, index)
             strength = 0.55 + 0.75 * unit(seed, 0xB2, index)
             history.append(Burst(float(int(start)), float(int(start + length)), level * strength))
         self._history = tuple(history)
 
-    def _session_burst(self, k: int) -> Burst:
-        start = self.started_at + self.first_after_s + k * self.every_s
-        # The first burst of the session is the full one; later ones vary a little.
+    def _recurring_burst(self, k: int) -> Burst:
+        start = self.anchor + self.first_after_s + k * self.every_s
+        # The first burst after the anchor is the full one; later ones vary a little.
         strength = 1.0 if k == 0 else 0.85 + 0.35 * unit(self._seed, 0xB3, k)
         return Burst(start, start + self.length_s, self.level * strength)
 
     def overlapping(self, t0: float, t1: float) -> list[Burst]:
         """The bursts that touch [t0, t1)."""
         found = [b for b in self._history if b.start < t1 and b.end > t0]
-        first = self.started_at + self.first_after_s
+        first = self.anchor + self.first_after_s
         if t1 > first and self.every_s > 0:
             k0 = max(0, math.floor((t0 - first - self.length_s) / self.every_s))
             k1 = math.floor((t1 - first) / self.every_s)
             for k in range(k0, k1 + 1):
-                burst = self._session_burst(k)
+                burst = self._recurring_burst(k)
                 if burst.start < t1 and burst.end > t0:
                     found.append(burst)
         return found

@@ -5,7 +5,9 @@ It answers the questions the Azure Monitor source answers, in the same shapes
 (``workload.py``), so the throughput and hot-tenant views move live with no account.
 ``about`` says it is simulated, and the screen says so.
 
-* Time is the session's clock: nothing here reads the wall clock.
+* Time is the session's clock: nothing here reads the wall clock. The workload is
+  anchored to the workspace (``workspace_keys.workspace_anchor``), not to the session:
+  every process over one workspace tells one story.
 * Every call is recorded in the session's ledger like a monitoring call (kind
   ``monitor``, unit ``call``, no RU, marked simulated), with the action that caused it.
 * The keys are read on the first call (one grouped query, about 70 ms on the demo),
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
@@ -79,28 +81,40 @@ class SimulatedTelemetry:
         hot_tenant: Scalar | Key | None,
         gateway: Gateway,
         clock: Clock,
-        started_at: float,
+        anchor: float | None = None,
         seed: int | None = None,
         shape: WorkloadShape | None = None,
     ) -> SimulatedTelemetry:
         """The workload of a workspace's keys, read on the first call (see the module
-        docstring). ``hot_tenant``: the demo manifest's (None: the largest tenant)."""
+        docstring). ``hot_tenant``: the demo manifest's (None: the largest tenant);
+        ``anchor``: where its history starts (None: the one the workspace records)."""
 
         def build() -> _Answers:
             from cosmem_tui.sources.simulated.workload import DEFAULT_SEED, Workload, WorkloadShape
-            from cosmem_tui.sources.simulated.workspace_keys import physical_partitions, read_keys
+            from cosmem_tui.sources.simulated.workspace_keys import (
+                physical_partitions,
+                read_keys,
+                storage_at,
+                workspace_anchor,
+            )
 
-            keys = read_keys(workspace, started_at)
+            start = workspace_anchor(workspace) if anchor is None else anchor
+            keys = read_keys(workspace, start)
             chosen = shape or WorkloadShape(partitions=physical_partitions(workspace))
             workload = Workload(
                 keys,
                 hot_tenant=hot_tenant,
                 seed=DEFAULT_SEED if seed is None else seed,
-                started_at=started_at,
+                anchor=start,
                 shape=chosen,
             )
             names = workspace.container
-            return _answers(workload, names.database, names.container)
+            return _answers(
+                workload,
+                names.database,
+                names.container,
+                storage=lambda at: storage_at(workspace, at),
+            )
 
         return cls(build, gateway=gateway, clock=clock)
 
@@ -232,11 +246,17 @@ class SimulatedTelemetry:
         )
 
 
-def _answers(workload: Workload, database: str, container: str) -> _Answers:
+def _answers(
+    workload: Workload,
+    database: str,
+    container: str,
+    *,
+    storage: Callable[[float], Mapping[str, int]] | None = None,
+) -> _Answers:
     from cosmem_tui.sources.simulated.logs import LogAnswers
     from cosmem_tui.sources.simulated.metrics import MetricAnswers
 
     return _Answers(
         MetricAnswers(workload, database=database, container=container),
-        LogAnswers(workload, database=database, container=container),
+        LogAnswers(workload, database=database, container=container, storage=storage),
     )

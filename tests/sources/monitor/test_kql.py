@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui.model import Key
-from cosmem_tui.model.telemetry import LOG_COLUMNS, KeyLevel, LogName, LogQuery, Span
+from cosmem_tui.model.telemetry import (
+    LOG_COLUMNS,
+    PARTITION_IDS,
+    KeyLevel,
+    LogName,
+    LogQuery,
+    Span,
+)
 from cosmem_tui.sources.monitor.kql import (
     KqlError,
     LogMode,
@@ -255,6 +262,12 @@ def test_every_text_says_the_columns_the_contract_fixes(name: LogName, mode: Log
     line = next(line for line in raw.splitlines() if line.startswith("// Columns: "))
     assert tuple(line.removeprefix("// Columns: ").split(", ")) == LOG_COLUMNS[name]
     # That the query returns them, in this order and type: test_kql_parser (the real parser).
+
+
+@pytest.mark.parametrize("mode", list(LogMode))
+def test_a_keys_partitions_are_named_within_a_bound(mode: LogMode):
+    text = " ".join(query_text(LogName.KEY_USAGE, mode).split())
+    assert f"PartitionIds = make_set(Partition, {PARTITION_IDS})" in text
 
 
 def test_legacy_texts_read_the_suffixed_columns_defensively():

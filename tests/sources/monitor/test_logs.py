@@ -51,6 +51,7 @@ TYPES = {
     "PartitionRU": "real",
     "PartitionPeakRUps": "real",
     "Keys": "long",
+    "PartitionIds": "dynamic",
     "TimeGenerated": "datetime",
     "OperationName": "string",
     "Throttled": "long",
@@ -67,8 +68,8 @@ ALL_TABLES = {
 }
 ROWS: dict[LogName, list[list[Any]]] = {
     LogName.KEY_USAGE: [
-        ['["contoso"]', "2", 3, 1812.5, 240.0, 1500.0, 200.0, 57],
-        ["[42]", "0", 1, 90.25, 12.0, 90.25, 12.0, 57],
+        ['["contoso"]', "2", 3, 1812.5, 240.0, 1500.0, 200.0, 57, '["0","2","1"]'],
+        ["[42]", "0", 1, 90.25, 12.0, 90.25, 12.0, 57, '["0"]'],
     ],
     LogName.PARTITION_USAGE: [["2", 2100.0, 260.5, 9], ["0", 120.0, 14.0, 48]],
     LogName.THROTTLES: [
@@ -159,7 +160,17 @@ async def test_one_batch_carries_every_question_and_the_probe(
 
     assert usage.problem is None and throttles.problem is None
     assert usage.table is not None and usage.table.columns == LOG_COLUMNS[LogName.KEY_USAGE]
-    assert usage.table.rows[0] == ('["contoso"]', "2", 3, 1812.5, 240.0, 1500.0, 200.0, 57)
+    assert usage.table.rows[0] == (
+        '["contoso"]',
+        "2",
+        3,
+        1812.5,
+        240.0,
+        1500.0,
+        200.0,
+        57,
+        ["0", "2", "1"],  # a dynamic cell, decoded from its JSON text
+    )
     assert usage.table.records()[1]["Key"] == "[42]"  # the key's JSON text: 42 stays a number
     # No time in the rows: the probe says how far the tables it reads were ingested.
     assert usage.as_of == PROBE_NEWEST

@@ -3,9 +3,12 @@ and a resource that is not a Cosmos account is refused."""
 
 from __future__ import annotations
 
-from cosmem_tui.model import Kind, Scope
+from azure.core.exceptions import ServiceRequestError
+
+from cosmem_tui.model import FrozenClock, Kind, Scope
 from cosmem_tui.model.telemetry import LogName, LogQuery, MetricQuery, ProblemKind, Span
 from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.monitor.telemetry import MIN_REFRESH_S
 from tests.conftest import ANCHOR
 from tests.sources.monitor.azure_fake import (
     RESOURCE_ID,
@@ -17,6 +20,7 @@ from tests.sources.monitor.azure_fake import (
     metrics_body,
 )
 from tests.sources.monitor.conftest import Opener
+from tests.sources.monitor.test_logs import Workspace
 
 SPAN = Span(ANCHOR - 300, ANCHOR)
 QUERY = MetricQuery("ru", ("TotalRequestUnits",), "Total", 60, SPAN)
@@ -143,12 +147,48 @@ async def test_a_lookup_that_is_refused_leaves_metrics_unanswered_with_the_way_o
     assert len(fake.requests_to("arm")) == 1  # a refusal is not asked again each refresh
 
 
-async def test_an_unreachable_lookup_is_tried_again_on_the_next_call(
-    open_source: Opener, fake: AzureFake
+async def test_an_unreachable_lookup_is_tried_again_on_a_later_refresh(
+    open_source: Opener, fake: AzureFake, clock: FrozenClock
 ):
     fake.answer("arm", Reply(503, b"busy"), Reply(503, b"busy"), Reply(503, b"busy"), account())
     fake.answer("metrics", ok_metrics())
     source = await open_source(region=None)
-    assert source.region is None
+    assert source.region is None and len(fake.requests_to("arm")) == 3  # azure-core's retries
+    (soon,) = await source.metrics([QUERY])  # the same refresh: not asked again at once
+    assert soon.problem is not None and len(fake.requests_to("arm")) == 3
+    clock.advance(MIN_REFRESH_S)
     (answer,) = await source.metrics([QUERY])
     assert answer.problem is None and source.region == "eastus"
+
+
+DNS = "Failed to resolve 'management.azure.com' ([Errno -2] Name or service not known)"
+
+
+async def test_a_metrics_endpoint_without_a_region_needs_no_arm(
+    open_source: Opener, fake: AzureFake
+):
+    fake.fail("arm", ServiceRequestError(DNS))  # a private network: ARM does not resolve
+    fake.answer("metrics", ok_metrics())
+    source = await open_source(region=None, metrics_endpoint="https://metrics.privatelink.example")
+    assert source.problems() == []
+    (answer,) = await source.metrics([QUERY])
+    assert answer.problem is None and answer.series
+    assert fake.requests_to("arm") == []
+    assert fake.requests_to("metrics")[0].host == "metrics.privatelink.example"
+
+
+async def test_without_arm_the_logs_answer_and_the_metrics_name_what_is_missing(
+    open_source: Opener, fake: AzureFake
+):
+    fake.fail("arm", ServiceRequestError(DNS))
+    fake.answer("logs", Workspace().responder())
+    source = await open_source(region=None)
+    (problem,) = source.problems()
+    assert problem.kind is ProblemKind.UNREACHABLE and "management.azure.com" in problem.message
+    (metrics,) = await source.metrics([QUERY])
+    assert metrics.problem is not None and metrics.problem.about == "metrics: ru"
+    assert "the account's region is unknown" in metrics.problem.message
+    assert "--region" in metrics.problem.fix and "--metrics-endpoint" in metrics.problem.fix
+    (logs,) = await source.logs([LogQuery(LogName.KEY_USAGE, SPAN)])
+    assert logs.problem is None and logs.table is not None and logs.table.rows
+    assert fake.requests_to("metrics") == []

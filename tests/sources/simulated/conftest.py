@@ -16,8 +16,8 @@ from cosmem_tui.sources.simulated import SimulatedTelemetry, Workload, WorkloadK
 from cosmem_tui.sources.simulated.workspace_keys import read_keys
 from tests.conftest import ANCHOR
 
-START = ANCHOR  # every simulated session here starts at the demo's anchor
-BURST = START + 45  # when the hot tenant's first burst of the session begins
+START = ANCHOR  # the demo workspace (and so its workload) is anchored here
+BURST = START + 45  # when the hot tenant's first burst after the anchor begins
 
 
 @pytest.fixture(scope="session")
@@ -31,7 +31,7 @@ def demo_keys(demo_workspace: tuple[Path, DemoManifest]) -> list[WorkloadKey]:
 
 @pytest.fixture(scope="session")
 def demo_workload(demo_keys: list[WorkloadKey], demo_workspace) -> Workload:
-    return Workload(demo_keys, hot_tenant=demo_workspace[1].hot_tenant, started_at=START)
+    return Workload(demo_keys, hot_tenant=demo_workspace[1].hot_tenant, anchor=START)
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ async def simulated(demo_workspace) -> AsyncIterator[Callable[..., Simulated]]:
             hot_tenant=demo_workspace[1].hot_tenant,
             gateway=gateway,
             clock=clock,
-            started_at=START,
+            anchor=START,
             **extra,
         )
         made.append(Simulated(telemetry, gateway, clock, workspace))

@@ -28,6 +28,7 @@ from cosmem_tui.model.telemetry import (
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.simulated import SimulatedTelemetry, Workload, WorkloadKey, WorkloadShape
 from cosmem_tui.sources.simulated.logs import LOG_LAG_S
+from cosmem_tui.sources.simulated.workspace_keys import read_keys
 from tests.sources.simulated.conftest import BURST, START, main_partition
 from tests.telemetry.conftest import console_metric_queries
 
@@ -189,6 +190,10 @@ async def test_a_tenant_on_two_partitions_reports_two(simulated, demo_workload: 
         )
         assert row.table is not None and drill.table is not None
         assert row.table.records()[0]["Partitions"] == 2
+        named = sorted(
+            demo_workload.partition_ids[p] for p in demo_workload.tenant_partitions(tenant)
+        )
+        assert row.table.records()[0]["PartitionIds"] == named  # both of them, by name
         assert len({r["Partition"] for r in drill.table.records()}) == 2
         assert all(r["Partitions"] == 1 for r in drill.table.records())
 
@@ -232,8 +237,16 @@ async def test_logs_lag_behind_the_clock(simulated):
     assert future.problem is None and future.table is not None and future.table.rows == ()
 
 
+def held_at(simulated, at: float) -> dict[str, int]:
+    """Bytes per key the demo workspace holds at ``at`` (its items expire)."""
+    return {
+        json.dumps(list(k.values), separators=(",", ":")): k.size_bytes or 0
+        for k in read_keys(simulated(at).workspace, at)
+    }
+
+
 async def test_storage_reports_only_the_largest_keys_of_each_partition(
-    simulated, demo_workload: Workload, demo_keys: list[WorkloadKey]
+    simulated, demo_workload: Workload
 ):
     source = simulated(START + 600)
     span = Span(START, START + 300)
@@ -244,7 +257,7 @@ async def test_storage_reports_only_the_largest_keys_of_each_partition(
         ]
     )
     assert keys.table is not None and tenants.table is not None
-    sizes = {json.dumps(list(k.values), separators=(",", ":")): k.size_bytes for k in demo_keys}
+    sizes = held_at(simulated, START + 300)  # what the keys hold where the window ends
     rows = keys.table.records()
     assert len(rows) == AZURE_REPORTS * demo_workload.partitions
     for row in rows:
@@ -259,6 +272,24 @@ async def test_storage_reports_only_the_largest_keys_of_each_partition(
         by_tenant[json.dumps(json.loads(row["Key"])[:1], separators=(",", ":"))] += row["SizeKb"]
     for row in tenants.table.records():  # the tenant's reported keys, summed
         assert abs(row["SizeKb"] - by_tenant[row["Key"]]) <= AZURE_REPORTS
+
+
+async def test_storage_follows_the_items_that_are_still_there(simulated):
+    """The workload's keys are those of its anchor, but statistics report what a key
+    holds when they are taken: days later many items have expired, and a logged size
+    is never more than the workspace still stores."""
+    later = START + 7 * 86_400
+    span = Span(later - 900, later)
+    answers = await simulated(later + 60).telemetry.logs(
+        [LogQuery(LogName.KEY_STORAGE, span, level=KeyLevel.KEY, top=ALL)]
+    )
+    table = answers[0].table
+    assert table is not None and table.rows
+    held = held_at(simulated, later)
+    at_anchor = held_at(simulated, START)
+    assert sum(held.values()) < sum(at_anchor.values())  # the demo's items do expire
+    for row in table.records():
+        assert row["SizeKb"] == round(held[row["Key"]] / 1024)  # type: ignore[operator]
 
 
 async def test_other_containers_have_no_data_and_bad_windows_are_problems(simulated):
@@ -299,7 +330,7 @@ async def test_an_unreadable_workspace_is_a_problem_on_every_answer(simulated):
 
 async def test_autoscale_reports_its_max_and_what_it_scaled_to(demo_keys: list[WorkloadKey]):
     shape = WorkloadShape(autoscale_max_ru_s=8000)
-    workload = Workload(demo_keys, hot_tenant="contoso", started_at=START, shape=shape)
+    workload = Workload(demo_keys, hot_tenant="contoso", anchor=START, shape=shape)
     clock = FrozenClock(START + 600)
     telemetry = SimulatedTelemetry.from_workload(
         workload, gateway=Gateway(clock=clock), clock=clock, database="db", container="c"

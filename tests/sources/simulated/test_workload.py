@@ -34,20 +34,20 @@ def close(a: float, b: float) -> bool:
 
 def test_the_same_inputs_give_the_same_numbers_asked_in_any_order(demo_keys: list[WorkloadKey]):
     minutes = [MINUTE + k for k in (-1440, -700, -61, -1, 0, 1, 3, 20, 21, 95)]
-    first = Workload(demo_keys, hot_tenant="contoso", started_at=START)
-    again = Workload(list(reversed(demo_keys)), hot_tenant="contoso", started_at=START)
+    first = Workload(demo_keys, hot_tenant="contoso", anchor=START)
+    again = Workload(list(reversed(demo_keys)), hot_tenant="contoso", anchor=START)
     forward = [snapshot(first.cells(m)) for m in minutes]
     backward = [snapshot(again.cells(m)) for m in reversed(minutes)]
     assert forward == list(reversed(backward))
     assert forward == [snapshot(first.cells(m)) for m in minutes]  # from the cache: the same
 
 
-def test_another_seed_or_start_gives_other_numbers(demo_keys: list[WorkloadKey]):
-    base = Workload(demo_keys, hot_tenant="contoso", started_at=START)
-    seeded = Workload(demo_keys, hot_tenant="contoso", started_at=START, seed=1)
-    later = Workload(demo_keys, hot_tenant="contoso", started_at=START + 3600)
+def test_another_seed_or_anchor_gives_other_numbers(demo_keys: list[WorkloadKey]):
+    base = Workload(demo_keys, hot_tenant="contoso", anchor=START)
+    seeded = Workload(demo_keys, hot_tenant="contoso", anchor=START, seed=1)
+    later = Workload(demo_keys, hot_tenant="contoso", anchor=START + 3600)
     assert snapshot(base.cells(MINUTE - 5)) != snapshot(seeded.cells(MINUTE - 5))
-    # The burst follows the session start: an hour later, minute +2 is quiet.
+    # The burst follows the anchor: anchored an hour later, minute +2 is quiet.
     assert sum(c.throttled for c in base.cells(MINUTE + 2)) > 0  # type: ignore[union-attr]
     assert sum(c.throttled for c in later.cells(MINUTE + 2)) == 0  # type: ignore[union-attr]
 
@@ -99,14 +99,24 @@ def test_429s_only_in_seconds_whose_demand_passed_the_budget(demo_workload: Work
                 assert cell.throttled == 0 and sum(cell.rejected) == 0
 
 
-def test_the_hot_tenant_bursts_from_45_s_into_the_session(demo_workload: Workload):
+def test_the_hot_tenant_bursts_from_45_s_after_the_anchor(demo_workload: Workload):
     assert demo_workload.burst_ru_s(BURST - 1) == 0
     assert 0 < demo_workload.burst_ru_s(BURST) < demo_workload.burst_ru_s(BURST + 30)
     assert demo_workload.burst_ru_s(BURST + 60) == 2 * demo_workload.budget_ru_s  # its plateau
     assert demo_workload.burst_ru_s(BURST + 600) == 0  # over after a few minutes …
-    assert demo_workload.burst_ru_s(BURST + 1200 + 60) > 0  # … and back twenty minutes on
+    assert demo_workload.burst_ru_s(BURST + 900 + 60) > 0  # … and back fifteen minutes on
     earlier = [at for at in range(START - 86_400, START, 60) if demo_workload.burst_ru_s(at)]
     assert earlier and max(earlier) < START - 3600  # the day before has bursts, not the hour
+
+
+def test_every_15_minute_window_after_the_anchor_holds_a_burst(demo_workload: Workload):
+    """Whenever the console or ``cosmem hot`` looks — a minute, a day, a month after the
+    demo was built — its default window holds the hot tenant's burst."""
+    for day in (0, 1, 9, 30):
+        for offset in range(0, 86_400, 613):  # no multiple of the cadence: every phase
+            end = START + day * 86_400 + offset + 900
+            seconds = range(end - 900, end, 15)
+            assert any(demo_workload.burst_ru_s(at) > 0 for at in seconds), (day, offset)
 
 
 def test_the_hot_tenants_partition_throttles_once_its_burst_starts(
@@ -167,7 +177,7 @@ def test_a_big_tenant_spans_two_partitions_and_a_single_level_key_never(
     for key in demo_keys:
         tenants[key.values[0]] = tenants.get(key.values[0], 0.0) + key.weight
     single = [WorkloadKey((t,), w) for t, w in tenants.items()]
-    workload = Workload(single, hot_tenant="contoso", started_at=START)
+    workload = Workload(single, hot_tenant="contoso", anchor=START)
     assert all(len(workload.tenant_partitions(t)) == 1 for t in workload.tenant_keys)
 
 
@@ -187,11 +197,11 @@ def test_placement_follows_the_key_not_the_order_it_was_given_in(demo_keys: list
 
 
 def test_the_budget_is_the_throughput_split_over_the_partitions(demo_keys: list[WorkloadKey]):
-    manual = Workload(demo_keys, hot_tenant=None, started_at=START)
+    manual = Workload(demo_keys, hot_tenant=None, anchor=START)
     assert manual.budget_ru_s == 1000.0 and manual.partition_ids == ("0", "1", "2", "3")
     assert manual.hot_tenant == Key.of("contoso")  # none named: the largest tenant bursts
     shape = WorkloadShape(autoscale_max_ru_s=10_000, partitions=5)
-    scaled = Workload(demo_keys, hot_tenant="contoso", started_at=START, shape=shape)
+    scaled = Workload(demo_keys, hot_tenant="contoso", anchor=START, shape=shape)
     assert scaled.budget_ru_s == 2000.0
     cells = scaled.cells(MINUTE - 10)
     assert cells is not None and 1000 <= scaled.provisioned_ru_s(cells) <= 10_000
@@ -201,7 +211,7 @@ def test_the_budget_is_the_throughput_split_over_the_partitions(demo_keys: list[
 def test_a_synthetic_key_set_of_any_size_conserves_usage():
     keys = synthetic_keys(20_000)
     assert len({k.values for k in keys}) == len(keys)
-    workload = Workload(keys, hot_tenant="tenant-000001", started_at=START)
+    workload = Workload(keys, hot_tenant="tenant-000001", anchor=START)
     spans = SpanSums(workload)
     for start, end in ((START, START + 900), (START - 86_400 + 17, START + 900)):
         totals = spans.totals(start, end)
