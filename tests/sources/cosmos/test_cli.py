@@ -212,7 +212,8 @@ def test_a_pin_on_the_peer_is_audited_as_the_account_key(
     code, out, _ = run(capsys, *args, "--allow-writes", "--yes")
     assert code == 0 and "now has ttl -1" in out
     path = isolated_user_dirs / "data" / "cosmem" / "audit.jsonl"
-    (line,) = [json.loads(x) for x in path.read_text().splitlines()]
+    intent, line = [json.loads(x) for x in path.read_text().splitlines()]
+    assert intent["event"] == "intent" and intent["id"] == line["id"]
     assert line["who"] == "account key" and line["after_ttl"] == -1 and line["status"] == 200
     code, out, _ = run(capsys, "turns", "acme", "t1", *peer_container, "--schema", "lab", "--json")
     assert next(t for t in json.loads(out) if t["id"] == "t1-2")["ttl"] == -1
