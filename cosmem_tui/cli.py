@@ -27,6 +27,7 @@ from cosmem_tui.core.exit_status import (
     EXIT_CONFLICT,
     EXIT_ERROR,
     EXIT_OK,
+    EXIT_OVER_BUDGET,
     EXIT_PARTIAL,
     EXIT_USAGE,
 )
@@ -1099,13 +1100,26 @@ async def _run_headless(command: Command, args: argparse.Namespace) -> int:
                 status: int = await command(session, args, sys.stdout)
         finally:
             await session.close()
+            over_budget = _report_overruns(session)
     finally:
         if ledger is not None:
             ledger.close()
+    if over_budget and status == EXIT_OK:
+        status = EXIT_OVER_BUDGET  # whole output, but the budget was passed unasked
     if ledger is not None and ledger.error is not None:
         print(f"cosmem: --ledger {visible(str(ledger.path))}: {ledger.error}", file=sys.stderr)
         return status or EXIT_ERROR
     return status
+
+
+def _report_overruns(session: Session) -> bool:
+    """One stderr line per call that took the session past its RU budget unasked."""
+    overruns = session.gateway.overruns()
+    for overrun in overruns[:5]:
+        print(f"cosmem: over the RU budget: {visible(overrun.describe())}", file=sys.stderr)
+    if len(overruns) > 5:
+        print(f"cosmem: … and {len(overruns) - 5:,} more calls over it", file=sys.stderr)
+    return bool(overruns)
 
 
 def _ledger_file(args: argparse.Namespace) -> LedgerFile | None:
