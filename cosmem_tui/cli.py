@@ -686,8 +686,19 @@ def _report_listing(
 ) -> int:
     """Say on stderr what the output lacks; the exit status of a short listing."""
     skipped = [k for k, c in counts.items() if c.error == "budget spent"]
-    failed = [k for k, c in counts.items() if c.counts is None and c.error != "budget spent"]
+    silent = [k for k, c in counts.items() if c.silent]
+    failed = [
+        k
+        for k, c in counts.items()
+        if c.counts is None and c.error != "budget spent" and not c.silent
+    ]
     gateway = session.gateway
+    if silent:  # said once: the first count met the silence, the rest were not sent
+        print(
+            f"cosmem: {visible(gateway.silence or 'the account stopped answering')}: counts "
+            f"of {len(silent):,} {label} were not fetched (null); run it again once it answers",
+            file=sys.stderr,
+        )
     if skipped:
         per_key = max((c.request_units for c in counts.values() if c.counts), default=3.0)
         enough = gateway.spent_ru + per_key * len(skipped)
@@ -707,7 +718,7 @@ def _report_listing(
     for note in session.listing_notes():
         print(f"cosmem: note: {note}", file=sys.stderr)
     if listing.complete:
-        return EXIT_OK
+        return EXIT_PARTIAL if silent else EXIT_OK
     ranges = (
         f" ({listing.ranges_done} of {listing.ranges_total} partitions listed)"
         if listing.ranges_total

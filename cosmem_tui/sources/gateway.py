@@ -609,6 +609,12 @@ class Gateway:
         with self._lock:
             return self._silence is not None
 
+    @property
+    def silence(self) -> str | None:
+        """What was not answered, while the account is silent (None: it answers)."""
+        with self._lock:
+            return self._silence
+
     def note_silence(self, text: str) -> None:
         """A request got no answer within its deadline: background work stops until an
         answer comes (the listeners hear it once)."""
