@@ -19,7 +19,7 @@ question before the container's fan-out).
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -119,7 +119,7 @@ class LifecycleQueries:
             parameters: Parameters = (),
             background: bool = False,
             slots: Mapping[str, str] | None = None,
-            scanned: int | None = None,
+            scanned: int | Sequence[int] | None = None,
             remaining_ru: float | None = None,
         ) -> AsyncIterator[Any]: ...
 
@@ -164,7 +164,7 @@ class LifecycleQueries:
             target=target,
             parameters=[*parameters, *condition.parameters],
             slots={"where": text},
-            scanned=size.per_route if size is not None else None,
+            scanned=size.scanned if size is not None else None,
             remaining_ru=remaining_ru,
         ):
             total += _number(value) or 0  # one value per range the query visited
@@ -218,10 +218,11 @@ class LifecycleQueries:
         size = await self._scope_size(scope, fresh=True)
         if size.total == 0:  # nothing visible: every count is 0, no request needed
             return TtlSummary.of(scope, now, default_ttl, {}, {}, None)
-        per_count = scan_estimate_ru(self.gateway, 1, list(size.sizes))
         left = plan.counts()  # scanning counts still to send, for a question at the budget
 
         def rest() -> float:
+            """What the summary needs after the next count (at the rate measured so far)."""
+            per_count = scan_estimate_ru(self.gateway, 1, list(size.sizes))
             return per_count * (left - 1) + self.gateway.estimate_ru(LAST_WRITE)
 
         classes: dict[TtlClass, int] = dict.fromkeys(TtlClass, 0)
@@ -344,7 +345,7 @@ class LifecycleQueries:
             target=f"{selection.value} in {scope.describe(schema.tenant_label)}",
             parameters=[*parameters, *condition.parameters],
             slots={"where": text},
-            scanned=size.per_route if size is not None else None,
+            scanned=size.scanned if size is not None else None,
         ):
             if isinstance(row, Mapping):
                 yield _lifecycle_item(schema, row, props.default_ttl, lifetimes)
@@ -362,12 +363,10 @@ class _Size:
         return sum(self.sizes)
 
     @property
-    def per_route(self) -> int:
-        """What one request of a query over the scope reads: a range's share when the
-        query visits each range (their sizes differ little), else the whole scope."""
-        if self.per_range and self.sizes:
-            return max(self.sizes)
-        return self.total
+    def scanned(self) -> int | tuple[int, ...]:
+        """What a query over the scope reads: each range's items when it visits each
+        range, else the whole scope (a prefix may span ranges: one request reads all)."""
+        return self.sizes if self.per_range else self.total
 
 
 def _expiry_order(item: LifecycleItem) -> tuple[int, str, str]:

@@ -436,16 +436,17 @@ class CosmosStore(LifecycleQueries):
         parameters: Parameters = (),
         background: bool = False,
         slots: Mapping[str, str] | None = None,
-        scanned: int | None = None,
+        scanned: int | Sequence[int] | None = None,
         remaining_ru: float | None = None,
     ) -> AsyncIterator[Any]:
         """Every row of a query; ``route`` None: each physical range in turn (explicitly).
 
         ``slots``: fragments this one query adds to the schema's (lifecycle conditions).
-        ``scanned``: how many items the query must read in all (its scope's size, when
-        known): each page is estimated from it, and a query answered in one page
-        teaches the Gateway what reading an item costs. ``remaining_ru``: what the
-        action still needs after this query, for a question at the budget."""
+        ``scanned``: how many items the query must read (its scope's size, when known;
+        one per range, in range order, when it visits each range): each page is
+        estimated from it, and a range answered in one page teaches the Gateway what
+        reading an item costs. ``remaining_ru``: what the action still needs after this
+        query, for a question at the budget."""
         query = render(name, {**self._slots, **slots} if slots else self._slots)
         routes: Sequence[Route]
         if route is None:
@@ -453,13 +454,20 @@ class CosmosStore(LifecycleQueries):
             routes = [Route(Scope.RANGE, feed_range=r) for r in ranges]
         else:
             routes = [route]
-        for each in routes:
+        sizes: list[int | None]
+        if scanned is None:
+            sizes = [None] * len(routes)
+        elif isinstance(scanned, int):  # one total for every range: each may read all of it
+            sizes = [scanned] * len(routes)
+        elif len(scanned) == len(routes):
+            sizes = list(scanned)
+        else:  # the ranges changed since they were counted: the largest, for each
+            sizes = [max(scanned, default=0)] * len(routes)
+        for each, size in zip(routes, sizes, strict=True):
             continuation: str | None = None
             while True:
                 estimate = (
-                    self.gateway.estimate_ru(operation, scanned=scanned)
-                    if scanned is not None
-                    else None
+                    self.gateway.estimate_ru(operation, scanned=size) if size is not None else None
                 )
                 page = await self._calls.page(
                     query,
@@ -473,9 +481,10 @@ class CosmosStore(LifecycleQueries):
                     estimate_ru=estimate,
                     remaining_ru=None if remaining_ru is None else remaining_ru + (estimate or 0),
                 )
-                whole = continuation is None and page.continuation is None and len(routes) == 1
-                if scanned and whole:  # one page read the whole scope: a measured rate
-                    self.gateway.learn_scan(operation, scanned, page.cost_ru)
+                exact = len(routes) == 1 or not isinstance(scanned, int)
+                whole = continuation is None and page.continuation is None and exact
+                if size and whole:  # one page read the whole range: a measured rate
+                    self.gateway.learn_scan(operation, size, page.cost_ru)
                 for row in page.rows:
                     yield row
                 continuation = page.continuation
