@@ -113,26 +113,6 @@ class CosmosCalls:
                 remaining_ru=remaining_ru,
                 call=call_id,
             )
-        try:
-            return await self._run(
-                operation, scope, target, send, call_id, background, write, not_found
-            )
-        finally:
-            if admission is not None:
-                gateway.settle(admission)
-
-    async def _run(
-        self,
-        operation: str,
-        scope: Scope,
-        target: str,
-        send: Callable[[], Awaitable[T]],
-        call_id: int,
-        background: bool,
-        write: bool,
-        not_found: str | None,
-    ) -> T:
-        gateway = self.gateway
         cause = gateway.cause()
         pending: wire.Binding | None = None
         deadline = asyncio.timeout(self.settings.timeout_s)
@@ -204,6 +184,9 @@ class CosmosCalls:
                 f"{self.settings.account} did not answer {operation} within "
                 f"{self.settings.timeout_s:g} s{fix}"
             ) from None
+        finally:
+            if admission is not None:
+                gateway.settle(admission)  # every answer of the call is in
 
     async def page(
         self,
