@@ -29,6 +29,7 @@ from cosmem_tui.core.exit_status import (
     EXIT_CONFLICT,
     EXIT_ERROR,
     EXIT_OK,
+    EXIT_OVER_BUDGET,
     EXIT_PARTIAL,
     EXIT_USAGE,
 )
@@ -718,8 +719,19 @@ def _report_listing(
 ) -> int:
     """Say on stderr what the output lacks; the exit status of a short listing."""
     skipped = [k for k, c in counts.items() if c.error == "budget spent"]
-    failed = [k for k, c in counts.items() if c.counts is None and c.error != "budget spent"]
+    silent = [k for k, c in counts.items() if c.silent]
+    failed = [
+        k
+        for k, c in counts.items()
+        if c.counts is None and c.error != "budget spent" and not c.silent
+    ]
     gateway = session.gateway
+    if silent:  # said once: the first count met the silence, the rest were not sent
+        print(
+            f"cosmem: {visible(gateway.silence or 'the account stopped answering')}: counts "
+            f"of {len(silent):,} {label} were not fetched (null); run it again once it answers",
+            file=sys.stderr,
+        )
     if skipped:
         per_key = max((c.request_units for c in counts.values() if c.counts), default=3.0)
         enough = gateway.spent_ru + per_key * len(skipped)
@@ -739,7 +751,7 @@ def _report_listing(
     for note in session.listing_notes():
         print(f"cosmem: note: {note}", file=sys.stderr)
     if listing.complete:
-        return EXIT_OK
+        return EXIT_PARTIAL if silent else EXIT_OK
     ranges = (
         f" ({listing.ranges_done} of {listing.ranges_total} partitions listed)"
         if listing.ranges_total
@@ -1217,13 +1229,26 @@ async def _run_headless(command: Command, args: argparse.Namespace) -> int:
                 status: int = await command(session, args, sys.stdout)
         finally:
             await session.close()
+            over_budget = _report_overruns(session)
     finally:
         if ledger is not None:
             ledger.close()
+    if over_budget and status == EXIT_OK:
+        status = EXIT_OVER_BUDGET  # whole output, but the budget was passed unasked
     if ledger is not None and ledger.error is not None:
         print(f"cosmem: --ledger {visible(str(ledger.path))}: {ledger.error}", file=sys.stderr)
         return status or EXIT_ERROR
     return status
+
+
+def _report_overruns(session: Session) -> bool:
+    """One stderr line per call that took the session past its RU budget unasked."""
+    overruns = session.gateway.overruns()
+    for overrun in overruns[:5]:
+        print(f"cosmem: over the RU budget: {visible(overrun.describe())}", file=sys.stderr)
+    if len(overruns) > 5:
+        print(f"cosmem: … and {len(overruns) - 5:,} more calls over it", file=sys.stderr)
+    return bool(overruns)
 
 
 def _ledger_file(args: argparse.Namespace) -> LedgerFile | None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cosmem_tui.model import Clock, Key, KeyCounts
-from cosmem_tui.sources.errors import BudgetSpent, StoreError
+from cosmem_tui.sources.errors import BudgetSpent, RequestTimedOut, ServerSilent, StoreError
 from cosmem_tui.sources.store import MemoryStore
 
 CACHE_VERSION = 1
@@ -56,6 +56,7 @@ class CountState:
     at: float = 0.0  # when counted (monotonic)
     request_units: float = 0.0  # what counting this key cost
     stale: bool = False  # a reload found writes since: count again when shown
+    silent: bool = False  # not counted: the account stopped answering (said once, apart)
 
 
 class ListingCache:
@@ -265,7 +266,12 @@ class KeyDirectory:
                 except BudgetSpent:
                     state = CountState(error="budget spent", at=time.monotonic())
                 except StoreError as exc:
-                    state = CountState(error=exc.message, at=time.monotonic())
+                    # Refused at once, or the count that met the silence: the session
+                    # says that once, not once a key.
+                    silent = isinstance(exc, ServerSilent) or (
+                        isinstance(exc, RequestTimedOut) and gateway.silent
+                    )
+                    state = CountState(error=exc.message, at=time.monotonic(), silent=silent)
                 else:
                     state = CountState(counts=counts, at=time.monotonic())
         finally:

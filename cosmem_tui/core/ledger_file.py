@@ -43,6 +43,8 @@ FIELDS = (
     "background",
     "retry_after_ms",
     "unit",
+    "admitted_ru",
+    "over_budget",
 )
 
 
@@ -68,6 +70,8 @@ def ledger_record(charge: RequestCharge) -> dict[str, Any]:
         "background": charge.background,
         "retry_after_ms": _finite(charge.retry_after_ms),
         "unit": charge.unit,  # "RU" for Cosmos; "call" for Azure Monitor (no RU)
+        "admitted_ru": _finite(charge.admitted_ru),  # the estimate it was let through at
+        "over_budget": charge.over_budget,  # it took the session past its budget, unasked
     }
 
 

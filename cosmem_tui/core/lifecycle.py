@@ -11,11 +11,18 @@ smallest forecast horizon that holds enough of them, so what is read is known fr
 the counts first), the long-term records (facts, summaries), the items whose lifetime
 drifts from what the schema expects for their kind, and the threads idle longer than
 the episode gap (a resume there starts a new episode).
+
+A report costs a count per TTL class and horizon, each reading the whole scope, so it
+is kept: asked again within ``REPORT_REUSE_S`` (the view reopening a tenant) the same
+report comes back, marked ``reused``, with the instant it was counted, at no cost;
+``fresh`` counts again. The question before the container's fan-out says what it
+will cost from the store's estimate (``ttl_summary_estimate``: the size counted, the
+rest at what this session has seen a read cost).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.core.errors import UnknownTenant, UnknownThread
@@ -34,7 +41,7 @@ from cosmem_tui.sources.store import MemoryStore
 
 SOONEST = 20  # the soonest-expiring items listed
 LISTED = 20  # long-term and drifting items listed
-FAN_OUT_QUERIES = 8  # aggregates per partition for the whole container (classes, horizons)
+REPORT_REUSE_S = 300  # a report counted this recently is shown again, not counted again
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +67,19 @@ class LifecycleReport:
     idle: tuple[IdleThread, ...] = ()
     threads: int | None = None  # a tenant's threads (the idle ones are among them)
     soonest_within: int | None = None  # the horizon the soonest were read from (seconds)
+    reused: bool = False  # counted earlier (at ``now``) and shown again at no cost
+    # The schema's long-term kinds (facts, summaries): what ``long_term`` lists, which is
+    # not the long-term TTL class (ttl -1) the summary counts.
+    long_term_kinds: tuple[str, ...] = ()
+
+    @property
+    def has_lists(self) -> bool:
+        """Were the short lists asked for (a tenant or thread, not the counts alone)?"""
+        return self.long_term is not None
+
+    def age_s(self, now: float) -> float:
+        """How old the counts are (seconds since ``now``)."""
+        return max(0.0, now - self.now)
 
 
 def soonest_horizon(summary: TtlSummary, wanted: int) -> int | None:
@@ -85,6 +105,8 @@ class LifecycleService:
         self.browse = browse
         self.clock = browse.clock
         self.idle_gap_s = idle_gap_s
+        # Reports by what they answered (scope, with lists, idle gap), while they are fresh.
+        self._reports: dict[tuple[TtlScope, bool, int], LifecycleReport] = {}
 
     @property
     def tenant_label(self) -> str:
@@ -93,15 +115,46 @@ class LifecycleService:
     def now(self) -> int:
         return int(self.clock.now())
 
-    async def report(self, scope: TtlScope, *, lists: bool = True) -> LifecycleReport:
+    def reusable(self, scope: TtlScope, *, lists: bool = True) -> LifecycleReport | None:
+        """The report of ``scope`` counted within ``REPORT_REUSE_S`` (None: none), marked
+        ``reused``: showing it again sends nothing."""
+        kept = self._reports.get((scope, lists, self.idle_gap_s))
+        if kept is None or kept.age_s(self.now()) > REPORT_REUSE_S:
+            return None
+        return replace(kept, reused=True)
+
+    def _keep(self, report: LifecycleReport, lists: bool) -> LifecycleReport:
+        self._reports[(report.scope, lists, report.idle_gap_s)] = report
+        return report
+
+    async def report(
+        self, scope: TtlScope, *, lists: bool = True, fresh: bool = False
+    ) -> LifecycleReport:
         """Counts, forecast and (``lists``) the short lists of a tenant or a thread; for
-        the container only what costs nothing (its TTL mode): ``container_report`` asks."""
+        the container only what costs nothing (its TTL mode, or its counts if they were
+        asked for recently): ``container_report`` asks. A report counted recently comes
+        back as it was (``reused``) unless ``fresh``."""
+        if scope.level is ScopeLevel.CONTAINER:
+            kept = self.reusable(scope, lists=False)
+            if kept is not None:
+                return kept
+            container = await self.browse.container()
+            kinds = self._kinds()
+            return LifecycleReport(
+                scope, container, self.now(), self.idle_gap_s, None, long_term_kinds=kinds
+            )
+        if not fresh and (kept := self.reusable(scope, lists=lists)) is not None:
+            return kept
+        return self._keep(await self._count(scope, lists), lists)
+
+    async def _count(self, scope: TtlScope, lists: bool) -> LifecycleReport:
         now = self.now()
         container = await self.browse.container()
-        if scope.level is ScopeLevel.CONTAINER:
-            return LifecycleReport(scope, container, now, self.idle_gap_s, None)
         summary = await self.store.ttl_summary(scope, now)
-        report = LifecycleReport(scope, container, now, self.idle_gap_s, summary)
+        kinds = self._kinds()
+        report = LifecycleReport(
+            scope, container, now, self.idle_gap_s, summary, long_term_kinds=kinds
+        )
         if not lists:
             return report
         soonest = None
@@ -125,7 +178,11 @@ class LifecycleService:
             idle,
             threads,
             horizon,
+            long_term_kinds=kinds,
         )
+
+    def _kinds(self) -> tuple[str, ...]:
+        return tuple(sorted(self.store.schema.long_term_kinds))
 
     async def _idle(
         self, scope: TtlScope, summary: TtlSummary, now: int
@@ -190,16 +247,20 @@ class LifecycleService:
 
     # -- the whole container: a fan-out, asked for on purpose -----------------------------------
 
-    def container_estimate_ru(self) -> tuple[float, int | None]:
-        """About what the container-wide summary costs, and over how many partitions."""
-        listing = self.browse.directory.cached()
-        partitions = listing.ranges_total if listing is not None and listing.ranges_total else None
-        per_query = self.store.gateway.estimate_ru("ttl-count")
-        return per_query * FAN_OUT_QUERIES * (partitions or 1), partitions
+    async def container_estimate_ru(self) -> tuple[float, int | None]:
+        """About what the container-wide summary costs, and over how many partitions:
+        the store counts the container's items (index-served, per partition) and
+        estimates its counts from that."""
+        listing = self.browse.directory.listing
+        if not listing.ranges_total:
+            listing = self.browse.directory.cached() or listing
+        partitions = listing.ranges_total or None
+        estimate = await self.store.ttl_summary_estimate(TtlScope.container(), self.now())
+        return estimate, partitions
 
     async def ask_container(self) -> bool:
         """Ask before the fan-out (the view): what it costs against the budget."""
-        estimate, partitions = self.container_estimate_ru()
+        estimate, partitions = await self.container_estimate_ru()
         where = f"{partitions} physical partitions" if partitions else "every physical partition"
         return await self.store.gateway.ask_first(
             "ttl-summary",
@@ -208,10 +269,16 @@ class LifecycleService:
             reason=f"a cross-partition aggregate: a fan-out over {where}",
         )
 
-    async def container_report(self) -> LifecycleReport:
-        """The whole container's counts and forecast: a fan-out over every partition."""
+    async def container_report(self, *, fresh: bool = True) -> LifecycleReport:
+        """The whole container's counts and forecast: a fan-out over every partition
+        (``fresh`` False: the one counted within ``REPORT_REUSE_S``, if any)."""
+        scope = TtlScope.container()
+        if not fresh and (kept := self.reusable(scope, lists=False)) is not None:
+            return kept
         now = self.now()
         container = await self.browse.container()
-        scope = TtlScope.container()
         summary = await self.store.ttl_summary(scope, now)
-        return LifecycleReport(scope, container, now, self.idle_gap_s, summary)
+        report = LifecycleReport(
+            scope, container, now, self.idle_gap_s, summary, long_term_kinds=self._kinds()
+        )
+        return self._keep(report, False)

@@ -1,7 +1,14 @@
 """Plain data shared by every layer (standard library only)."""
 
 from cosmem_tui.model.advice import AdviceReport, Finding, ItemShape, Severity
-from cosmem_tui.model.charges import BudgetQuestion, Meter, SessionTotals, Throttling
+from cosmem_tui.model.charges import (
+    BudgetQuestion,
+    Meter,
+    Overrun,
+    SessionTotals,
+    Silence,
+    Throttling,
+)
 from cosmem_tui.model.clock import Clock, FrozenClock, SystemClock
 from cosmem_tui.model.entities import (
     ContainerProperties,
@@ -43,6 +50,7 @@ __all__ = [
     "Kind",
     "Message",
     "Meter",
+    "Overrun",
     "Page",
     "PartitionKeyDefinition",
     "PartitionKeyValue",
@@ -51,6 +59,7 @@ __all__ = [
     "Scope",
     "SessionTotals",
     "Severity",
+    "Silence",
     "SystemClock",
     "Tenant",
     "Thread",

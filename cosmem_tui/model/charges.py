@@ -34,6 +34,8 @@ class SessionTotals:
     cancelled: int = 0  # requests given up before their answer was used
     monitor_calls: int = 0  # Azure Monitor calls (metrics, logs): billed per call, no RU
     monitor_throttled: int = 0  # of those, answered 429 / 529
+    overruns: int = 0  # calls that took the session past its budget without a question
+    silent: bool = False  # the account stopped answering: background work is stopped
 
 
 def _wait(retry_after_ms: float | None) -> str:
@@ -82,3 +84,37 @@ class BudgetQuestion:
             f"the session has spent {self.spent_ru:,.1f} of its {self.budget_ru:,.0f} RU "
             f"budget. Raise the budget by {self.estimate_ru:,.0f} RU and go on?"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Overrun:
+    """A call that cost more than it was admitted at and took the session past the budget
+    it was admitted under, without anyone being asked: what the budget could not stop."""
+
+    operation: str
+    target: str
+    admitted_ru: float | None  # the estimate it was let through at (None: not admitted)
+    cost_ru: float  # what the call cost
+    spent_ru: float  # the session's total once it was answered
+    budget_ru: float  # the budget the call was admitted under
+    background: bool
+    cause: str = ""
+
+    def describe(self) -> str:
+        admitted = (
+            f"was let through at about {self.admitted_ru:,.1f} RU and "
+            if self.admitted_ru is not None
+            else ""
+        )
+        return (
+            f"{self.operation} ({self.target}) {admitted}cost {self.cost_ru:,.1f} RU: the "
+            f"session has spent {self.spent_ru:,.1f} RU of its {self.budget_ru:,.0f} RU budget"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Silence:
+    """The account stopped answering (``silent``) or answers again."""
+
+    silent: bool
+    text: str

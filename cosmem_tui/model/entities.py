@@ -236,6 +236,10 @@ class RequestCharge:
     background: bool = False  # counts and samples run in the background, stop at the budget
     seq: int = 0  # the ledger's own number for this record (1, 2, …), set when recorded
     unit: str = "RU"  # what the charge counts: RU for Cosmos; other sources bring their own
+    # What the call was admitted at (its estimate; None: not admitted, e.g. metadata), and
+    # whether this response took the session past the budget the call was admitted under.
+    admitted_ru: float | None = None
+    over_budget: bool = False
 
     @property
     def outcome(self) -> str:

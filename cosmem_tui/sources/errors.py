@@ -70,6 +70,13 @@ class RequestTimedOut(ConnectionFailed):
     status = 408
 
 
+class ServerSilent(ConnectionFailed):
+    """Background work not sent: the account stopped answering (a request in flight got
+    no answer within its deadline). A foreground action still tries; an answer ends it."""
+
+    status = 0
+
+
 class PartitionKeyMismatch(StoreError):
     """The container's partition key is not the one the selected schema expects."""
 

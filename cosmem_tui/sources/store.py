@@ -29,6 +29,8 @@ Behaviour the contract suite pins down for every backend:
   within each forecast horizon, with aggregate queries (never by listing the items):
   a thread is one partition, a tenant a key prefix, the container a fan-out over
   every physical partition, recorded as such;
+* ``ttl_summary_estimate`` says what ``ttl_summary`` will cost from the scope's size
+  (counted first, cheaply), within half again of what it then costs;
 * ``ttl_items`` lists the first ``limit`` items of one lifecycle selection of a tenant
   or thread (the soonest to expire within ``within`` seconds, the long-term kinds,
   the items whose ttl drifts from their kind's) with the full count; the classes and
@@ -150,6 +152,12 @@ class MemoryStore(Protocol):
 
     async def ttl_summary(self, scope: TtlScope, now: int) -> TtlSummary:
         """Items of ``scope`` by TTL class and the expiry forecast, as of ``now``."""
+        ...
+
+    async def ttl_summary_estimate(self, scope: TtlScope, now: int) -> float:
+        """What ``ttl_summary(scope, now)`` is expected to cost (RU), for the question
+        before it: the scope's size is counted (an index-served count, part of the
+        summary's own work), the rest is estimated from it."""
         ...
 
     async def ttl_items(

@@ -41,6 +41,7 @@ from cosmem_tui.model import (
     Clock,
     Key,
     RequestCharge,
+    Silence,
     SystemClock,
     ThreadRef,
     Throttling,
@@ -120,6 +121,14 @@ class Throttled(Message):
         self.event = event
 
 
+class Silent(Message):
+    """The account stopped answering (background work stops), or answers again."""
+
+    def __init__(self, event: Silence) -> None:
+        super().__init__()
+        self.event = event
+
+
 class Notice(Message):
     """A line the user must read now, e.g. a device-code sign-in prompt."""
 
@@ -174,6 +183,7 @@ class CosmemApp(App[None]):
         self._unsubscribe: list[Callable[[], None]] = []
         self._asking = asyncio.Lock()  # one budget question on screen at a time
         self._countdown: Timer | None = None
+        self._overruns_said = 0  # overruns already named on the status line
         self.screens_by_view: dict[str, ViewScreen] = {}
         for spec in VIEWS:
             self._modes[spec.name] = self._screen_of(spec.name)
@@ -274,7 +284,9 @@ class CosmemApp(App[None]):
             gateway.subscribe(lambda record: self.post_message(Recorded(record))),
             gateway.subscribe_throttle(lambda event: self.post_message(Throttled(event))),
             gateway.subscribe_notice(lambda text: self.post_message(Notice(text))),
+            gateway.subscribe_silence(lambda event: self.post_message(Silent(event))),
         ]
+        self._overruns_said = 0
         gateway.set_confirmer(self.confirm_budget)
         self._unsubscribe.append(lambda: gateway.set_confirmer(None))
         ledger_error = self._attach_ledger(session)
@@ -353,7 +365,26 @@ class CosmemApp(App[None]):
 
     def on_recorded(self, message: Recorded) -> None:
         if self.session is not None:
+            totals = self.session.gateway.totals()
+            self.chrome = replace(self.chrome, totals=totals)
+            if totals.overruns > self._overruns_said:  # the header marks it; say which
+                self._overruns_said = totals.overruns
+                overrun = self.session.gateway.overruns()[-1]
+                self._say(f"over the RU budget: {overrun.describe()}")
+
+    def on_silent(self, message: Silent) -> None:
+        """Said once when the account goes silent: background work stops, a key retries."""
+        if self.session is not None:
             self.chrome = replace(self.chrome, totals=self.session.gateway.totals())
+        if message.event.silent:
+            self._say(f"{message.event.text}: background counts stopped · r tries again")
+
+    def _say(self, text: str) -> None:
+        screen = self.screen
+        if not isinstance(screen, ViewScreen):  # under a dialog: the view it covers
+            screen = self.screens_by_view.get(self.current_view or "browse") or screen
+        if isinstance(screen, ViewScreen):
+            screen.say(text)
 
     def on_throttled(self, message: Throttled) -> None:
         """A 429: count down the session's hold-off in the header until it is over."""

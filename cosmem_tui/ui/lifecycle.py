@@ -7,7 +7,9 @@ past the episode gap and the items whose lifetime is not the one their kind shou
 have. It follows what browse has selected (the open thread, else the open or
 highlighted tenant) or what ``:ttl TENANT [THREAD]`` names; ``enter`` opens the row
 in browse. The whole container is a fan-out over every physical partition: it is
-counted only on ``f``, after the question that says what it costs.
+counted only on ``f``, after the question that says what it costs. A report counted
+in the last few minutes is shown again rather than counted again (the subtitle says
+how old it is); ``r`` counts afresh.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Meter
 from cosmem_tui.model.lifecycle import DEFAULT_IDLE_GAP_S, TtlScope
+from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.lifecycle_rows import (
     LIFECYCLE_COLUMNS,
     LifecycleRows,
@@ -65,6 +68,7 @@ class LifecycleScreen(ViewScreen):
         self._followed: TtlScope | None = None  # browse's selection when last followed
         self._pinned = False  # showing what :ttl named, not what browse has selected
         self._named: tuple[str, ...] | None = None  # a :ttl argument waiting for the session
+        self._service: LifecycleService | None = None  # one per session: it keeps reports
 
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
@@ -79,9 +83,12 @@ class LifecycleScreen(ViewScreen):
     @property
     def service(self) -> LifecycleService:
         assert self.session is not None
-        return LifecycleService(
-            self.session.store, self.session.service, idle_gap_s=self.idle_gap_s
-        )
+        service = self._service
+        if service is None or service.store is not self.session.store:
+            service = LifecycleService(self.session.store, self.session.service)
+            self._service = service
+        service.idle_gap_s = self.idle_gap_s
+        return service
 
     # -- what to show -----------------------------------------------------------------------
 
@@ -148,8 +155,9 @@ class LifecycleScreen(ViewScreen):
         if generation == self.loader.generation:
             self.set_status(error, error=True)
 
-    def show(self, scope: TtlScope, *, container: bool = False) -> None:
-        """Count ``scope`` now (the whole container only with ``container``: asked first)."""
+    def show(self, scope: TtlScope, *, container: bool = False, fresh: bool = False) -> None:
+        """Count ``scope`` (the whole container only with ``container``: asked first),
+        or show its report counted within the last few minutes, unless ``fresh``."""
         if self.session is None:
             return
         self.scope = scope
@@ -164,10 +172,13 @@ class LifecycleScreen(ViewScreen):
 
         async def fetch() -> LifecycleReport | None:
             if container:
+                kept = None if fresh else service.reusable(scope, lists=False)
+                if kept is not None:
+                    return kept  # counted a moment ago: no question, no request
                 if not await service.ask_container():
                     return None
                 return await service.container_report()
-            return await service.report(scope)
+            return await service.report(scope, fresh=fresh)
 
         cause = "lifecycle: the whole container" if container else "lifecycle: count"
         self.loader.start(self.session, fetch, self._loaded, self._failed, cause=cause)
@@ -184,7 +195,11 @@ class LifecycleScreen(ViewScreen):
         self.report = report
         self._show_report(report)
         stamp = time.strftime("%H:%M:%S UTC", time.gmtime(report.now))
-        listing.border_subtitle = plain(f"as of {stamp} · {cost_text(cost)}")
+        if report.reused:  # nothing was sent: say how old the counts are
+            age = format_duration(report.age_s(self.session.clock.now()))
+            listing.border_subtitle = plain(f"as of {stamp} · reused, {age} old · r counts again")
+        else:
+            listing.border_subtitle = plain(f"as of {stamp} · {cost_text(cost)}")
         self.set_status("")
 
     def _show_report(self, report: LifecycleReport) -> None:
@@ -216,7 +231,8 @@ class LifecycleScreen(ViewScreen):
     def action_reload(self) -> None:
         self.keys_to_the_bar()
         if self.scope is not None:
-            self.show(self.scope, container=self.report is not None and self._container_counted())
+            container = self.report is not None and self._container_counted()
+            self.show(self.scope, container=container, fresh=True)
 
     def _container_counted(self) -> bool:
         report = self.report

@@ -168,7 +168,8 @@ def entries(report: LifecycleReport, now: float) -> list[Entry]:
         rows += [item_entry("soonest", i, now) for i in soonest.items]
     long_term = report.long_term
     if long_term is not None and long_term.items:
-        rows.append(header_entry("long", _count_title("long-term records", long_term)))
+        title = _count_title(kinds_title(report.long_term_kinds), long_term)
+        rows.append(header_entry("long", title))
         rows += [item_entry("long", i, now) for i in long_term.items]
     if report.idle:
         total = f" of {report.threads:,}" if report.threads is not None else ""
@@ -186,6 +187,13 @@ def entries(report: LifecycleReport, now: float) -> list[Entry]:
     return rows
 
 
+def kinds_title(kinds: tuple[str, ...]) -> str:
+    """The long-term records section, by the kinds it lists ("fact, summary records"):
+    not the long-term TTL class the summary counts (ttl -1), which it would seem to
+    contradict under the same name."""
+    return f"{', '.join(kinds)} records (long-term kinds)" if kinds else "long-term kinds"
+
+
 def empty_text(report: LifecycleReport | None) -> str:
     if report is None:
         return "counting…"
@@ -193,7 +201,14 @@ def empty_text(report: LifecycleReport | None) -> str:
         return "f counts the whole container (asks first)"
     if report.summary.total == 0:
         return "no visible items here"
-    return "nothing expires soon, no long-term records, no idle threads, no drift"
+    if not report.has_lists:  # the whole container: counts only, never "nothing"
+        return (
+            "the counts above cover the whole container; the lists (soonest to expire, "
+            "records by kind, idle threads, drift) are per tenant or thread: "
+            ":ttl TENANT [THREAD], or pick one in browse"
+        )
+    kinds = ", ".join(report.long_term_kinds) or "long-term kind"
+    return f"nothing expires, no {kinds} records, no idle threads, no lifetime drift"
 
 
 class LifecycleRows:

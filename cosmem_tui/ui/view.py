@@ -48,6 +48,7 @@ class ViewScreen(Screen[None]):
         super().__init__()
         self.session: Session | None = None
         self._pending_status: tuple[str, bool] | None = None
+        self._said: str | None = None  # an app line that outlives one clear (``say``)
         self._filter_target: RowList | None = None
 
     @property
@@ -87,7 +88,16 @@ class ViewScreen(Screen[None]):
     def show_hints(self) -> None:
         self.query_one("#hints", HintLine).show(self.cosmem.registry.hint_parts(self.VIEW))
 
+    def say(self, message: str) -> None:
+        """A line the app must get read (an overrun, a silent account): shown now, and
+        again in place of the one clear that follows (a list that finished loading
+        clears the line, and may do so just after)."""
+        self._said = message
+        self.set_status(message, error=True)
+
     def set_status(self, message: str, error: bool = False) -> None:
+        if not message and self._said:
+            message, error, self._said = self._said, True, None
         statuses = self.query("#status")
         if not statuses:  # e.g. first-run progress posted before the view is composed
             self._pending_status = (message, error)

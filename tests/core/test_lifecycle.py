@@ -9,7 +9,7 @@ import pytest
 
 from cosmem_tui.compose import open_local_session
 from cosmem_tui.core.errors import UnknownTenant
-from cosmem_tui.core.lifecycle import LifecycleService, soonest_horizon
+from cosmem_tui.core.lifecycle import REPORT_REUSE_S, LifecycleService, soonest_horizon
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.model import BudgetQuestion, FrozenClock, Key, Scope, ThreadRef, TtlClass
 from cosmem_tui.model.lifecycle import DAY, HOUR, TtlScope, TtlSelection, TtlSummary
@@ -131,3 +131,67 @@ async def test_lists_follow_the_model(service: LifecycleService, session: Sessio
     )
     assert [i.ref for i in found.items] == [ThreadRef.of(42, "n1")]
     assert found.items[0].ttl.describe(service.now()).startswith("short-term: expires in 3d00h")
+
+
+async def test_a_report_asked_again_within_its_age_costs_nothing(
+    session: Session, service: LifecycleService, clock: FrozenClock
+) -> None:
+    acme = TtlScope.of_tenant(Key.of("acme"))
+    gateway = session.gateway
+    first = await service.report(acme)
+    assert not first.reused and first.has_lists
+    sent = len(gateway.records())
+    await service.report(TtlScope.of_tenant(Key.of(42)))  # another tenant in between
+    between = len(gateway.records())
+    clock.advance(120)
+    again = await service.report(acme)  # reopened two minutes later
+    assert len(gateway.records()) == between > sent  # nothing sent for it
+    assert again.reused and again.now == first.now and again.age_s(clock.now()) == 120
+    assert again.summary == first.summary and again.soonest == first.soonest
+    fresh = await service.report(acme, fresh=True)  # r: counted again
+    assert not fresh.reused and fresh.now == int(clock.now()) and len(gateway.records()) > between
+    clock.advance(REPORT_REUSE_S + 1)  # too old to show again: counted again
+    recounted = len(gateway.records())
+    assert not (await service.report(acme)).reused and len(gateway.records()) > recounted
+    # The whole container: counted once, shown again without a question or a request.
+    counted = await service.container_report()
+    before = len(gateway.records())
+    assert (await service.container_report(fresh=False)).reused
+    assert (await service.report(TtlScope.container())).summary == counted.summary
+    assert len(gateway.records()) == before
+
+
+async def test_the_lists_agree_with_the_counts(service: LifecycleService) -> None:
+    for scope in (
+        TtlScope.of_tenant(Key.of("acme")),
+        TtlScope.of_thread(ThreadRef.of("acme", "t1")),
+    ):
+        report = await service.report(scope)
+        summary = report.summary
+        assert summary is not None and report.soonest is not None and report.long_term is not None
+        # The soonest are every item expiring within their horizon, as the forecast counts.
+        assert report.soonest_within is not None
+        assert report.soonest.count == summary.within(report.soonest_within)
+        # The long-term kinds (a fact, a summary) are not the long-term TTL class (ttl -1):
+        # the fact has no ttl, so the class counts one item and the list two.
+        assert report.long_term_kinds == ("fact", "summary")
+        assert report.long_term.count == 2 and summary.count(TtlClass.LONG) == 1
+    container = await service.container_report()
+    assert container.summary is not None and not container.has_lists  # counts only
+
+
+@pytest.mark.parametrize(
+    "scope",
+    [
+        TtlScope.container(),
+        TtlScope.of_tenant(Key.of("acme")),
+        TtlScope.of_thread(ThreadRef.of("acme", "t1")),
+    ],
+)
+async def test_the_estimate_of_a_summary_is_within_half_again_of_its_cost(
+    session: Session, service: LifecycleService, scope: TtlScope
+) -> None:
+    estimate = await session.store.ttl_summary_estimate(scope, service.now())
+    with session.gateway.meter() as cost:
+        await session.store.ttl_summary(scope, service.now())
+    assert cost.request_units / 1.5 <= estimate <= cost.request_units * 1.5

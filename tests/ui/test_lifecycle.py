@@ -127,7 +127,9 @@ async def test_the_whole_container_is_counted_only_after_a_yes(make_app, tmp_pat
         await pilot.press("n")
         await settle(pilot)
         assert isinstance(app.screen, LifecycleScreen)
-        assert len(ledger.records()) == before  # no means nothing was sent
+        # No sends nothing but the count the estimate needed: the container's size (an
+        # index-served count), never a TTL count.
+        assert [r.operation for r in ledger.records()[before:]] == ["ttl-size"]
         assert "not counted" in status(app)
         await pilot.press("f")
         await until(pilot, lambda: isinstance(app.screen, ConfirmBudget))
@@ -197,3 +199,74 @@ def test_every_lifecycle_cell_is_escaped(tmp_path):
     for entry in entries(report, 0):
         for text, _ in entry.cells:
             assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+
+
+def agreeing_items() -> list[dict[str, Any]]:
+    """A tenant whose long-term TTL class (ttl -1) and long-term kinds (facts, summaries)
+    differ: two pinned turns, one fact on the default, one pinned summary."""
+    return [
+        exchange("acme", "t1", 0, ttl=600),
+        exchange("acme", "t1", 1, ttl=1200),
+        exchange("acme", "t1", 2, ttl=2 * DAY),
+        exchange("acme", "t1", 3, ttl=-1),
+        exchange("acme", "t1", 4, ttl=-1),
+        exchange("acme", "t1", 5, type="fact"),
+        exchange("acme", "t1", 6, ttl=-1, type="summary"),
+        exchange("globex", "g1", 0, ttl=600),
+    ]
+
+
+async def test_the_summary_and_the_lists_agree(make_app, tmp_path):
+    app = make_app(build_workspace(tmp_path / "w.sqlite", agreeing_items(), now=1_795_996_800))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_command("ttl acme")
+        await settle(pilot)
+        assert "7 items: short-term 3 · long-term 3 · default 1" in summary(app)
+        assert "expiring within 1h 2 · 24h 2 · 7d 3" in summary(app)
+        titles = [r[-1] for r in cells(app, "ttl-list") if r and r[0].startswith("─")]
+        # The soonest: as many as the forecast counts within their horizon; the records
+        # of the long-term kinds named by their kinds, not as the long-term class.
+        assert titles[0] == "── soonest to expire: 3 within 7d"  # the forecast's 7d 3
+        assert titles[1] == "── fact, summary records (long-term kinds): 2"
+        assert not any("long-term records" in t for t in titles)
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmBudget))
+        await pilot.press("y")
+        await settle(pilot)
+        # The whole container: counts that say items expire within the hour, over a list
+        # that does not claim nothing does.
+        assert "expiring within 1h 3" in summary(app)
+        listing = app.screen.query_one("#ttl-list", RowList)
+        assert listing.row_count == 0
+        assert "nothing expires" not in listing.empty_text
+        assert listing.empty_text.startswith("the counts above cover the whole container")
+
+
+async def test_a_reopened_tenant_costs_nothing_and_says_how_old_its_counts_are(
+    make_app, tmp_path, clock
+):
+    app = make_app(build_workspace(tmp_path / "w.sqlite", agreeing_items(), now=1_795_996_800))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_command("ttl acme")
+        await settle(pilot)
+        listing = app.screen.query_one("#ttl-list", RowList)
+        assert "RU sim" in str(listing.border_subtitle)
+        app.run_command("ttl globex")
+        await settle(pilot)
+        gateway = app.session.gateway
+        sent = len(gateway.records())
+        clock.advance(90)
+        app.run_command("ttl acme")  # reopened a minute and a half later
+        await settle(pilot)
+        assert len(gateway.records()) == sent  # nothing sent
+        assert str(listing.border_subtitle) == (
+            "as of 00:00:00 UTC · reused, 1m old · r counts again"
+        )
+        assert "7 items: short-term 3" in summary(app)
+        await pilot.press("r")  # counted again, now
+        await settle(pilot)
+        assert len(gateway.records()) > sent
+        assert str(listing.border_subtitle).startswith("as of 00:01:30 UTC · ")
+        assert "reused" not in str(listing.border_subtitle)

@@ -14,7 +14,14 @@ one metadata read. ``CosmosCalls.call`` runs it:
    deadline, never by a count that bad luck can exhaust;
 5. gives up at the deadline (``asyncio.timeout``: azure-cosmos 4.17 never applies its
    client-level ``timeout=`` to operations and checks a per-call one only between
-   attempts), as ``RequestTimedOut``.
+   attempts), as ``RequestTimedOut``. An attempt still without an answer then (no 429
+   either) means the account stopped answering: the Gateway is told
+   (``note_silence``), so background calls are refused at once rather than each
+   waiting out a deadline of its own, until an answer comes.
+
+A page's charge is known only once it is answered; the store says what a page must
+read (``scanned``) where it knows, so its estimate scales with the work, and the
+Gateway marks an answer that still took the session past its budget (an overrun).
 """
 
 from __future__ import annotations
@@ -58,6 +65,7 @@ class Route:
 class QueryPage:
     rows: list[Any]
     continuation: str | None
+    cost_ru: float = 0.0  # what this page's requests cost (query plans included)
 
 
 def _answered(exc: BaseException) -> bool:
@@ -96,15 +104,17 @@ class CosmosCalls:
         gateway = self.gateway
         if write:
             gateway.check_write(operation, target)
+        call_id = gateway.next_call()
+        admission = None
         if budgeted:
-            await gateway.admit(
+            admission = await gateway.admit(
                 operation,
                 target,
                 background=background,
                 estimate_ru=estimate_ru,
                 remaining_ru=remaining_ru,
+                call=call_id,
             )
-        call_id = gateway.next_call()
         cause = gateway.cause()
         pending: wire.Binding | None = None
         deadline = asyncio.timeout(self.settings.timeout_s)
@@ -116,6 +126,10 @@ class CosmosCalls:
                     async with AsyncExitStack() as stack:
                         if background:
                             await stack.enter_async_context(gateway.background_slot())
+                            # It may have waited for a slot behind a request that never
+                            # got its answer: an account that stopped answering is not
+                            # sent more background work.
+                            gateway.check_silence(operation, target)
                         await stack.enter_async_context(gateway.hold_off.turn())
                         binding = wire.Binding(
                             gateway,
@@ -154,19 +168,28 @@ class CosmosCalls:
         except TimeoutError:
             if not deadline.expired():
                 raise
+            throttled = gateway.hold_off.is_throttled
             if pending is not None:
                 pending.no_answer(cancelled=False)
+                if not throttled:  # no answer at all, not even a 429: it went silent
+                    gateway.note_silence(
+                        f"{self.settings.account} stopped answering (no answer to "
+                        f"{operation} within {self.settings.timeout_s:g} s)"
+                    )
             # The fix differs: a storm needs RU/s (or patience), silence a longer --timeout.
             fix = (
                 " (the account kept answering 429); wait for the load to pass, or raise the "
                 "container's RU/s"
-                if gateway.hold_off.is_throttled
+                if throttled
                 else f"; {WAIT_FIX}"
             )
             raise RequestTimedOut(
                 f"{self.settings.account} did not answer {operation} within "
                 f"{self.settings.timeout_s:g} s{fix}"
             ) from None
+        finally:
+            if admission is not None:
+                gateway.settle(admission)  # every answer of the call is in
 
     async def page(
         self,
@@ -180,9 +203,18 @@ class CosmosCalls:
         continuation: str | None = None,
         background: bool = False,
         remaining_ru: float | None = None,
+        estimate_ru: float | None = None,
+        scanned: int | None = None,
+        learn: bool = False,
     ) -> QueryPage:
-        """One page of a query (one call; the SDK may send more than one request for it)."""
+        """One page of a query (one call; the SDK may send more than one request for it).
+
+        ``scanned``: how many items the page must read, when the store knows (its
+        estimate then scales with them; ``estimate_ru`` overrides); ``learn``: it reads
+        exactly those, so its answer teaches the Gateway what reading an item costs."""
         options = route.options()
+        if estimate_ru is None and scanned is not None:
+            estimate_ru = self.gateway.estimate_ru(operation, scanned=scanned)
 
         container: Any = self.container  # the SDK's overloads cannot type a **options route
 
@@ -201,14 +233,19 @@ class CosmosCalls:
             rows = [row async for row in page]
             return QueryPage(rows, pages.continuation_token or None)
 
-        return await self.call(
-            operation,
-            route.scope,
-            target,
-            send,
-            background=background,
-            remaining_ru=remaining_ru,
-        )
+        with self.gateway.meter() as cost:
+            page = await self.call(
+                operation,
+                route.scope,
+                target,
+                send,
+                background=background,
+                estimate_ru=estimate_ru,
+                remaining_ru=remaining_ru,
+            )
+        if learn and scanned:
+            self.gateway.learn_scan(operation, scanned, cost.request_units)
+        return QueryPage(page.rows, page.continuation, cost.request_units)
 
     async def feed_ranges(self, *, background: bool = False) -> list[dict[str, Any]]:
         """The container's physical partitions as feed ranges (one pkranges read)."""

@@ -7,11 +7,20 @@ A thread is one partition (its full key), a tenant a key prefix, the container e
 physical partition in turn (feed ranges, each request recorded with scope ``range``),
 all through the store's one runner, under the session's budget. Lists read only the
 projected fields they show.
+
+What it costs: a TTL condition is no index lookup, so each class or forecast count
+reads every item of its scope. A summary therefore starts with the scope's size (an
+index-served ``COUNT(1)``, cheap at any size): each later count is estimated from it
+before it is sent, a question at the budget says what the rest of the summary needs,
+and ``ttl_summary_estimate`` says what a summary will cost before it starts (the
+question before the container's fan-out).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cosmem_tui.model import (
@@ -35,11 +44,48 @@ from cosmem_tui.model.lifecycle import (
 from cosmem_tui.schemas import Schema, SchemaError
 from cosmem_tui.sources.cosmos import ttl_sql
 from cosmem_tui.sources.cosmos.calls import Parameters, Route
+from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.store import check_ttl_list
+
+SIZE = "ttl-size"  # the scope's item count (index-served)
+COUNT = "ttl-count"  # a class or forecast count: reads every item of the scope
+LAST_WRITE = "ttl-last-write"  # the newest _ts: one read from the top of its index
+ITEMS = "ttl-items"  # a lifecycle list
+SIZE_REUSE_S = 60.0  # a scope's size, counted for a summary, estimates its lists this long
 
 
 def _number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryPlan:
+    """The counts a summary sends for a container's TTL setting, known before the first."""
+
+    classes: tuple[TtlClass, ...]  # classes that can occur (the others cost no request)
+    expiring: tuple[TtlClass, ...]  # of those, the ones that can expire: a forecast each
+
+    @classmethod
+    def of(cls, default_ttl: int | None) -> SummaryPlan:
+        horizon = FORECAST_HORIZONS[0]
+        classes = tuple(c for c in TtlClass if ttl_sql.class_condition(c, default_ttl) != "false")
+        expiring = tuple(
+            c
+            for c in classes
+            if not ttl_sql.class_expiring_between(c, default_ttl, 0, horizon).never
+        )
+        return cls(classes, expiring)
+
+    def counts(self, present: tuple[TtlClass, ...] | None = None) -> int:
+        """Scanning counts: every class, and each horizon of the classes that can expire
+        (``present``: of those, the ones found to have items; None: all of them)."""
+        forecast = [c for c in self.expiring if present is None or c in present]
+        return len(self.classes) + len(forecast) * len(FORECAST_HORIZONS)
+
+
+def scan_estimate_ru(gateway: Gateway, counts: int, sizes: list[int]) -> float:
+    """``counts`` scanning counts over scopes (ranges) of these sizes, each read whole."""
+    return sum(counts * gateway.estimate_ru(COUNT, scanned=size) for size in sizes)
 
 
 class LifecycleQueries:
@@ -47,6 +93,10 @@ class LifecycleQueries:
 
     if TYPE_CHECKING:  # provided by CosmosStore
         _slots: dict[str, str]
+        _scope_sizes: dict[TtlScope, tuple[float, _Size]]
+
+        @property
+        def gateway(self) -> Gateway: ...
 
         @property
         def _schema(self) -> Schema: ...
@@ -69,6 +119,8 @@ class LifecycleQueries:
             parameters: Parameters = (),
             background: bool = False,
             slots: Mapping[str, str] | None = None,
+            scanned: int | Sequence[int] | None = None,
+            remaining_ru: float | None = None,
         ) -> AsyncIterator[Any]: ...
 
     # -- where a lifecycle query goes --------------------------------------------------------
@@ -95,7 +147,12 @@ class LifecycleQueries:
         condition: ttl_sql.Condition,
         *,
         what: str,
+        size: _Size | None = None,
+        operation: str = COUNT,
+        remaining_ru: float | None = None,
     ) -> int:
+        """A COUNT of the scope's items meeting ``condition``; ``size``: the scope's size,
+        so the count is estimated by what it reads (None: it is the size count)."""
         route, where, parameters = self._ttl_scope(scope)
         text = f"{where} AND ({condition.text})" if where else condition.text
         target = f"{what} in {scope.describe(self._schema.tenant_label)}"
@@ -103,42 +160,101 @@ class LifecycleQueries:
         async for value in self._rows(
             "ttl_count",
             route,
-            operation="ttl-count",
+            operation=operation,
             target=target,
             parameters=[*parameters, *condition.parameters],
             slots={"where": text},
+            scanned=size.scanned if size is not None else None,
+            remaining_ru=remaining_ru,
         ):
             total += _number(value) or 0  # one value per range the query visited
         return total
 
+    async def _scope_size(self, scope: TtlScope, *, fresh: bool = False) -> _Size:
+        """How many visible items the scope holds, per request it takes (an index-served
+        count: what every TTL count after it reads). Only estimates rest on it, so the
+        lists after a summary reuse the summary's for a minute (``fresh``: count now)."""
+        known = self._scope_sizes.get(scope)
+        if not fresh and known is not None and time.monotonic() - known[0] < SIZE_REUSE_S:
+            return known[1]
+        route, where, parameters = self._ttl_scope(scope)
+        sizes = [
+            _number(value) or 0
+            async for value in self._rows(
+                "ttl_count",
+                route,
+                operation=SIZE,
+                target=f"items in {scope.describe(self._schema.tenant_label)}",
+                parameters=parameters,
+                slots={"where": where or "true"},
+            )
+        ]
+        size = _Size(tuple(sizes), route is None)
+        self._scope_sizes[scope] = (time.monotonic(), size)
+        return size
+
+    async def ttl_summary_estimate(self, scope: TtlScope, now: int) -> float:
+        """What ``ttl_summary(scope, now)`` will cost: the scope's size counted first
+        (cheap; it is part of the summary's own work), then its counts estimated by what
+        each reads, at the rate this session has measured."""
+        props = await self._ready()
+        size = await self._scope_size(scope)
+        plan = SummaryPlan.of(props.default_ttl)
+        gateway: Gateway = self.gateway
+        return (
+            gateway.estimate_ru(SIZE) * len(size.sizes)
+            + scan_estimate_ru(gateway, plan.counts(), list(size.sizes))
+            + gateway.estimate_ru(LAST_WRITE) * len(size.sizes)
+        )
+
     # -- the summary -------------------------------------------------------------------------
 
     async def ttl_summary(self, scope: TtlScope, now: int) -> TtlSummary:
-        """Items by TTL class and the forecast: one COUNT per class and per horizon."""
+        """Items by TTL class and the forecast: the scope's size, then one COUNT per class
+        and per horizon (each estimated from the size), then the newest write."""
         props = await self._ready()
         default_ttl = props.default_ttl
-        classes: dict[TtlClass, int] = {}
-        for ttl_class in TtlClass:
+        plan = SummaryPlan.of(default_ttl)
+        size = await self._scope_size(scope, fresh=True)
+        if size.total == 0:  # nothing visible: every count is 0, no request needed
+            return TtlSummary.of(scope, now, default_ttl, {}, {}, None)
+        left = plan.counts()  # scanning counts still to send, for a question at the budget
+
+        def rest() -> float:
+            """What the summary needs after the next count (at the rate measured so far)."""
+            per_count = scan_estimate_ru(self.gateway, 1, list(size.sizes))
+            return per_count * (left - 1) + self.gateway.estimate_ru(LAST_WRITE)
+
+        classes: dict[TtlClass, int] = dict.fromkeys(TtlClass, 0)
+        for ttl_class in plan.classes:  # the others cannot occur here: no request
             text = ttl_sql.class_condition(ttl_class, default_ttl)
-            if text == "false":
-                classes[ttl_class] = 0  # impossible under this container's TTL: no request
-                continue
             classes[ttl_class] = await self._ttl_count(
-                scope, ttl_sql.Condition(text), what=f"ttl class {ttl_class.value}"
+                scope,
+                ttl_sql.Condition(text),
+                what=f"ttl class {ttl_class.value}",
+                size=size,
+                remaining_ru=rest(),
             )
-        forecast: dict[TtlClass, dict[int, int]] = {}
-        for ttl_class in TtlClass:
-            forecast[ttl_class] = {}
+            left -= 1
+        present = tuple(c for c in plan.classes if classes[c])
+        left = plan.counts(present) - len(plan.classes)
+        forecast: dict[TtlClass, dict[int, int]] = {c: {} for c in TtlClass}
+        for ttl_class in plan.expiring:
             for horizon in FORECAST_HORIZONS:
+                if not classes[ttl_class]:
+                    forecast[ttl_class][horizon] = 0  # none of them here: no request
+                    continue
                 condition = ttl_sql.class_expiring_between(
                     ttl_class, default_ttl, now, now + horizon
                 )
-                if condition.never or classes[ttl_class] == 0:
-                    forecast[ttl_class][horizon] = 0  # it cannot expire: no request
-                    continue
                 forecast[ttl_class][horizon] = await self._ttl_count(
-                    scope, condition, what=f"{ttl_class.value} expiring within {horizon} s"
+                    scope,
+                    condition,
+                    what=f"{ttl_class.value} expiring within {horizon} s",
+                    size=size,
+                    remaining_ru=rest(),
                 )
+                left -= 1
         return TtlSummary.of(
             scope, now, default_ttl, classes, forecast, await self._ttl_last_write(scope)
         )
@@ -150,7 +266,7 @@ class LifecycleQueries:
             async for value in self._rows(
                 "ttl_last_write",
                 route,
-                operation="ttl-count",
+                operation=LAST_WRITE,
                 target=f"newest write in {scope.describe(self._schema.tenant_label)}",
                 parameters=parameters,
                 slots={"where": where or "true"},
@@ -179,8 +295,10 @@ class LifecycleQueries:
             condition = ttl_sql.expiring_between(default_ttl, now, now + within)
             if condition.text == "false":
                 return TtlItems(selection, (), 0)
+            size = await self._scope_size(scope)
             found = [
-                item async for item in self._ttl_rows(scope, condition, "ttl_rows", selection, 0)
+                item
+                async for item in self._ttl_rows(scope, condition, "ttl_rows", selection, 0, size)
             ]
             found.sort(key=_expiry_order)
             return TtlItems(selection, tuple(found[:limit]), len(found))
@@ -190,12 +308,15 @@ class LifecycleQueries:
             condition = ttl_sql.drift_condition(schema, default_ttl)
         if condition.text == "false":
             return TtlItems(selection, (), 0)
-        count = await self._ttl_count(scope, condition, what=selection.value)
+        size = await self._scope_size(scope)
+        count = await self._ttl_count(scope, condition, what=selection.value, size=size)
         if count == 0:
             return TtlItems(selection, (), 0)
         found = [
             item
-            async for item in self._ttl_rows(scope, condition, "ttl_rows_newest", selection, limit)
+            async for item in self._ttl_rows(
+                scope, condition, "ttl_rows_newest", selection, limit, size
+            )
         ]
         # Each range the prefix spans answers its own TOP: keep the newest overall.
         found.sort(key=lambda i: (-i.ttl.last_write, i.item_id))
@@ -208,6 +329,7 @@ class LifecycleQueries:
         name: str,
         selection: TtlSelection,
         limit: int,
+        size: _Size | None = None,
     ) -> AsyncIterator[LifecycleItem]:
         schema = self._schema
         props = await self._ready()
@@ -219,13 +341,32 @@ class LifecycleQueries:
         async for row in self._rows(
             name,
             route,
-            operation="ttl-items",
+            operation=ITEMS,
             target=f"{selection.value} in {scope.describe(schema.tenant_label)}",
             parameters=[*parameters, *condition.parameters],
             slots={"where": text},
+            scanned=size.scanned if size is not None else None,
         ):
             if isinstance(row, Mapping):
                 yield _lifecycle_item(schema, row, props.default_ttl, lifetimes)
+
+
+@dataclass(frozen=True, slots=True)
+class _Size:
+    """A scope's visible items, one count per request it takes (per range: the container)."""
+
+    sizes: tuple[int, ...]
+    per_range: bool
+
+    @property
+    def total(self) -> int:
+        return sum(self.sizes)
+
+    @property
+    def scanned(self) -> int | tuple[int, ...]:
+        """What a query over the scope reads: each range's items when it visits each
+        range, else the whole scope (a prefix may span ranges: one request reads all)."""
+        return self.sizes if self.per_range else self.total
 
 
 def _expiry_order(item: LifecycleItem) -> tuple[int, str, str]:

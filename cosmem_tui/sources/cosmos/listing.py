@@ -37,6 +37,9 @@ from cosmem_tui.sources.errors import BadRequest
 
 OPERATION = "list-keys"
 DISTINCT_PAGE = 1000  # keys per DISTINCT request
+# Before the session has measured what a key costs, a DISTINCT page asks for this many;
+# later pages are sized from what each key cost and what is left of the budget.
+FIRST_DISTINCT_PAGE = 200
 _CURSOR_PREFIX = "K1."
 _PHASES = ("numbers", "strings")  # Cosmos order: numbers before strings
 
@@ -185,17 +188,21 @@ class KeyLister:
         self, state: Cursor, index: int, remaining: float
     ) -> tuple[tuple[Key, ...], Cursor]:
         current = state.ranges[index]
+        size = self._page_size()
         page = await self._calls.page(
             self._query("keys_distinct", state),
             Route(Scope.RANGE, feed_range=current.feed_range),
             operation=OPERATION,
             target=self._target(index, state),
             parameters=self._parameters(state),
-            page_size=DISTINCT_PAGE,
+            page_size=size,
             continuation=current.continuation,
             remaining_ru=remaining,
+            scanned=size if self._calls.gateway.known_cost(OPERATION) else None,
         )
         keys = tuple(_keys(page.rows))
+        if keys:  # what a key cost: the next pages are sized by it
+            self._calls.gateway.learn_scan(OPERATION, len(keys), page.cost_ru)
         done = page.continuation is None
         return keys, state.with_range(
             index, replace(current, done=done, continuation=page.continuation)
@@ -241,6 +248,23 @@ class KeyLister:
                 index, replace(current, phase=current.phase + 1, after=None)
             )
         return (), state.with_range(index, replace(current, done=True))
+
+    def _page_size(self) -> int:
+        """Keys to ask for: a page whose cost is bounded by what is left of the budget,
+        at what a key has cost so far (a small first page, before anything is known)."""
+        gateway = self._calls.gateway
+        if not gateway.known_cost(OPERATION):
+            return FIRST_DISTINCT_PAGE
+        left = gateway.left_ru()
+        if left is None:
+            return DISTINCT_PAGE
+        floor = gateway.estimate_ru(OPERATION, scanned=0)
+        per_key = gateway.estimate_ru(OPERATION, scanned=1000) - floor
+        if per_key <= 0:
+            return DISTINCT_PAGE
+        # A fifth kept back: what a key costs varies from one range to the next.
+        fits = int(0.8 * (left - floor) * 1000 / per_key)
+        return max(1, min(DISTINCT_PAGE, fits))
 
     def _remaining(self, state: Cursor) -> float:
         """What finishing the listing may still cost, from what its finished ranges cost.

@@ -21,6 +21,7 @@ import base64
 import binascii
 import json
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,9 @@ from cosmem_tui.sources.text_search import check_search_text, item_matches, sear
 
 _TOKEN_PREFIX = "C1."
 _EMPTY_PAGES_MAX = 20  # the service may answer empty pages with a continuation; skip them
+SIZE = "thread-size"  # a thread's item count (index-served): what a search reads
+# A tenant's counts, one operation per query (each with its own measured cost).
+_TENANT_COUNTS = ("count-tenant", "count-tenant-last-write", "count-tenant-threads")
 _MESSAGES = "__cosmem_messages"  # scan fallback of session schemas: messages per document
 
 
@@ -85,6 +89,12 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
     slots = {
         "top_key": prop(top),
         "thread_identity": object_of(thread_tops),
+        # One thread field: its values themselves, which DISTINCT reads from its index.
+        "thread_distinct": (
+            f"c[{json.dumps(thread_tops[0])}]"
+            if len(set(thread_tops)) == 1
+            else object_of(thread_tops)
+        ),
         "thread_activity": activity,
         "thread_select": ", ".join(f"{prop(p)} AS t{i}" for i, p in enumerate(schema.thread_paths)),
         "thread_group": ", ".join(prop(p) for p in schema.thread_paths),
@@ -159,19 +169,46 @@ def thread_parameters(schema: Schema, ref: ThreadRef) -> tuple[dict[str, Any], .
     )
 
 
-def _encode_token(direction: str, token: str) -> str:
-    raw = json.dumps([direction, token], separators=(",", ":")).encode("utf-8")
+@dataclass(frozen=True, slots=True)
+class _Scan:
+    """A query that reads a whole thread to answer few rows (a search): how many items it
+    reads in all, and what its pages have cost so far, carried in its continuation."""
+
+    items: int
+    spent_ru: float = 0.0
+    pages: int = 0
+
+    def estimate_ru(self, gateway: Gateway, operation: str) -> float:
+        """The next page: at most what reading the rest of the thread costs."""
+        whole = gateway.estimate_ru(operation, scanned=self.items)
+        floor = gateway.estimate_ru(operation, scanned=0)
+        return floor + max(0.0, whole - floor - (self.spent_ru - floor * self.pages))
+
+    def after(self, cost_ru: float) -> _Scan:
+        return _Scan(self.items, self.spent_ru + cost_ru, self.pages + 1)
+
+
+def _encode_token(direction: str, token: str, scan: _Scan | None = None) -> str:
+    body: list[Any] = [direction, token]
+    if scan is not None:
+        body += [scan.items, round(scan.spent_ru, 2), scan.pages]
+    raw = json.dumps(body, separators=(",", ":")).encode("utf-8")
     return _TOKEN_PREFIX + base64.urlsafe_b64encode(raw).decode("ascii")
 
 
-def _decode_token(direction: str, text: str) -> str:
+def _decode_token(direction: str, text: str) -> tuple[str, _Scan | None]:
     try:
         if not text.startswith(_TOKEN_PREFIX):
             raise ValueError("not a cosmem Cosmos token")
-        made_for, token = json.loads(base64.urlsafe_b64decode(text[len(_TOKEN_PREFIX) :]))
+        made_for, token, *scan = json.loads(base64.urlsafe_b64decode(text[len(_TOKEN_PREFIX) :]))
         if made_for != direction or not isinstance(token, str):
             raise ValueError("made for the other direction")
-        return token
+        if not scan:
+            return token, None
+        items, spent, pages = scan
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in scan):
+            raise ValueError("not a scan's progress")
+        return token, _Scan(int(items), float(spent), int(pages))
     except (ValueError, binascii.Error, TypeError) as exc:
         raise BadRequest(f"invalid continuation token ({exc})") from None
 
@@ -207,6 +244,7 @@ class CosmosStore(LifecycleQueries):
         self._grouping_rejected = False  # the service answered 400 to GROUP BY
         self._subquery_rejected = False  # … and to a count of DISTINCT values
         self._props: ContainerProperties | None = None
+        self._scope_sizes = {}  # lifecycle: each scope's size and when it was counted
         self._reading = asyncio.Lock()  # the UI's header and list workers ask at once
 
     @classmethod
@@ -399,10 +437,17 @@ class CosmosStore(LifecycleQueries):
         parameters: Parameters = (),
         background: bool = False,
         slots: Mapping[str, str] | None = None,
+        scanned: int | Sequence[int] | None = None,
+        remaining_ru: float | None = None,
     ) -> AsyncIterator[Any]:
         """Every row of a query; ``route`` None: each physical range in turn (explicitly).
 
-        ``slots``: fragments this one query adds to the schema's (lifecycle conditions)."""
+        ``slots``: fragments this one query adds to the schema's (lifecycle conditions).
+        ``scanned``: how many items the query must read (its scope's size, when known;
+        one per range, in range order, when it visits each range): each page is
+        estimated from it, and a range answered in one page teaches the Gateway what
+        reading an item costs. ``remaining_ru``: what the action still needs after this
+        query, for a question at the budget."""
         query = render(name, {**self._slots, **slots} if slots else self._slots)
         routes: Sequence[Route]
         if route is None:
@@ -410,9 +455,21 @@ class CosmosStore(LifecycleQueries):
             routes = [Route(Scope.RANGE, feed_range=r) for r in ranges]
         else:
             routes = [route]
-        for each in routes:
+        sizes: list[int | None]
+        if scanned is None:
+            sizes = [None] * len(routes)
+        elif isinstance(scanned, int):  # one total for every range: each may read all of it
+            sizes = [scanned] * len(routes)
+        elif len(scanned) == len(routes):
+            sizes = list(scanned)
+        else:  # the ranges changed since they were counted: the largest, for each
+            sizes = [max(scanned, default=0)] * len(routes)
+        for each, size in zip(routes, sizes, strict=True):
             continuation: str | None = None
             while True:
+                estimate = (
+                    self.gateway.estimate_ru(operation, scanned=size) if size is not None else None
+                )
                 page = await self._calls.page(
                     query,
                     each,
@@ -422,7 +479,13 @@ class CosmosStore(LifecycleQueries):
                     page_size=self._settings.scan_page_size,
                     continuation=continuation,
                     background=background,
+                    estimate_ru=estimate,
+                    remaining_ru=None if remaining_ru is None else remaining_ru + (estimate or 0),
                 )
+                exact = len(routes) == 1 or not isinstance(scanned, int)
+                whole = continuation is None and page.continuation is None and exact
+                if size and whole:  # one page read the whole range: a measured rate
+                    self.gateway.learn_scan(operation, size, page.cost_ru)
                 for row in page.rows:
                     yield row
                 continuation = page.continuation
@@ -449,29 +512,38 @@ class CosmosStore(LifecycleQueries):
         target = f"{self._schema.tenant_label} {tenant.text}"
         parameters = ({"name": "@tenant", "value": tenant.value},)
 
-        async def values(name: str) -> list[Any]:
+        async def values(name: str, operation: str, scanned: int | None = None) -> list[Any]:
             rows = self._rows(
                 name,
                 route,
-                operation="count-tenant",
+                operation=operation,
                 target=target,
                 parameters=parameters,
                 background=background,
+                scanned=scanned,
             )
             return [v async for v in rows]
 
-        items = sum(v for v in await values("tenant_item_count") if _number(v) is not None)
-        stamps = [v for v in await values("tenant_last_write") if _number(v) is not None]
-        if items == 0:
-            return KeyCounts(items=0, last_activity=None, threads=0)
-        if not self._subquery_rejected:
-            try:
-                counted = await values("tenant_thread_count")
-                threads = sum(v for v in counted if _number(v) is not None)
-                return KeyCounts(items, max(stamps) if stamps else None, threads=threads)
-            except BadRequest:  # no DISTINCT / subqueries here: stop asking
-                self._subquery_rejected = True
-        seen = {json.dumps(v, sort_keys=True) for v in await values("tenant_threads_scan")}
+        # The item count and the newest write are index-served (a COUNT, one _ts read from
+        # the top of its index), so they cost about the same for a tenant of any size; the
+        # count says how much the thread count, which walks the tenant's threads, reads.
+        # Each is its own operation, so each has its own measured cost.
+        with self.gateway.room_for(_TENANT_COUNTS, target, background=background):
+            counted_items = await values("tenant_item_count", "count-tenant")
+            items = sum(v for v in counted_items if _number(v) is not None)
+            if items == 0:
+                return KeyCounts(items=0, last_activity=None, threads=0)
+            stamps = [v for v in await values("tenant_last_write", "count-tenant-last-write")]
+            stamps = [v for v in stamps if _number(v) is not None]
+            if not self._subquery_rejected:
+                try:
+                    counted = await values("tenant_thread_count", "count-tenant-threads")
+                    threads = sum(v for v in counted if _number(v) is not None)
+                    return KeyCounts(items, max(stamps) if stamps else None, threads=threads)
+                except BadRequest:  # no DISTINCT / subqueries here: stop asking
+                    self._subquery_rejected = True
+            scan = await values("tenant_threads_scan", "count-tenant-threads", scanned=items)
+        seen = {json.dumps(v, sort_keys=True) for v in scan}
         threads = len(seen)
         return KeyCounts(
             items=items, last_activity=max(stamps) if stamps else None, threads=threads
@@ -619,6 +691,11 @@ class CosmosStore(LifecycleQueries):
         It answers candidates (an item longer than the probes reach comes whatever its
         text); only those whose whole text holds ``text`` are kept."""
         check_search_text(text)
+        scan = None
+        # How much it reads is known before its first page, from the thread's size (a
+        # cheap count); a session that cannot afford even that asks about the search.
+        if continuation is None and self.gateway.affordable(self.gateway.estimate_ru(SIZE)):
+            scan = _Scan(await self._thread_size(ref))
         return await self._thread_page(
             ref,
             "turns_matching",
@@ -628,7 +705,23 @@ class CosmosStore(LifecycleQueries):
             page_size=page_size,
             parameters=(*self._search_guards, {"name": "@text", "value": text}),
             keep=lambda row: item_matches(self._schema, row, text),
+            scan=scan,
         )
+
+    async def _thread_size(self, ref: ThreadRef) -> int:
+        """How many items a thread holds: one index-served single-partition count, so a
+        query that reads the whole thread (a search) is estimated before it is sent."""
+        await self._ready()
+        values = self._schema.partition_key_for(ref)
+        route = Route(Scope.PARTITION, partition_key=self._partition_key_argument(values))
+        counted = self._rows(
+            "thread_item_count",
+            route,
+            operation=SIZE,
+            target=ref.describe(self._schema.tenant_label),
+            parameters=self._turn_parameters(ref),
+        )
+        return sum([v async for v in counted if _number(v) is not None])
 
     async def _thread_page(
         self,
@@ -641,18 +734,26 @@ class CosmosStore(LifecycleQueries):
         page_size: int,
         parameters: Parameters = (),
         keep: Callable[[Mapping[str, JsonValue]], bool] | None = None,
+        scan: _Scan | None = None,
     ) -> Page[Item]:
         """One page of a single-partition query over the thread's items (its parameters
-        after the thread's), of the rows ``keep`` accepts; pages with none are skipped."""
+        after the thread's), of the rows ``keep`` accepts; pages with none are skipped.
+
+        ``scan``: the query reads the whole thread (a search): each page is estimated
+        from what is left of it, not from the rows it returns."""
         limit = check_page_size(page_size)
         await self._ready()
         values = self._schema.partition_key_for(ref)
-        token = _decode_token(token_kind, continuation) if continuation is not None else None
+        token = None
+        if continuation is not None:
+            token, scan = _decode_token(token_kind, continuation)
+        first = token is None
         route = Route(Scope.PARTITION, partition_key=self._partition_key_argument(values))
         query = render(query_name, self._slots)
         everything = (*self._turn_parameters(ref), *parameters)
         items: tuple[Item, ...] = ()
         for _ in range(_EMPTY_PAGES_MAX):
+            estimate = scan.estimate_ru(self.gateway, operation) if scan is not None else None
             page = await self._calls.page(
                 query,
                 route,
@@ -661,8 +762,15 @@ class CosmosStore(LifecycleQueries):
                 parameters=everything,
                 page_size=limit,
                 continuation=token,
+                estimate_ru=estimate,
+                remaining_ru=estimate,
             )
             token = page.continuation
+            if scan is not None:
+                if first and token is None:  # one page read the whole thread: a rate
+                    self.gateway.learn_scan(operation, scan.items, page.cost_ru)
+                scan = scan.after(page.cost_ru)
+            first = False
             items = tuple(
                 self._item(row)
                 for row in page.rows
@@ -670,7 +778,9 @@ class CosmosStore(LifecycleQueries):
             )
             if items or token is None:
                 break
-        return Page(items, _encode_token(token_kind, token) if token is not None else None)
+        if token is None:
+            return Page(items, None)
+        return Page(items, _encode_token(token_kind, token, scan))
 
     def _item(self, body: Mapping[str, JsonValue]) -> Item:
         assert self._props is not None  # read before any item is

@@ -27,6 +27,7 @@ from cosmem_tui.model import (
     SystemClock,
     Thread,
     ThreadRef,
+    TtlClass,
 )
 from cosmem_tui.model.lifecycle import ScopeLevel, TtlItems, TtlScope, TtlSelection, TtlSummary
 from cosmem_tui.schemas import Granularity, Schema, SchemaError
@@ -488,6 +489,36 @@ class LocalStore:
             )
         default_ttl = self._workspace.container.default_ttl
         return TtlSummary.of(scope, now, default_ttl, classes, forecast, last_write)
+
+    async def ttl_summary_estimate(self, scope: TtlScope, now: int) -> float:
+        """What ``ttl_summary(scope, now)`` will cost: the scope's size (one modelled
+        index-served count), then the summary's own modelled charge for that size."""
+        params = {**lifecycle.scope_parameters(self._schema, scope), "now": now}
+        container = scope.level is ScopeLevel.CONTAINER
+        name = "ttl_size_container" if container else "ttl_size_scoped"
+        request_scope = lifecycle.scope_of_request(scope.level, self._turn_scope)
+        target = f"items in {scope.describe(self._schema.tenant_label)}"
+        async with self._gateway.request("ttl-size", request_scope, target=target) as ticket:
+            rows = await asyncio.to_thread(self._workspace.query, name, params)
+            size = int(rows[0][0] or 0)
+            ticket.items = 1
+            ticket.charge(
+                query_charge(
+                    request_scope,
+                    returned=1,
+                    returned_bytes=32,
+                    physical_partitions=self._physical_partitions,
+                ),
+                simulated=True,
+            )
+        classes = min(len(TtlClass) - 1, size)  # a row per class found: four of five at most
+        return query_charge(
+            request_scope,
+            returned=classes,
+            returned_bytes=48 * classes,
+            scanned=size,
+            physical_partitions=self._physical_partitions,
+        )
 
     async def ttl_items(
         self,

@@ -83,7 +83,10 @@ def header_parts(chrome: Chrome) -> list[Part]:
         # A real account shows the session's RU budget beside what has been spent.
         budget = f" / {t.budget_ru:,.0f}" if t.budget_ru is not None else ""
         sim = " sim" if t.simulated else ""
-        parts.append(Part("cost", f"{t.request_units:,.1f}{budget} RU{sim}", "right"))
+        over = " ⚠ over" if t.overruns else ""  # passed without a question: never hidden
+        parts.append(Part("cost", f"{t.request_units:,.1f}{budget} RU{sim}{over}", "right"))
+        if t.silent:  # the account stopped answering: background work is stopped
+            parts.append(Part("silent", "⚠ no answer", "right"))
         if t.throttled:
             parts.append(Part("throttled", f"{t.throttled:,}×429", "right"))
     return parts

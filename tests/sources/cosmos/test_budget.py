@@ -38,7 +38,7 @@ async def test_a_listing_stops_at_the_budget_says_so_and_resumes_exactly(contain
     directory = KeyDirectory(store, FrozenClock(ANCHOR))
     partial = await directory.list()
     assert not partial.complete and partial.stopped is not None
-    assert "RU budget of 12 RU is spent" in partial.stopped
+    assert "stopped at the session's RU budget of 12 RU" in partial.stopped
     assert partial.needed_ru is not None and partial.needed_ru > 0
     assert 0 < len(partial.keys) < 12
     assert store.gateway.spent_ru <= 12 + 1  # at most the page that was already on its way
