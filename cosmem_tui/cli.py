@@ -870,10 +870,11 @@ async def _cmd_search(session: Session, args: argparse.Namespace, out: TextIO) -
         search = ThreadSearch(session.service, ref, text)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    # An unknown thread is told before the search spends anything (one item, one page):
+    # an empty search of a thread that does not exist is no empty result.
+    await session.service.first_page(ref, page_size=1)
     now = session.clock.now()
     hit = await search.hit(0)
-    if hit is None:  # no hit, or no such thread: the first page of the thread tells
-        await session.service.first_page(ref, page_size=1)
     with Output(args.format, records.TURN_FIELDS, records.TURN_TABLE_FIELDS, out) as output:
         index = 0
         while hit is not None:
