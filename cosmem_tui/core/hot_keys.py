@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from cosmem_tui.core.telemetry_reader import TelemetryReader, span_ending
@@ -44,6 +43,7 @@ from cosmem_tui.model.telemetry import (
     TelemetryProblem,
     Window,
 )
+from cosmem_tui.model.times import utc_text
 
 STORAGE_CAVEAT = (
     "storage: only the largest keys of each partition are logged (PartitionKeyStatistics, "
@@ -107,7 +107,7 @@ def _count(value: Any) -> int | None:
 
 
 def _clock_text(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%H:%M:%S UTC")
+    return utc_text(at, "%H:%M:%S UTC")
 
 
 class HotKeysService:

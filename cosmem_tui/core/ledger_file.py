@@ -16,11 +16,11 @@ import json
 import math
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from cosmem_tui.model import RequestCharge
+from cosmem_tui.model.times import iso_utc
 from cosmem_tui.sources.gateway import Gateway
 
 FIELDS = (
@@ -86,8 +86,7 @@ def _finite(value: float | None) -> float | None:
 def _iso(epoch: float) -> str | None:
     if not epoch:
         return None  # a record made without a clock (never by a real backend)
-    moment = datetime.fromtimestamp(epoch, UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return iso_utc(epoch, milliseconds=True)
 
 
 class LedgerFile:

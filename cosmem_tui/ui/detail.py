@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from rich.highlighter import JSONHighlighter
@@ -11,6 +10,7 @@ from rich.text import Text
 from cosmem_tui.core.browse import TurnDetail
 from cosmem_tui.core.text import cut_long, json_for_terminal, one_line, size_text, visible
 from cosmem_tui.model import MISSING, TtlClass, TtlState, Turn
+from cosmem_tui.model.times import utc_text
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.rows import turn_name
 
@@ -34,9 +34,7 @@ CLASS_STYLES = {
 
 
 def utc(epoch: float | None) -> str:
-    if epoch is None:
-        return "—"
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(epoch))
+    return utc_text(epoch, "%Y-%m-%d %H:%M:%S UTC")
 
 
 def ttl_lines(turn: Turn, now: float) -> list[tuple[str, str]]:

@@ -12,7 +12,6 @@ counted only on ``f``, after the question that says what it costs.
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
 from rich.text import Text
@@ -26,6 +25,7 @@ from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Meter
 from cosmem_tui.model.lifecycle import DEFAULT_IDLE_GAP_S, TtlScope
+from cosmem_tui.model.times import utc_text
 from cosmem_tui.ui.lifecycle_rows import (
     LIFECYCLE_COLUMNS,
     LifecycleRows,
@@ -183,7 +183,7 @@ class LifecycleScreen(ViewScreen):
             return
         self.report = report
         self._show_report(report)
-        stamp = time.strftime("%H:%M:%S UTC", time.gmtime(report.now))
+        stamp = utc_text(report.now, "%H:%M:%S UTC")
         listing.border_subtitle = plain(f"as of {stamp} · {cost_text(cost)}")
         self.set_status("")
 

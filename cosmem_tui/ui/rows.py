@@ -8,7 +8,6 @@ cell may reach the terminal without ``core.text`` escaping, whichever field it s
 from __future__ import annotations
 
 import bisect
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -18,6 +17,7 @@ from cosmem_tui.core.turn_gaps import Gap, find_gaps
 from cosmem_tui.core.turn_window import TurnWindow
 from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlClass, TtlState, Turn
 from cosmem_tui.model.telemetry import HotKeysReport
+from cosmem_tui.model.times import in_calendar, seconds_between, utc_text
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 SOON = 3600  # "expires within the hour" is what support gets asked about
@@ -27,7 +27,9 @@ def age(epoch: float | None, now: float) -> str:
     """How long ago, in the coarsest unit that fits a narrow column."""
     if epoch is None:
         return "—"
-    seconds = int(now - epoch)
+    seconds = seconds_between(now, epoch)
+    if seconds is None or not in_calendar(epoch):
+        return "?"  # a last write off the calendar: the detail says which value it was
     if seconds < 60:
         return "now"
     if seconds < 3600:
@@ -38,9 +40,9 @@ def age(epoch: float | None, now: float) -> str:
 
 
 def clock_time(epoch: float | None) -> str:
-    if epoch is None:
-        return "—"
-    return time.strftime("%m-%d %H:%M", time.gmtime(epoch))
+    if epoch is not None and not in_calendar(epoch):
+        return "⚠ bad time"  # the row is marked malformed; the detail has the number
+    return utc_text(epoch, "%m-%d %H:%M")
 
 
 TENANT_COLUMNS = (
