@@ -192,3 +192,20 @@ def test_a_schema_file_in_the_config_dir_is_detected(capsys, tmp_path, isolated_
     assert [t["kind"] for t in turns] == ["session", "turn", "turn"]
     assert turns[1]["messages"] == [{"role": "user", "text": "Any hikes nearby?"}]
     assert not any(t["problems"] for t in turns)
+
+
+def test_items_whose_messages_is_a_number_import_as_one_message_each(capsys, tmp_path):
+    source = tmp_path / "odd.jsonl"
+    source.write_text(
+        "".join(
+            json.dumps({"id": f"m{n}", "pk": "p", "messages": n, "content": f"hi {n}"}) + "\n"
+            for n in range(3)
+        )
+    )
+    ws = str(tmp_path / "odd.sqlite")
+    code, out, err = run(capsys, "import", str(source), "--workspace", ws, "--partition-key", "/pk")
+    assert (code, err) == (0, "")
+    assert "messages is a number, not an array, in 3 of 3 sampled items" in out
+    code, out, err = run(capsys, "turns", "p", "--workspace", ws, "--json")
+    assert (code, err) == (0, "")
+    assert [t["text"] for t in json.loads(out)] == ["item: hi 0", "item: hi 1", "item: hi 2"]
