@@ -37,6 +37,7 @@ class Exported:
     path: Path
     rows: int
     size: int  # bytes
+    not_finite: int = 0  # NaN and infinite numbers written as null (JSON has none)
 
 
 def export_dir() -> Path:
@@ -76,5 +77,5 @@ def write_export(table: ExportTable, fmt: str, directory: Path, at: float) -> Ex
         except BaseException:
             path.unlink(missing_ok=True)
             raise
-        return Exported(path, output.count, path.stat().st_size)
+        return Exported(path, output.count, path.stat().st_size, output.not_finite)
     raise FileExistsError(f"{directory}: too many exports named {base}")

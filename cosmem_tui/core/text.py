@@ -11,6 +11,7 @@ zero-width), separator and surrogate characters become visible escapes such as
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from typing import Any
@@ -116,9 +117,42 @@ def json_for_terminal(value: Any, *, indent: int | None = None) -> str:
 
     ``ensure_ascii=False`` keeps text readable; C0 controls are escaped by the
     encoder itself, and this also escapes C1, format, separator and lone
-    surrogate characters (all legal only inside JSON strings).
+    surrogate characters (all legal only inside JSON strings). NaN and infinities
+    are written as ``null`` (``json_text`` says how many).
     """
-    encoded = json.dumps(value, ensure_ascii=False, indent=indent)
+    return json_text(value, indent=indent)[0]
+
+
+def json_text(value: Any, *, indent: int | None = None) -> tuple[str, int]:
+    """``json_for_terminal`` and how many numbers in ``value`` were NaN or infinite.
+
+    Python's encoder writes those as bare ``NaN`` / ``Infinity``, which no JSON parser
+    (``jq``, ``JSON.parse``, Cosmos DB) reads: ``allow_nan=False`` refuses them, and
+    they are then written as ``null``, counted so the writer can say so.
+    """
+    try:
+        encoded = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+        replaced = 0
+    except ValueError:  # a NaN or an infinity somewhere (the only ValueError for data)
+        counter = [0]
+        encoded = json.dumps(_finite(value, counter), ensure_ascii=False, indent=indent)
+        replaced = counter[0]
+    return _escaped(encoded), replaced
+
+
+def _finite(value: Any, counter: list[int]) -> Any:
+    """``value`` with every NaN and infinity replaced by None (counted in ``counter``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        counter[0] += 1
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v, counter) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v, counter) for v in value]
+    return value
+
+
+def _escaped(encoded: str) -> str:
     if encoded.replace("\n", "").isprintable():
         return encoded
     return "".join(_json_escape(ch) if ch != "\n" and must_escape(ch) else ch for ch in encoded)

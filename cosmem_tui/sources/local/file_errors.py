@@ -7,6 +7,7 @@ tells them apart, and each needs a different fix.
 
 from __future__ import annotations
 
+import errno
 import sqlite3
 from pathlib import Path
 
@@ -53,3 +54,38 @@ def format_error(path: Path, found: object, known: str) -> WorkspaceError:
         f"{path} is not a cosmem workspace of format {known} (it records format {text!r}); "
         f"{_REBUILD}"
     )
+
+
+_FULL = {"SQLITE_FULL"}
+# EFBIG (a file size limit) and EIO come back from SQLite as a write I/O error.
+_WRITE_FAILED = {
+    "SQLITE_IOERR",
+    "SQLITE_IOERR_WRITE",
+    "SQLITE_IOERR_FSYNC",
+    "SQLITE_IOERR_TRUNCATE",
+}
+
+
+def build_error(path: Path, exc: sqlite3.Error) -> WorkspaceError:
+    """The one line for a sqlite3 error met while writing a new workspace at ``path``
+    (nothing is left behind: the temporary file is removed before this is raised)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name in _FULL or "disk is full" in str(exc):
+        return WorkspaceError(
+            f"the disk is full: nothing was written to {path} (free some space and try again)"
+        )
+    if name in _WRITE_FAILED or "disk I/O error" in str(exc):
+        return WorkspaceError(
+            f"the disk refused a write ({exc}: full, over a file size limit, or failing): "
+            f"nothing was written to {path}"
+        )
+    return WorkspaceError(f"cannot write {path} ({exc}): nothing was written")
+
+
+def os_write_error(path: Path, exc: OSError) -> str:
+    """The same for an ``OSError`` (the rename, a temporary file that cannot be made)."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk is full: nothing was written to {path} (free some space and try again)"
+    if exc.errno == errno.EFBIG:
+        return f"the file grew past the size limit (ulimit -f): nothing was written to {path}"
+    return f"import stopped, nothing written to {path}: {exc.strerror or exc}"
