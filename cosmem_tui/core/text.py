@@ -102,12 +102,24 @@ def break_point(text: str, start: int, limit: int) -> int:
     return end + 1 if end >= 0 else start + limit
 
 
-def cut_long(text: str, limit: int = LONG_TEXT) -> tuple[str, int]:
+LONG_LINES = 1_000  # lines of one text the detail lays out (a line costs more than a byte)
+
+
+def cut_long(text: str, limit: int = LONG_TEXT, *, lines: int | None = None) -> tuple[str, int]:
     """The start of ``text`` to show (at most ``limit`` characters, ended at a line break
-    when one is near) and how many UTF-8 bytes are left after it (0: nothing is cut)."""
-    if len(text) <= limit:
+    when one is near, and with ``lines`` at most that many lines) and how many UTF-8
+    bytes are left after it (0: nothing is cut)."""
+    end = len(text) if len(text) <= limit else break_point(text, 0, limit)
+    if lines is not None:
+        newline = -1
+        for _ in range(lines):
+            newline = text.find("\n", newline + 1, end)
+            if newline < 0:
+                break
+        else:
+            end = min(end, newline + 1)
+    if end >= len(text):
         return text, 0
-    end = break_point(text, 0, limit)
     rest = text[end:]
     return text[:end], len(rest.encode("utf-8", "surrogatepass"))
 

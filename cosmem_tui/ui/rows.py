@@ -276,11 +276,25 @@ def turn_name(turn: Turn) -> str:
     return f"turn {order_text(turn)}"
 
 
+PREVIEW = 300  # characters of a row's preview: wider than any terminal row
+
+
 def preview(turn: Turn) -> str:
-    """``ROLE: text · ROLE: text`` on one line; a role name is item data like the text."""
-    if turn.messages:
-        return " · ".join(f"{one_line(m.role)}: {one_line(m.text, 300)}" for m in turn.messages)
-    return one_line(turn.problems[0]) if turn.problems else "(no messages)"
+    """``ROLE: text · ROLE: text`` on one line; a role name is item data like the text.
+
+    Only the messages that fit ``PREVIEW`` are read: a turn of 50,000 messages costs a
+    row what a turn of two does, however often the row is drawn."""
+    if not turn.messages:
+        return one_line(turn.problems[0]) if turn.problems else "(no messages)"
+    parts: list[str] = []
+    length = 0
+    for message in turn.messages:
+        part = f"{one_line(message.role, PREVIEW)}: {one_line(message.text, PREVIEW)}"
+        parts.append(part)
+        length += len(part) + 3
+        if length > PREVIEW:
+            break
+    return " · ".join(parts)
 
 
 def expires_cell(turn: Turn, now: float) -> Cell:

@@ -12,7 +12,7 @@ layout.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -841,14 +841,16 @@ class DetailPane(VerticalScroll):
         service = session.service
         item_id, part = key
 
-        def fetch() -> Awaitable[TurnDetail]:
-            return service.detail(ref, item_id, part)
+        async def fetch() -> tuple[TurnDetail, RawItem]:
+            detail = await service.detail(ref, item_id, part)
+            # Encoding a large item (indented JSON is Python's slow encoder) waits in a
+            # thread, not on the screen: 50,000 messages take most of a second.
+            return detail, await asyncio.to_thread(raw_item, detail)
 
         self.loader.start(session, fetch, self._loaded, self._failed, cause="browse: open a turn")
 
-    def _loaded(self, detail: TurnDetail, cost: Meter) -> None:
-        self.detail = detail
-        self.raw = raw_item(detail)
+    def _loaded(self, loaded: tuple[TurnDetail, RawItem], cost: Meter) -> None:
+        self.detail, self.raw = loaded
         self.render_turn()
         self.border_subtitle = plain(f"point read {cost_text(cost)}")
         self.post_message(Status(""))
