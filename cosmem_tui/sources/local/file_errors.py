@@ -8,6 +8,7 @@ tells them apart, and each needs a different fix.
 from __future__ import annotations
 
 import errno
+import shlex
 import sqlite3
 from pathlib import Path
 
@@ -26,6 +27,10 @@ def workspace_error(path: Path, exc: sqlite3.Error) -> WorkspaceError:
     """The one-line ``WorkspaceError`` for a sqlite3 error met while reading ``path``."""
     name = getattr(exc, "sqlite_errorname", "") or ""
     detail = str(exc)
+    if name == "SQLITE_READONLY_ROLLBACK" or (
+        "readonly database" in detail and journal_of(path).is_file()
+    ):
+        return interrupted_write(path)
     if name in _BUSY or name.startswith("SQLITE_BUSY") or "database is locked" in detail:
         return WorkspaceError(
             f"{path} is locked by another program that is writing it ({detail}); "
@@ -38,6 +43,26 @@ def workspace_error(path: Path, exc: sqlite3.Error) -> WorkspaceError:
     if name.startswith("SQLITE_CANTOPEN"):
         return WorkspaceError(f"cannot open {path} ({detail}); check that it is readable")
     return WorkspaceError(f"{path} is not a cosmem workspace ({detail})")
+
+
+def journal_of(path: Path) -> Path:
+    return path.with_name(path.name + "-journal")
+
+
+def interrupted_write(path: Path) -> WorkspaceError:
+    """A hot journal: a write (``--allow-writes``, or another program) was cut off.
+
+    SQLite must roll it back before the file can be read, and a read-only connection
+    cannot; rolling back undoes only the write that never finished. Deleting the
+    journal instead would leave that half-done write in the file."""
+    journal = journal_of(path)
+    script = 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA quick_check")'
+    command = f"python3 -c {shlex.quote(script)} {shlex.quote(str(path))}"
+    return WorkspaceError(
+        f"{path}: an interrupted write left {journal.name} beside it, which must be rolled "
+        "back before the workspace can be read (only the write that was cut off is "
+        f"undone). Roll it back with: {command} — never delete the journal by hand"
+    )
 
 
 def format_error(path: Path, found: object, known: str) -> WorkspaceError:
