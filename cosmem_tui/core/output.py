@@ -61,7 +61,7 @@ def csv_cell(value: Any) -> tuple[str, int]:
     if value is None:
         return "", 0
     if isinstance(value, str):
-        return csv_guard(visible(value)), 0
+        return csv_guard(visible(value, exact=True)), 0
     if isinstance(value, float) and not math.isfinite(value):
         return "", 1
     text, replaced = json_text(value)
@@ -171,7 +171,7 @@ def _cell(value: Any) -> str:
     if isinstance(value, list) and not all(isinstance(v, str) for v in value):
         return f"{len(value)}"  # messages: counted, their text is in the text column
     flat = _flat(value, ",")
-    return "—" if flat is None else one_line(flat, 72)
+    return "—" if flat is None else one_line(flat, 72, exact=True)
 
 
 def _fit_widths(headers: Sequence[str], rows: list[list[str]]) -> list[int]:

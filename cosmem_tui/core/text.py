@@ -33,13 +33,19 @@ def must_escape(ch: str) -> bool:
     return unicodedata.category(ch) in _ESCAPED_CATEGORIES
 
 
-def visible(text: str, *, multiline: bool = False) -> str:
+def visible(text: str, *, multiline: bool = False, exact: bool = False) -> str:
     """``text`` with every dangerous character shown as an escape.
 
     With ``multiline`` newlines are kept (``\\r\\n`` becomes ``\\n``; a lone ``\\r``
     is escaped, it could overwrite a line) and tabs become four spaces.
+
+    ``exact``: a backslash is shown as ``\\\\`` too, so what is printed stands for one
+    text only: an id holding ESC prints ``\\x1b``, an id holding the four characters
+    ``\\x1b`` prints ``\\\\x1b``. For the one pass that formats item data (tables, CSV,
+    list cells, ids); the guard passes over text already formatted leave backslashes
+    alone, so they stay idempotent.
     """
-    if text.isprintable():  # fast path: no Cc/Cf/Cs/Zl/Zp (and no unusual spaces)
+    if text.isprintable() and not (exact and "\\" in text):  # fast path: nothing to escape
         return text
     if multiline:
         text = text.replace("\r\n", "\n").replace("\t", "    ")
@@ -47,15 +53,20 @@ def visible(text: str, *, multiline: bool = False) -> str:
     for ch in text:
         if ch == "\n" and multiline:
             out.append(ch)
-        elif must_escape(ch):
-            out.append(_escape_char(ch))
         else:
-            out.append(ch)
+            out.append(_shown(ch, exact))
     return "".join(out)
 
 
-def one_line(text: str, limit: int | None = None) -> str:
-    """A single-line preview: whitespace runs collapse to one space, then escaping.
+def _shown(ch: str, exact: bool) -> str:
+    if must_escape(ch):
+        return _escape_char(ch)
+    return "\\\\" if exact and ch == "\\" else ch
+
+
+def one_line(text: str, limit: int | None = None, *, exact: bool = False) -> str:
+    """A single-line preview: whitespace runs collapse to one space, then escaping
+    (``exact``: backslashes too, as ``visible`` says).
 
     ``limit`` bounds what is shown, escapes included (``\\x1b`` is four characters),
     and an escape is never cut in two. With a ``limit`` only the start of ``text`` is
@@ -67,15 +78,15 @@ def one_line(text: str, limit: int | None = None) -> str:
         text, cut = text[:bound], True
     flat = _WHITESPACE_RUN.sub(" ", text).strip()
     if limit is None:
-        return visible(flat)
+        return visible(flat, exact=exact)
     if not cut:
-        shown = visible(flat[: limit + 1])  # escaping only lengthens: no more can fit
+        shown = visible(flat[: limit + 1], exact=exact)  # escaping only lengthens
         if len(shown) <= limit:
             return shown
     out: list[str] = []
     room = max(0, limit - 1)
     for ch in flat:
-        piece = _escape_char(ch) if must_escape(ch) else ch
+        piece = _shown(ch, exact)
         if len(piece) > room:
             break
         out.append(piece)

@@ -127,10 +127,10 @@ def render_detail(
         # item data, and whatever quotes them is escaped here, newlines kept.
         text.append(visible(line, multiline=True), style)
 
-    kind = "" if turn.kind == "turn" else f" · {one_line(turn.kind)}"
+    kind = "" if turn.kind == "turn" else f" · {one_line(turn.kind, exact=True)}"
     add(f"{label or turn_name(turn)}{kind}", "bold")
     add(f" · {utc(turn.timestamp)}\n", "dim")
-    add(f"id {visible(turn.item_id)}\n", "dim")
+    add(f"id {visible(turn.item_id, exact=True)}\n", "dim")
     if turn.part is not None:
         add(f"message {turn.part} of a session document: its ttl covers the whole session\n", "dim")
     for line, style in ttl_lines(turn, now):
@@ -144,7 +144,7 @@ def render_detail(
         add("(no messages: see the raw item)\n", "dim")
     drawn = shown_messages(turn)
     for message in turn.messages[:drawn]:
-        add(visible(message.role), ROLE_STYLES.get(message.role, "bold"))
+        add(visible(message.role, exact=True), ROLE_STYLES.get(message.role, "bold"))
         add("\n")
         # A long text is cut before it is escaped or laid out: a 5 MB message costs
         # what 64 KB does; the rest is read on demand (``ui/reader.py``).

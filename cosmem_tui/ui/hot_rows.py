@@ -128,7 +128,7 @@ class HotRows:
         spread = f" +{u.partitions - 1}" if u.partitions > 1 else ""
         return safe_cells(
             [
-                (one_line(self.label(index)), "bad" if hot else ""),
+                (one_line(self.label(index), exact=True), "bad" if hot else ""),
                 (ru_text(u.ru), ""),
                 (f"{u.peak_ru_s:,.0f}", "dim"),
                 (f"{u.share * 100:.1f}%", "bad" if u.share >= 0.5 else "")

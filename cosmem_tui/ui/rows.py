@@ -57,9 +57,11 @@ TENANT_COLUMNS = (
 def safe_cells(cells: Sequence[Cell]) -> list[Cell]:
     """The one exit of every row: each cell on one line with nothing left to escape.
 
-    Fields are escaped (and shortened) where they are formatted too; this pass makes
-    a field added or formatted later safe without anyone remembering to. It is
-    idempotent, so text escaped once is unchanged.
+    Fields are escaped (and shortened) where they are formatted too, keys, ids, order
+    values, kinds and roles with ``exact`` (a backslash shown as ``\\\\``, so ESC and
+    the text ``\\x1b`` never print alike); this pass makes a field added or formatted
+    later safe without anyone remembering to. It is idempotent (it leaves backslashes
+    alone), so text escaped once is unchanged.
     """
     return [(one_line(text), tone) for text, tone in cells]
 
@@ -207,7 +209,7 @@ class KeyRows:
         key = self.keys[index]
         state = self.directory.count_state(key)
         hot = key == self.hot
-        name: Cell = (("▲ " if hot else "") + one_line(key.text), "bad" if hot else "")
+        name: Cell = (("▲ " if hot else "") + one_line(key.text, exact=True), "bad" if hot else "")
         lead = [name] if self.load is None else [name, self.load.cell(key)]
         if state is None or (state.counts is None and state.error is None):
             return safe_cells([*lead, PENDING, PENDING, PENDING, PENDING])
@@ -245,9 +247,9 @@ class ThreadRows:
 
     def row(self, index: int) -> list[Cell]:
         t = self.threads[index]
-        name: Cell = (one_line(t.name), "")
+        name: Cell = (one_line(t.name, exact=True), "")
         if t.pseudo is not None:  # a sentinel thread: user-wide records, not a conversation
-            name = (f"◇ {one_line(t.pseudo)} · {one_line(t.name)}", "accent")
+            name = (f"◇ {one_line(t.pseudo)} · {one_line(t.name, exact=True)}", "accent")
         return safe_cells(
             [
                 name,
@@ -265,7 +267,7 @@ class ThreadRows:
 def order_text(turn: Turn) -> str:
     if turn.order is MISSING:
         return "—"
-    return one_line(str(turn.order), 8)
+    return one_line(str(turn.order), 8, exact=True)
 
 
 def turn_name(turn: Turn) -> str:
@@ -289,7 +291,7 @@ def preview(turn: Turn) -> str:
     parts: list[str] = []
     length = 0
     for message in turn.messages:
-        part = f"{one_line(message.role, PREVIEW)}: {one_line(message.text, PREVIEW)}"
+        part = f"{one_line(message.role, PREVIEW, exact=True)}: {one_line(message.text, PREVIEW)}"
         parts.append(part)
         length += len(part) + 3
         if length > PREVIEW:
@@ -320,12 +322,12 @@ def turn_cells(turn: Turn, now: float, position: int | None = None) -> list[Cell
     """The row of one turn; ``position`` (1-based) replaces an order value that is a time."""
     marker = "⚠ " if turn.malformed else ("◆ " if turn.kind != "turn" else "")
     tone: Tone = "warn" if turn.malformed else ("accent" if turn.kind != "turn" else "")
-    kind = "" if turn.kind == "turn" else f"[{one_line(turn.kind, 20)}] "
+    kind = "" if turn.kind == "turn" else f"[{one_line(turn.kind, 20, exact=True)}] "
     return safe_cells(
         [
             (order_text(turn) if position is None else str(position), "dim"),
             (clock_time(turn.timestamp), "dim"),
-            (one_line(",".join(turn.roles), 20), ""),
+            (one_line(",".join(turn.roles), 20, exact=True), ""),
             (marker + kind + preview(turn), tone),
             expires_cell(turn, now),
         ]
