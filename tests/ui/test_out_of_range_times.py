@@ -62,6 +62,10 @@ async def test_times_off_the_calendar_are_listed_opened_exported_and_copied(
             await settle(pilot)
             await pilot.press("j")
             await settle(pilot)
+        await pilot.press("L")  # the lifecycle view: the soonest to expire, idle threads
+        await settle(pilot)
+        await pilot.press("B")
+        await settle(pilot)
         assert app.is_running and app.return_code is None
         said = " | ".join(n.message for n in app._notifications)
         assert "exported 3 turns" in said and "copied" in said, said
