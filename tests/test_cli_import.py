@@ -192,3 +192,113 @@ def test_a_schema_file_in_the_config_dir_is_detected(capsys, tmp_path, isolated_
     assert [t["kind"] for t in turns] == ["session", "turn", "turn"]
     assert turns[1]["messages"] == [{"role": "user", "text": "Any hikes nearby?"}]
     assert not any(t["problems"] for t in turns)
+
+
+def test_items_whose_messages_is_a_number_import_as_one_message_each(capsys, tmp_path):
+    source = tmp_path / "odd.jsonl"
+    source.write_text(
+        "".join(
+            json.dumps({"id": f"m{n}", "pk": "p", "messages": n, "content": f"hi {n}"}) + "\n"
+            for n in range(3)
+        )
+    )
+    ws = str(tmp_path / "odd.sqlite")
+    code, out, err = run(capsys, "import", str(source), "--workspace", ws, "--partition-key", "/pk")
+    assert (code, err) == (0, "")
+    assert "messages is a number, not an array, in 3 of 3 sampled items" in out
+    code, out, err = run(capsys, "turns", "p", "--workspace", ws, "--json")
+    assert (code, err) == (0, "")
+    assert [t["text"] for t in json.loads(out)] == ["item: hi 0", "item: hi 1", "item: hi 2"]
+
+
+def many_items(path: Path, count: int = 3000) -> Path:
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"i{n}",
+                    "tenantId": "t",
+                    "threadId": "th",
+                    "turnIndex": n,
+                    "messages": [{"role": "user", "content": "x" * 200}],
+                }
+            )
+            + "\n"
+            for n in range(count)
+        )
+    )
+    return path
+
+
+FILE_SIZE_LIMIT = """
+import resource, signal, sys
+from cosmem_tui.cli import main
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write then fails with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_an_import_past_the_file_size_limit_is_one_line_and_leaves_nothing(tmp_path):
+    """The kernel refuses the write (``ulimit -f``): SQLite says "disk I/O error"."""
+    source = many_items(tmp_path / "many.jsonl")
+    out = tmp_path / "out"
+    out.mkdir()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            FILE_SIZE_LIMIT,
+            "import",
+            str(source),
+            "--workspace",
+            str(out / "w"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("cosmem: the disk refused a write (disk I/O error")
+    assert f"nothing was written to {out / 'w'}" in done.stderr
+    assert list(out.iterdir()) == []  # the temporary file is gone too
+
+
+def test_an_import_onto_a_full_disk_is_one_line_and_leaves_nothing(tmp_path):
+    """A real full file system: a 256 KB tmpfs when this runs as root (mount needs it),
+    else the file size limit above (both are the kernel refusing the write)."""
+    source = many_items(tmp_path / "many.jsonl")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)],
+            capture_output=True,
+            check=False,
+        ).returncode
+        == 0
+    )
+    try:
+        command = (
+            [sys.executable, "-m", "cosmem_tui"]
+            if mounted
+            else [sys.executable, "-c", FILE_SIZE_LIMIT]
+        )
+        done = subprocess.run(
+            [*command, "import", str(source), "--workspace", str(disk / "w.sqlite")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        left = list(disk.iterdir())
+    finally:
+        if mounted:
+            subprocess.run(["umount", str(disk)], check=True)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    full = "cosmem: the disk is full: nothing was written to"
+    limit = "cosmem: the disk refused a write"
+    assert done.stderr.startswith(full if mounted else limit), done.stderr
+    assert left == []

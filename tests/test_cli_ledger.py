@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -105,3 +108,23 @@ def test_demo_refuses_a_ledger(capsys, tmp_path):
     code, _, err = run(capsys, "demo", "--workspace", str(tmp_path / "d.sqlite"),
                        "--ledger", str(tmp_path / "l.jsonl"))  # fmt: skip
     assert code == 1 and "--ledger" in err and not (tmp_path / "d.sqlite").exists()
+
+
+def test_a_fifo_as_the_ledger_is_one_line_not_a_hang(demo_path, tmp_path):
+    """The real entry point, bounded: before, it waited for a reader forever."""
+    fifo = tmp_path / "ledger.fifo"
+    os.mkfifo(fifo)
+    for args in (["tenants", "--no-counts"], []):  # a command, and the console
+        where = ["--workspace", str(demo_path), "--ledger", str(fifo)]
+        done = subprocess.run(
+            [sys.executable, "-m", "cosmem_tui", *args, *where],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 1 and done.stdout == ""
+        assert done.stderr == (
+            f"cosmem: --ledger {fifo}: a named pipe (FIFO), not a file: "
+            "name a file to append the ledger to\n"
+        )

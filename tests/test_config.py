@@ -289,6 +289,35 @@ def test_an_invalid_file_stops_every_command_with_one_line(tmp_path: Path):
         assert f"{path}: profiles.prod.ru_budget: expected a positive number" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (
+            "[profiles.prod]\nkeys = " + "[" * 50_000 + "]" * 50_000 + "\n",
+            "invalid TOML: arrays or tables nested too deeply to read",
+        ),
+        (
+            "[profiles.prod]\nkeys = " + "{a = " * 50_000 + "1" + "}" * 50_000 + "\n",
+            "invalid TOML: arrays or tables nested too deeply to read",
+        ),
+        ("[profiles.prod]\nschema = '\xff'\n", "cannot read"),  # written as Latin-1 below
+    ],
+    ids=["arrays", "inline-tables", "not-utf8"],
+)
+def test_a_config_nested_50000_deep_is_one_line_from_every_command(tmp_path, text, says):
+    """Before: a RecursionError traceback from every command (tomllib recurses)."""
+    path = tmp_path / "deep.toml"
+    path.write_bytes(text.encode("latin-1"))
+    env = {"COSMEM_CONFIG": str(path)}
+    for args in (("tenants",), ("config", "show"), ("config", "validate"), ("threads", "x")):
+        result = cosmem(*args, env=env)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert result.stderr.count("\n") == 1
+        assert result.stderr.startswith(f"cosmem: {path}: {says}") or result.stderr.startswith(
+            f"{path}: {says}"
+        ), result.stderr
+
+
 def test_an_unknown_profile_lists_the_profiles(config: Path):
     result = cosmem("--profile", "qa", "tenants", env={"COSMEM_CONFIG": str(config)})
     assert result.returncode == 2 and "Traceback" not in result.stderr

@@ -6,8 +6,11 @@ No pydantic here: this is on every start-up path.
 from __future__ import annotations
 
 import os
+import re
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from cosmem_tui.core.session import config_dir
 
@@ -44,6 +47,30 @@ MODEL_ONLY = ("workspace", "schema", "auth", "refresh_s", "ru_budget", "theme")
 
 class ConfigError(Exception):
     """A one-line problem with the config file, a profile or a setting (exit status 2)."""
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The TOML table in ``path``; anything wrong with it is one ``ConfigError`` naming it.
+
+    ``tomllib`` parses arrays and inline tables recursively, so a file nested some
+    thousands deep raised ``RecursionError`` out of every command that reads the file.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+        line = f":{found.group(1)}" if found else ""
+        what = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise ConfigError(f"{path}{line}: invalid TOML: {what}") from None
+    except RecursionError:
+        raise ConfigError(
+            f"{path}: invalid TOML: arrays or tables nested too deeply to read "
+            "(a config is a few levels deep)"
+        ) from None
 
 
 def config_file(env: Mapping[str, str] | None = None) -> Path:

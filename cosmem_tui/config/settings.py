@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +46,7 @@ from cosmem_tui.config.files import (
     ConfigError,
     config_file,
     profile_requested,
+    read_toml,
 )
 from cosmem_tui.config.themes import DEFAULT_THEME, theme_names
 from cosmem_tui.core.session import default_workspace_path
@@ -168,19 +168,13 @@ def read_file(path: Path) -> ConfigFile:
     """The file, checked whole (every profile, not only the one in use)."""
     if not path.exists():
         return ConfigFile(path, False, ConfigFileModel())
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"\(at line (\d+), column \d+\)", str(exc))
-        line = f":{found.group(1)}" if found else ""
-        what = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
-        raise ConfigError(f"{path}{line}: invalid TOML: {what}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    data = read_toml(path)
     try:
         return ConfigFile(path, True, ConfigFileModel.model_validate(data))
     except ValidationError as exc:
         raise ConfigError(f"{path}: {describe(exc.errors()[0])}") from None
+    except RecursionError:  # a value nested deeper than validation walks
+        raise ConfigError(f"{path}: a setting is nested too deeply to check") from None
 
 
 def describe(error: ErrorDetails, prefix: str = "") -> str:

@@ -13,6 +13,7 @@ every key costs far more. So:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -98,10 +99,34 @@ class ListingCache:
             "ranges_done": listing.ranges_done,
             "ranges_total": listing.ranges_total,
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         temp = self.path.with_suffix(f".{os.getpid()}.tmp")
-        temp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-        os.replace(temp, self.path)  # a crash never leaves half a cache
+        try:
+            # Tenant names are the account's data: the folder and file are the user's alone.
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_private(temp, json.dumps(data, ensure_ascii=False))
+            os.replace(temp, self.path)  # a crash never leaves half a cache
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # a full disk: no half-written temp left
+                temp.unlink(missing_ok=True)
+            raise CacheUnwritable(
+                f"the name cache cannot be written ({self.path.parent}: "
+                f"{exc.strerror or exc}); names are listed again next time"
+            ) from None
+
+
+class CacheUnwritable(Exception):
+    """The listing cache could not be saved: a warning, never a failed listing."""
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+def write_private(path: Path, text: str) -> None:
+    """Create (or replace the contents of) ``path`` readable by its owner alone, 0600."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 @dataclass
@@ -112,6 +137,7 @@ class KeyDirectory:
     listing: Listing = field(default_factory=Listing)
     _counts: dict[Key, CountState] = field(default_factory=dict)
     _counting: set[Key] = field(default_factory=set)  # asked for, answer not yet in
+    cache_problem: str | None = None  # why the names could not be saved (said once)
 
     def __post_init__(self) -> None:
         cache_id = self.store.cache_id
@@ -220,7 +246,10 @@ class KeyDirectory:
     def _publish(self, listing: Listing) -> None:
         self.listing = listing
         if self._cache is not None and listing.listed_at is not None:
-            self._cache.save(listing)
+            try:
+                self._cache.save(listing)
+            except CacheUnwritable as exc:  # a read-only listing goes on without it
+                self.cache_problem = exc.message
 
     def forget(self, key: Key) -> None:
         """A key found empty (every item expired): drop it from the names."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,7 +34,6 @@ MAX_VALUE_CHARS = 16 << 20
 
 _WHITESPACE = re.compile(r"[ \t\r\n]*")
 _UNDECODED = re.compile("[\udc80-\udcff]")  # an undecodable byte, as surrogateescape puts it
-_DECODER = json.JSONDecoder()
 
 
 def _may_be_cut_short(exc: json.JSONDecodeError, buffered: int) -> bool:
@@ -57,6 +57,77 @@ def _first_undecoded(text: str) -> re.Match[str] | None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return _UNDECODED.search(text)
+    return None
+
+
+class _Numbers:
+    """A decoder that notes the numbers no item can hold: the NaN and Infinity literals
+    (Python's json reads them; JSON, Cosmos DB and SQLite's json functions do not), a
+    float past the double range (``1e400`` decodes to inf) and an integer past it (Cosmos
+    DB stores numbers as doubles; past 4,300 digits ``int()`` refuses it outright).
+
+    Only literals call back here: floats and integers through ``parse_float`` and
+    ``parse_int`` (a Python call each, a few per cent of decoding), NaN and Infinity
+    through ``parse_constant``; nothing else is walked unless one was found.
+    """
+
+    def __init__(self) -> None:
+        self.found: list[str] = []  # what each bad literal was, in order
+        self.decoder = json.JSONDecoder(
+            parse_constant=self._constant, parse_float=self._float, parse_int=self._int
+        )
+
+    def _constant(self, name: str) -> float:
+        self.found.append(f"{name} {{at}} is not a JSON number; Cosmos DB stores finite ones")
+        return float(name)
+
+    def _float(self, text: str) -> float:
+        value = float(text)
+        if value - value:  # inf - inf is NaN (true); any finite x - x is 0.0 (false)
+            self.found.append(_PAST_DOUBLE.format(what="the number {at}"))
+        return value
+
+    def _int(self, digits: str) -> int | float:
+        if len(digits) < _DOUBLE_DIGITS:
+            return int(digits)
+        try:
+            value = int(digits)
+            float(value)
+            return value
+        except (ValueError, OverflowError):  # past 4,300 digits, or past the double range
+            size = len(digits.lstrip("-"))
+            self.found.append(_PAST_DOUBLE.format(what=f"a {size:,}-digit number {{at}}"))
+            return math.inf if not digits.startswith("-") else -math.inf
+
+    def problem(self, value: JsonValue) -> str | None:
+        """Why the value just decoded holds a number no item can, or None."""
+        if not self.found:
+            return None
+        path = _non_finite(value, "")  # every bad literal was decoded as NaN or ±inf
+        return self.found[0].replace("{at}", f"at {path or '/'}")
+
+    def reset(self) -> None:
+        self.found.clear()
+
+
+_DOUBLE_DIGITS = 300  # shorter integers are doubles (the largest double has 309 digits)
+_PAST_DOUBLE = "{what} is past what Cosmos DB stores (a 64-bit double)"
+
+
+def _non_finite(value: JsonValue, path: str) -> str | None:
+    """The JSON path of the first NaN or infinity in ``value``, else None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else path
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found = _non_finite(inner, f"{path}/{key}")
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found = _non_finite(inner, f"{path}/{index}")
+            if found is not None:
+                return found
     return None
 
 
@@ -134,6 +205,7 @@ class _Splitter:
         self.eof = False
         self.line = 1  # the line number at buf[counted]
         self.counted = 0
+        self.numbers = _Numbers()
 
     # -- buffer -------------------------------------------------------------------------
 
@@ -173,9 +245,11 @@ class _Splitter:
 
         ``pos`` moves past the value when it decoded whole, even if it is refused.
         """
+        decoder = self.numbers.decoder
         while True:
+            self.numbers.reset()
             try:
-                value, end = _DECODER.raw_decode(self.buf, self.pos)
+                value, end = decoder.raw_decode(self.buf, self.pos)
             except RecursionError:  # Cosmos nests at most 128 levels; this is no item
                 line = self.line_at(self.pos)
                 return _Decoded(
@@ -207,6 +281,11 @@ class _Splitter:
             if bad is not None:
                 reason = _not_utf8(bad.group(), self.line_at(self.pos + bad.start()))
                 self.pos = end  # the value is whole: the next one can still be read
+                return _Decoded(error=reason, reason=reason, resumable=True)
+            number = self.numbers.problem(value)
+            if number is not None:
+                reason = f"not an item: {number} (line {self.line_at(self.pos)})"
+                self.pos = end
                 return _Decoded(error=reason, reason=reason, resumable=True)
             self.pos = end
             return _Decoded(value, None if "\n" in text else text)

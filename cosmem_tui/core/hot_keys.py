@@ -22,7 +22,6 @@ import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from cosmem_tui.core.partition_ranges import current_ranges
@@ -48,6 +47,7 @@ from cosmem_tui.model.telemetry import (
     TelemetryProblem,
     Window,
 )
+from cosmem_tui.model.times import utc_text
 
 STORAGE_CAVEAT = (
     "storage: only each partition's largest keys are logged (estimates), so a tenant's "
@@ -122,7 +122,7 @@ def _count(value: Any) -> int | None:
 
 
 def _clock_text(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%H:%M:%S UTC")
+    return utc_text(at, "%H:%M:%S UTC")
 
 
 class HotKeysService:

@@ -37,6 +37,7 @@ from cosmem_tui.schemas import Schema, SchemaError
 from cosmem_tui.schemas.detect import ContainerFacts, describe_key
 from cosmem_tui.sources.errors import WorkspaceError
 from cosmem_tui.sources.local import ItemRejected, Workspace, WorkspaceBuilder
+from cosmem_tui.sources.local.file_errors import os_write_error
 
 SAMPLE_ITEMS = 200
 BATCH = 2000
@@ -185,10 +186,7 @@ def import_export(
     except WorkspaceError as exc:
         raise ImportFailed(exc.message) from None
     except OSError as exc:  # the temp file is gone already; say why in one line
-        reason = exc.strerror or str(exc)
-        raise ImportFailed(
-            f"import stopped, nothing written to {settings.workspace}: {reason}"
-        ) from None
+        raise ImportFailed(os_write_error(settings.workspace, exc)) from None
     return ImportReport(
         workspace=settings.workspace,
         files=len(files),

@@ -12,15 +12,18 @@ ASCII JSON, so no byte of them can act on a terminal that prints the file.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
+import stat
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
 from cosmem_tui.model import RequestCharge
+from cosmem_tui.model.times import iso_utc
 from cosmem_tui.sources.gateway import Gateway
 
 FIELDS = (
@@ -90,8 +93,51 @@ def _finite(value: float | None) -> float | None:
 def _iso(epoch: float) -> str | None:
     if not epoch:
         return None  # a record made without a clock (never by a real backend)
-    moment = datetime.fromtimestamp(epoch, UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return iso_utc(epoch, milliseconds=True)
+
+
+def open_append(path: Path) -> TextIO:
+    """``path`` opened to append lines, created 0600 (the lines name tenants and ids).
+
+    Only a regular file is taken: a named pipe with no reader would block the open (and
+    so the command) forever, and a directory or a device is no ledger. The kind is
+    checked before opening, and the open itself never blocks (``O_NONBLOCK``), so a
+    pipe put there in between is refused too.
+    """
+    try:
+        found = path.stat()
+    except FileNotFoundError:
+        pass  # created below, a regular file
+    else:
+        _refuse_special(found.st_mode)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a pipe nobody reads, put there after the stat
+            _refuse_special(stat.S_IFIFO)
+        raise
+    try:
+        _refuse_special(os.fstat(fd).st_mode)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "a", encoding="ascii", newline="\n")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _refuse_special(mode: int) -> None:
+    if stat.S_ISREG(mode):
+        return
+    kinds = (
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    raise OSError(errno.EINVAL, f"{kind}, not a file: name a file to append the ledger to")
 
 
 class LedgerFile:
@@ -106,7 +152,7 @@ class LedgerFile:
         self.path = path
         self.error: OSError | None = None
         self.written = 0
-        self._file: TextIO | None = path.open("a", encoding="ascii", newline="\n")
+        self._file: TextIO | None = open_append(path)
         self._lock = threading.Lock()  # listeners may be called from worker threads
         self._unsubscribe: Callable[[], None] | None = None
         # Records already written from the history: the listener may see them again.

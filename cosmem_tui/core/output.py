@@ -8,11 +8,13 @@ same formats.
 from __future__ import annotations
 
 import csv
+import math
 import re
+import sys
 from collections.abc import Mapping, Sequence
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
-from cosmem_tui.core.text import json_for_terminal, one_line, visible
+from cosmem_tui.core.text import json_text, one_line, visible
 
 # The table streams: rows are held until TABLE_BATCH have come, the columns are fitted
 # to that first batch (each at most COLUMN_CAP cells wide), and those widths then hold
@@ -49,12 +51,29 @@ def csv_guard(cell: str) -> str:
 
 def csv_value(value: Any) -> str:
     """One CSV field: text escaped and guarded, ``None`` empty, anything else (numbers,
-    booleans, lists, objects) as JSON, so every cell decodes back to the record's value."""
+    booleans, lists, objects) as JSON, so every cell decodes back to the record's value.
+    A NaN or an infinity is empty, as JSON's ``null`` (``csv_cell`` counts them)."""
+    return csv_cell(value)[0]
+
+
+def csv_cell(value: Any) -> tuple[str, int]:
+    """``csv_value`` and how many NaN or infinite numbers it wrote as null."""
     if value is None:
-        return ""
+        return "", 0
     if isinstance(value, str):
-        return csv_guard(visible(value))
-    return csv_guard(json_for_terminal(value))
+        return csv_guard(visible(value, exact=True)), 0
+    if isinstance(value, float) and not math.isfinite(value):
+        return "", 1
+    text, replaced = json_text(value)
+    return csv_guard(text), replaced
+
+
+class _Stderr:
+    def __repr__(self) -> str:
+        return "STDERR"
+
+
+STDERR: Final = _Stderr()  # notes go to stderr when the records go to stdout
 
 
 class Output:
@@ -64,6 +83,11 @@ class Output:
     holds (keys, ids, roles, kinds, problems, text) leaves through ``_cell`` (table),
     ``csv_value`` (CSV) or ``json_for_terminal`` (JSON, which decodes to the exact
     data), and the table headers, which schemas may name, through ``one_line``.
+
+    JSON has no NaN or infinity (``allow_nan=False``): such a number is written as
+    ``null`` (empty in CSV), counted in ``not_finite``, and said on ``notes`` when the
+    output ends (by default stderr when the records go to stdout; a file's writer
+    reports the count itself).
     """
 
     def __init__(
@@ -74,6 +98,7 @@ class Output:
         stream: TextIO,
         *,
         titles: Mapping[str, str] | None = None,  # table headers that differ from the keys
+        notes: TextIO | _Stderr | None = STDERR,
     ) -> None:
         self.fmt = fmt
         self.fields = fields
@@ -81,6 +106,8 @@ class Output:
         self.headers = [one_line((titles or {}).get(f, f).upper()) for f in table_fields]
         self.stream = stream
         self.count = 0
+        self.not_finite = 0  # NaN and infinities written as null
+        self._notes = notes if notes is not STDERR or stream is sys.stdout else None
         self._table_rows: list[list[str]] = []
         self._widths: list[int] | None = None  # decided by the first batch, then kept
         self._csv = csv.writer(stream) if fmt == "csv" else None
@@ -95,9 +122,16 @@ class Output:
     def write(self, record: dict[str, Any]) -> None:
         if self.fmt == "json":
             self.stream.write(",\n" if self.count else "\n")
-            self.stream.write(json_for_terminal(record))
+            text, replaced = json_text(record)
+            self.not_finite += replaced
+            self.stream.write(text)
         elif self._csv is not None:
-            self._csv.writerow([csv_value(record.get(f)) for f in self.fields])
+            row = []
+            for name in self.fields:
+                cell, replaced = csv_cell(record.get(name))
+                self.not_finite += replaced
+                row.append(cell)
+            self._csv.writerow(row)
         else:
             self._table_rows.append([_cell(record.get(f)) for f in self.table_fields])
             if len(self._table_rows) >= TABLE_BATCH:
@@ -123,13 +157,24 @@ class Output:
                 # An empty result still says what it is, as CSV's header and JSON's [] do.
                 self.stream.write("  ".join(self.headers) + "\n")
             self._flush_table()
+        notes = sys.stderr if isinstance(self._notes, _Stderr) else self._notes
+        if self.not_finite and notes is not None:
+            notes.write(f"cosmem: {not_finite_note(self.not_finite)}\n")
+
+
+def not_finite_note(count: int) -> str:
+    """What a writer says when it wrote NaN or infinite numbers as null."""
+    return (
+        f"{count:,} number{'s' if count != 1 else ''} NaN or infinite, written as null "
+        "(JSON has no such number)"
+    )
 
 
 def _cell(value: Any) -> str:
     if isinstance(value, list) and not all(isinstance(v, str) for v in value):
         return f"{len(value)}"  # messages: counted, their text is in the text column
     flat = _flat(value, ",")
-    return "—" if flat is None else one_line(flat, 72)
+    return "—" if flat is None else one_line(flat, 72, exact=True)
 
 
 def _fit_widths(headers: Sequence[str], rows: list[list[str]]) -> list[int]:

@@ -6,13 +6,13 @@ never rename or remove one.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from cosmem_tui.model import MISSING, Finding, JsonValue, Key, KeyCounts, Thread, Turn
 from cosmem_tui.model.keys import value_text
 from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlSummary, horizon_label
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
+from cosmem_tui.model.times import in_calendar, iso_utc, out_of_range
 from cosmem_tui.model.ttl import ItemTtl, format_duration
 
 TENANT_FIELDS = ("tenant", "threads", "items", "last_activity")
@@ -41,9 +41,8 @@ TURN_TABLE_FIELDS = ("order", "timestamp", "kind", "roles", "text", "ttl", "expi
 
 
 def iso(epoch: float | None) -> str | None:
-    if epoch is None:
-        return None
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """ISO-8601 UTC; None also for a time off the calendar (the item's problems say it)."""
+    return iso_utc(epoch)
 
 
 def tenant_record(tenant: Key, counts: KeyCounts | None) -> dict[str, Any]:
@@ -118,6 +117,8 @@ def tenant_row(tenant: Key, counts: KeyCounts | None, fmt: str) -> dict[str, Any
     record = tenant_record(tenant, counts)
     if fmt != "json":
         record["tenant"] = tenant.text  # 42 and "42" stay apart in text too
+    if fmt == "table" and counts is not None:
+        _show_off_calendar(record, "last_activity", counts.last_activity)
     return record
 
 
@@ -126,6 +127,8 @@ def thread_row(thread: Thread, fmt: str) -> dict[str, Any]:
     if fmt != "json":
         record["thread"] = thread.ref.thread.text
         record["tenant"] = thread.ref.tenant.text if thread.ref.tenant else None
+    if fmt == "table":
+        _show_off_calendar(record, "last_activity", thread.last_activity)
     return record
 
 
@@ -133,6 +136,8 @@ def top_thread_row(thread: Key, counts: KeyCounts | None, fmt: str) -> dict[str,
     record = top_thread_record(thread, counts)
     if fmt != "json":
         record["thread"] = thread.text
+    if fmt == "table" and counts is not None:
+        _show_off_calendar(record, "last_activity", counts.last_activity)
     return record
 
 
@@ -145,7 +150,17 @@ def turn_row(turn: Turn, now: float, fmt: str) -> dict[str, Any]:
     if fmt == "table":
         record["text"] = ("⚠ " if turn.malformed else "") + record["text"]
         record["expires_in"] = expires_in_text(record["expires_in"], record["ttl_state"])
+        _show_off_calendar(record, "timestamp", turn.timestamp)
     return record
+
+
+def _show_off_calendar(record: dict[str, Any], field: str, epoch: float | None) -> None:
+    """A table writes a time no calendar holds as ``out of range (N)``, not as "—" (none).
+
+    JSON and CSV keep null there: the field stays a time or nothing, and a turn's
+    ``problems`` name the value."""
+    if epoch is not None and not in_calendar(epoch):
+        record[field] = out_of_range(epoch)
 
 
 def ttl_text(ttl: ItemTtl, *, flag: bool) -> str | None:

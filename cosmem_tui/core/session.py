@@ -162,8 +162,11 @@ class Session:
         return "named with --schema" if requested else "recorded in the workspace"
 
     def listing_notes(self) -> list[str]:
-        """What the user should know about how the listings were made (shown beside them)."""
-        return self.store.listing_notes()
+        """What the user should know about how the listings were made (shown beside them),
+        and a name cache that could not be saved (a warning: the listing itself is whole)."""
+        notes = self.store.listing_notes()
+        problem = self.service.directory.cache_problem
+        return [*notes, f"warning: {problem}"] if problem else notes
 
     async def close(self) -> None:
         """Close every service, then what they share (the credential), once."""

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from cosmem_tui.core.output import Output
 
@@ -37,6 +37,7 @@ class Exported:
     path: Path
     rows: int
     size: int  # bytes
+    not_finite: int = 0  # NaN and infinite numbers written as null (JSON has none)
 
 
 def export_dir() -> Path:
@@ -50,6 +51,13 @@ def export_name(name: str, fmt: str, at: float) -> str:
     stamp = datetime.fromtimestamp(at, UTC).strftime("%Y%m%dT%H%M%SZ")
     stem = "".join(c if c.isalnum() or c in "-_" else "-" for c in name) or "table"
     return f"cosmem-{stem}-{stamp}.{fmt}"
+
+
+def _create_private(path: Path) -> TextIO:
+    """A new file at ``path`` (never one that exists), readable by its owner alone: an
+    export holds tenant names, ids and transcripts, and jump boxes are shared."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    return os.fdopen(fd, "w", encoding="utf-8", newline="")
 
 
 def write_export(table: ExportTable, fmt: str, directory: Path, at: float) -> Exported:
@@ -66,7 +74,7 @@ def write_export(table: ExportTable, fmt: str, directory: Path, at: float) -> Ex
     for n in range(1, 1000):
         path = directory / (base if n == 1 else f"{stem}-{n}.{suffix}")
         try:
-            handle = path.open("x", encoding="utf-8", newline="")
+            handle = _create_private(path)
         except FileExistsError:
             continue
         try:
@@ -76,5 +84,5 @@ def write_export(table: ExportTable, fmt: str, directory: Path, at: float) -> Ex
         except BaseException:
             path.unlink(missing_ok=True)
             raise
-        return Exported(path, output.count, path.stat().st_size)
+        return Exported(path, output.count, path.stat().st_size, output.not_finite)
     raise FileExistsError(f"{directory}: too many exports named {base}")

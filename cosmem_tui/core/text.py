@@ -11,6 +11,7 @@ zero-width), separator and surrogate characters become visible escapes such as
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from typing import Any
@@ -32,13 +33,19 @@ def must_escape(ch: str) -> bool:
     return unicodedata.category(ch) in _ESCAPED_CATEGORIES
 
 
-def visible(text: str, *, multiline: bool = False) -> str:
+def visible(text: str, *, multiline: bool = False, exact: bool = False) -> str:
     """``text`` with every dangerous character shown as an escape.
 
     With ``multiline`` newlines are kept (``\\r\\n`` becomes ``\\n``; a lone ``\\r``
     is escaped, it could overwrite a line) and tabs become four spaces.
+
+    ``exact``: a backslash is shown as ``\\\\`` too, so what is printed stands for one
+    text only: an id holding ESC prints ``\\x1b``, an id holding the four characters
+    ``\\x1b`` prints ``\\\\x1b``. For the one pass that formats item data (tables, CSV,
+    list cells, ids); the guard passes over text already formatted leave backslashes
+    alone, so they stay idempotent.
     """
-    if text.isprintable():  # fast path: no Cc/Cf/Cs/Zl/Zp (and no unusual spaces)
+    if text.isprintable() and not (exact and "\\" in text):  # fast path: nothing to escape
         return text
     if multiline:
         text = text.replace("\r\n", "\n").replace("\t", "    ")
@@ -46,15 +53,20 @@ def visible(text: str, *, multiline: bool = False) -> str:
     for ch in text:
         if ch == "\n" and multiline:
             out.append(ch)
-        elif must_escape(ch):
-            out.append(_escape_char(ch))
         else:
-            out.append(ch)
+            out.append(_shown(ch, exact))
     return "".join(out)
 
 
-def one_line(text: str, limit: int | None = None) -> str:
-    """A single-line preview: whitespace runs collapse to one space, then escaping.
+def _shown(ch: str, exact: bool) -> str:
+    if must_escape(ch):
+        return _escape_char(ch)
+    return "\\\\" if exact and ch == "\\" else ch
+
+
+def one_line(text: str, limit: int | None = None, *, exact: bool = False) -> str:
+    """A single-line preview: whitespace runs collapse to one space, then escaping
+    (``exact``: backslashes too, as ``visible`` says).
 
     ``limit`` bounds what is shown, escapes included (``\\x1b`` is four characters),
     and an escape is never cut in two. With a ``limit`` only the start of ``text`` is
@@ -66,15 +78,15 @@ def one_line(text: str, limit: int | None = None) -> str:
         text, cut = text[:bound], True
     flat = _WHITESPACE_RUN.sub(" ", text).strip()
     if limit is None:
-        return visible(flat)
+        return visible(flat, exact=exact)
     if not cut:
-        shown = visible(flat[: limit + 1])  # escaping only lengthens: no more can fit
+        shown = visible(flat[: limit + 1], exact=exact)  # escaping only lengthens
         if len(shown) <= limit:
             return shown
     out: list[str] = []
     room = max(0, limit - 1)
     for ch in flat:
-        piece = _escape_char(ch) if must_escape(ch) else ch
+        piece = _shown(ch, exact)
         if len(piece) > room:
             break
         out.append(piece)
@@ -101,12 +113,24 @@ def break_point(text: str, start: int, limit: int) -> int:
     return end + 1 if end >= 0 else start + limit
 
 
-def cut_long(text: str, limit: int = LONG_TEXT) -> tuple[str, int]:
+LONG_LINES = 1_000  # lines of one text the detail lays out (a line costs more than a byte)
+
+
+def cut_long(text: str, limit: int = LONG_TEXT, *, lines: int | None = None) -> tuple[str, int]:
     """The start of ``text`` to show (at most ``limit`` characters, ended at a line break
-    when one is near) and how many UTF-8 bytes are left after it (0: nothing is cut)."""
-    if len(text) <= limit:
+    when one is near, and with ``lines`` at most that many lines) and how many UTF-8
+    bytes are left after it (0: nothing is cut)."""
+    end = len(text) if len(text) <= limit else break_point(text, 0, limit)
+    if lines is not None:
+        newline = -1
+        for _ in range(lines):
+            newline = text.find("\n", newline + 1, end)
+            if newline < 0:
+                break
+        else:
+            end = min(end, newline + 1)
+    if end >= len(text):
         return text, 0
-    end = break_point(text, 0, limit)
     rest = text[end:]
     return text[:end], len(rest.encode("utf-8", "surrogatepass"))
 
@@ -116,9 +140,42 @@ def json_for_terminal(value: Any, *, indent: int | None = None) -> str:
 
     ``ensure_ascii=False`` keeps text readable; C0 controls are escaped by the
     encoder itself, and this also escapes C1, format, separator and lone
-    surrogate characters (all legal only inside JSON strings).
+    surrogate characters (all legal only inside JSON strings). NaN and infinities
+    are written as ``null`` (``json_text`` says how many).
     """
-    encoded = json.dumps(value, ensure_ascii=False, indent=indent)
+    return json_text(value, indent=indent)[0]
+
+
+def json_text(value: Any, *, indent: int | None = None) -> tuple[str, int]:
+    """``json_for_terminal`` and how many numbers in ``value`` were NaN or infinite.
+
+    Python's encoder writes those as bare ``NaN`` / ``Infinity``, which no JSON parser
+    (``jq``, ``JSON.parse``, Cosmos DB) reads: ``allow_nan=False`` refuses them, and
+    they are then written as ``null``, counted so the writer can say so.
+    """
+    try:
+        encoded = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+        replaced = 0
+    except ValueError:  # a NaN or an infinity somewhere (the only ValueError for data)
+        counter = [0]
+        encoded = json.dumps(_finite(value, counter), ensure_ascii=False, indent=indent)
+        replaced = counter[0]
+    return _escaped(encoded), replaced
+
+
+def _finite(value: Any, counter: list[int]) -> Any:
+    """``value`` with every NaN and infinity replaced by None (counted in ``counter``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        counter[0] += 1
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v, counter) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v, counter) for v in value]
+    return value
+
+
+def _escaped(encoded: str) -> str:
     if encoded.replace("\n", "").isprintable():
         return encoded
     return "".join(_json_escape(ch) if ch != "\n" and must_escape(ch) else ch for ch in encoded)

@@ -44,6 +44,7 @@ from cosmem_tui.model.telemetry import (
     ThroughputReport,
     Window,
 )
+from cosmem_tui.model.times import utc_text
 
 RU = "ru"
 REQUESTS_BY_STATUS = "requests_by_status"
@@ -165,7 +166,7 @@ def _pct(part: float, whole: float) -> str:
 
 
 def _clock_text(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%H:%M UTC")
+    return utc_text(at, "%H:%M UTC")
 
 
 class ThroughputService:

@@ -22,6 +22,7 @@ An item is expired (and invisible to queries) once ``now >= _ts + effective``.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -312,8 +313,16 @@ def expires_at(raw: object, last_write: int, container_default: int | None) -> i
     return resolve_ttl(raw, last_write, container_default).expires_at
 
 
+_LONGEST: Final = 10_000 * 366 * 86_400
+
+
 def format_duration(seconds: float) -> str:
-    """Compact human duration: 45s, 12m, 3h05m, 2d04h, 400d."""
+    """Compact human duration: 45s, 12m, 3h05m, 2d04h, 400d.
+
+    "out of range" for NaN, an infinity or more than the 10,000 years of the calendar
+    (a time off it, minus now: a 5,000-digit number would not even print)."""
+    if not (isinstance(seconds, int) or math.isfinite(seconds)) or abs(seconds) > _LONGEST:
+        return "out of range"
     s = int(seconds)
     if s < 0:
         return "-" + format_duration(-s)

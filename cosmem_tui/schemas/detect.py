@@ -22,7 +22,7 @@ The highest score wins (ties: by name); with no candidate, ``generic`` is derive
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from cosmem_tui.model import MISSING, JsonValue
@@ -105,7 +105,8 @@ def score(
         evidence.append(f"database {facts.database}")
     if sample:
         fields = _expected_fields(schema)
-        shares = [sum(1 for body in sample if _has(body, f)) / len(sample) for f in fields]
+        carries = _carrier(schema)
+        shares = [sum(1 for body in sample if carries(body, f)) / len(sample) for f in fields]
         share = sum(shares) / len(shares)
         present = sum(1 for s in shares if s >= FIELDS_NEEDED)
         if share < FIELDS_NEEDED:
@@ -132,6 +133,24 @@ def score(
 def _has(body: Mapping[str, JsonValue], name: str) -> bool:
     """A property that is there and not null (writers emit explicit nulls for unset ones)."""
     return body.get(name) is not None
+
+
+def _carrier(schema: Schema) -> Callable[[Mapping[str, JsonValue], str], bool]:
+    """``_has``, except that the schema's messages field counts only where it holds an
+    array (or, for a field the schema decodes, a JSON string): ``"messages": 5`` is no
+    sign of a schema that reads messages from an array."""
+    messages = schema.messages
+    if messages is None:
+        return _has
+    decoded = any(p.top == messages.top for p in schema.decode_json)
+
+    def carries(body: Mapping[str, JsonValue], name: str) -> bool:
+        if name != messages.top:
+            return _has(body, name)
+        value = messages.get(body)
+        return isinstance(value, list) or (decoded and isinstance(body.get(name), str))
+
+    return carries
 
 
 def _json_string(value: JsonValue) -> bool:

@@ -57,6 +57,46 @@ def _common(sample: Sequence[Mapping[str, JsonValue]], names: Sequence[str]) -> 
     return None
 
 
+def _list(value: JsonValue) -> list[JsonValue]:
+    return value if isinstance(value, list) else []
+
+
+def _common_array(sample: Sequence[Mapping[str, JsonValue]]) -> str | None:
+    """The first message-array name at least half of the sampled items hold an array in.
+
+    A ``messages`` that is a number, a string or an object is no array of messages:
+    counting it would read each item's messages from something that has none."""
+    for name in MESSAGE_ARRAYS:
+        if sample and sum(isinstance(b.get(name), list) for b in sample) >= len(sample) / 2:
+            return name
+    return None
+
+
+def _not_arrays(sample: Sequence[Mapping[str, JsonValue]]) -> str | None:
+    """The note for a message-array name most items carry as something else."""
+    for name in MESSAGE_ARRAYS:
+        odd = [b[name] for b in sample if name in b and not isinstance(b[name], list)]
+        if sample and len(odd) >= len(sample) / 2:
+            kinds = sorted({_json_kind(v) for v in odd})
+            return (
+                f"{name} is {' or '.join(kinds)}, not an array, in {len(odd)} of "
+                f"{len(sample)} sampled items: read one message per item"
+            )
+    return None
+
+
+def _json_kind(value: JsonValue) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an object" if isinstance(value, Mapping) else "an array"
+
+
 def _value_type(name: str, values: list[JsonValue]) -> ValueType:
     """What a sampled order field holds: an index, epoch seconds/ms/ns, or an ISO time."""
     numbers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
@@ -117,10 +157,12 @@ def generic_definition(
         data["tenant"] = paths[0]
         data["tenant_label"] = _label(paths[0])
         data["thread"] = list(paths[1:])
-    array = _common(sample, MESSAGE_ARRAYS)
+    array = _common_array(sample)
     parts = [f"key {paths[0] if len(paths) == 1 else '[' + ','.join(paths) + ']'}"]
+    if array is None and (not_arrays := _not_arrays(sample)):
+        parts.append(not_arrays)
     if array is not None:
-        inner = [m for b in sample for m in (b.get(array) or []) if isinstance(m, Mapping)]
+        inner = [m for b in sample for m in _list(b.get(array)) if isinstance(m, Mapping)]
         data["granularity"] = "exchange"
         data["messages"] = {
             "path": f"/{array}",

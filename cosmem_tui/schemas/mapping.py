@@ -13,10 +13,12 @@ can mark the row and still open the raw item.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from cosmem_tui.model import MISSING, Item, ItemTtl, JsonValue, Message, Turn, resolve_ttl
+from cosmem_tui.model.times import in_calendar, raw_number
 from cosmem_tui.schemas.paths import FieldPath, Selector
 from cosmem_tui.schemas.schema import TIME_TYPES, Granularity, Schema, TypedField, ValueType
 
@@ -66,16 +68,23 @@ def parse_time(value: JsonValue, value_type: ValueType) -> float | None:
             if parsed.tzinfo is None:
                 return None
             return parsed.timestamp()
-        if isinstance(value, int | float):
-            if value_type is ValueType.EPOCH_S:
-                return float(value)
-            if value_type is ValueType.EPOCH_MS:
-                return value / 1e3
-            if value_type is ValueType.EPOCH_NS:
-                return value / 1e9
+        if isinstance(value, int | float) and value_type in _EPOCH_UNITS:
+            return _epoch_seconds(value, _EPOCH_UNITS[value_type])
     except (ValueError, OverflowError):
         return None
     return None
+
+
+_EPOCH_UNITS = {ValueType.EPOCH_S: 1.0, ValueType.EPOCH_MS: 1e3, ValueType.EPOCH_NS: 1e9}
+
+
+def _epoch_seconds(value: int | float, per_second: float) -> float:
+    """Seconds of an epoch number; an integer past the double range is an infinity, so
+    it reads as out of range (not as absent, which would fall back to another time)."""
+    try:
+        return value / per_second
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _decoded(
@@ -159,14 +168,33 @@ def _message_array(
     return list(found)
 
 
-def _timestamp(schema: Schema, body: Mapping[str, JsonValue], order: JsonValue) -> float | None:
-    for field in schema.timestamps:
-        timestamp = parse_time(field.path.get(body), field.type)
-        if timestamp is not None:
-            return timestamp
+def _timestamp(
+    schema: Schema, body: Mapping[str, JsonValue], order: JsonValue, problems: list[str]
+) -> float | None:
+    fields = [(field, field.path.get(body)) for field in schema.timestamps]
     if schema.order is not None and schema.order.type in TIME_TYPES:
-        return parse_time(order, schema.order.type)
+        fields.append((schema.order, order))
+    for field, value in fields:
+        timestamp = parse_time(value, field.type)
+        if timestamp is None:
+            continue
+        if not in_calendar(timestamp):
+            # Kept (the row says "out of range"), never moved to another field's time:
+            # epoch milliseconds in an epoch-s field is a bug the reader should see.
+            problems.append(_off_calendar(field, value, timestamp))
+        return timestamp
     return None
+
+
+def _off_calendar(field: TypedField, value: JsonValue, timestamp: float) -> str:
+    hint = ""
+    if field.type is ValueType.EPOCH_S and in_calendar(timestamp / 1e3):
+        hint = " (epoch milliseconds stored as seconds?)"
+    shown = raw_number(value) if isinstance(value, int | float) else repr(value)
+    return (
+        f"{_field_name(field.path)} {shown} is out of range as {field.type.value}: "
+        f"no calendar time{hint}"
+    )
 
 
 def _kind(schema: Schema, body: Mapping[str, JsonValue], problems: list[str]) -> str:
@@ -194,7 +222,11 @@ def turns_from_item(schema: Schema, item: Item, container_default_ttl: int | Non
 
     ttl = resolve_ttl(body.get("ttl", MISSING), item.ts, container_default_ttl)
     problems.extend(p for p in ttl.problems if not p.startswith("item ttl is ignored"))
-    timestamp = _timestamp(schema, body, order)
+    if not in_calendar(item.ts):  # its last write and expiry are then shown out of range
+        problems.append(f"_ts {raw_number(item.ts)} is out of range: no calendar time")
+    elif ttl.expires_at is not None and not in_calendar(ttl.expires_at):
+        problems.append(f"_ts + ttl {raw_number(ttl.expires_at)} is past the calendar")
+    timestamp = _timestamp(schema, body, order, problems)
     if timestamp is None:
         timestamp = float(item.ts)
 

@@ -14,7 +14,16 @@ def _load_text(text: str, source: str) -> Schema:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SchemaError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses into arrays and inline tables
+        raise SchemaError(f"{source}: not valid TOML: nested too deeply to read") from None
     return schema_from_mapping(data, source)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SchemaError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 
 
 # Not files: "auto" detects a schema, "generic" derives one (core/schemas.py resolves them).
@@ -36,7 +45,7 @@ def user_schemas(directory: Path | None) -> dict[str, Schema]:
     if directory is None or not directory.is_dir():
         return found
     for path in sorted(directory.glob("*.toml")):
-        schema = _load_text(path.read_text(encoding="utf-8"), str(path))
+        schema = _load_text(_read(path), str(path))
         found[schema.name] = schema
     return found
 

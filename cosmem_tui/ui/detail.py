@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
 from cosmem_tui.core.browse import TurnDetail
-from cosmem_tui.core.text import cut_long, json_for_terminal, one_line, size_text, visible
+from cosmem_tui.core.text import (
+    LONG_LINES,
+    LONG_TEXT,
+    cut_long,
+    json_for_terminal,
+    one_line,
+    size_text,
+    visible,
+)
 from cosmem_tui.model import MISSING, TtlClass, TtlState, Turn
+from cosmem_tui.model.times import utc_text
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.rows import turn_name
 
@@ -34,9 +42,7 @@ CLASS_STYLES = {
 
 
 def utc(epoch: float | None) -> str:
-    if epoch is None:
-        return "—"
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(epoch))
+    return utc_text(epoch, "%Y-%m-%d %H:%M:%S UTC")
 
 
 def ttl_lines(turn: Turn, now: float) -> list[tuple[str, str]]:
@@ -97,7 +103,7 @@ class RawItem:
 
 
 def raw_item(detail: TurnDetail) -> RawItem:
-    shown, more = cut_long(json_for_terminal(dict(detail.item.body), indent=2))
+    shown, more = cut_long(json_for_terminal(dict(detail.item.body), indent=2), lines=LONG_LINES)
     return RawItem(shown, more, len(detail.item.raw_json()))
 
 
@@ -121,10 +127,10 @@ def render_detail(
         # item data, and whatever quotes them is escaped here, newlines kept.
         text.append(visible(line, multiline=True), style)
 
-    kind = "" if turn.kind == "turn" else f" · {one_line(turn.kind)}"
+    kind = "" if turn.kind == "turn" else f" · {one_line(turn.kind, exact=True)}"
     add(f"{label or turn_name(turn)}{kind}", "bold")
     add(f" · {utc(turn.timestamp)}\n", "dim")
-    add(f"id {visible(turn.item_id)}\n", "dim")
+    add(f"id {visible(turn.item_id, exact=True)}\n", "dim")
     if turn.part is not None:
         add(f"message {turn.part} of a session document: its ttl covers the whole session\n", "dim")
     for line, style in ttl_lines(turn, now):
@@ -136,17 +142,20 @@ def render_detail(
     add("\n── transcript ──\n", "bold dim")
     if not turn.messages:
         add("(no messages: see the raw item)\n", "dim")
-    for message in turn.messages:
-        add(visible(message.role), ROLE_STYLES.get(message.role, "bold"))
+    drawn = shown_messages(turn)
+    for message in turn.messages[:drawn]:
+        add(visible(message.role, exact=True), ROLE_STYLES.get(message.role, "bold"))
         add("\n")
         # A long text is cut before it is escaped or laid out: a 5 MB message costs
         # what 64 KB does; the rest is read on demand (``ui/reader.py``).
-        shown, more = cut_long(message.text)
+        shown, more = cut_long(message.text, lines=LONG_LINES)
         body = visible(shown, multiline=True) or "(empty)"
         for line in body.split("\n"):
             add(f"  {line}\n")
         if more:
             add(f"  {more_note(more, read_key)}\n", "bold yellow")
+    if drawn < len(turn.messages):
+        add(f"{more_messages_note(turn, drawn, read_key)}\n", "bold yellow")
     add("\n── raw item", "bold dim")
     if detail is None:
         add(" ──\n", "bold dim")
@@ -161,6 +170,37 @@ def render_detail(
     if raw.more:
         add(f"\n{more_note(raw.more, read_key)}\n", "bold yellow")
     return text
+
+
+# The transcript draws at most this many messages, and none once DRAWN_TEXT characters
+# or LONG_LINES lines of text are drawn: an item of 50,000 messages (one document per
+# session) is laid out as fast as one of 100, and ``v`` pages through the rest
+# (``ui/reader.py``). Each text is also cut at LONG_TEXT characters or LONG_LINES lines.
+DRAWN_MESSAGES = 100
+DRAWN_TEXT = LONG_TEXT
+
+
+def shown_messages(turn: Turn) -> int:
+    """How many of the turn's messages the detail draws (the first ones, in order)."""
+    chars = lines = 0
+    for count, message in enumerate(turn.messages[:DRAWN_MESSAGES]):
+        if chars >= DRAWN_TEXT or lines >= LONG_LINES:
+            return count
+        text = message.text[:LONG_TEXT]  # a longer text is cut there
+        chars += len(text)
+        lines += min(text.count("\n") + 2, LONG_LINES)  # its role line too
+    return min(len(turn.messages), DRAWN_MESSAGES)
+
+
+def more_messages_note(turn: Turn, drawn: int, read_key: str) -> str:
+    """What follows the messages drawn: how many are left, their size, how to read them."""
+    rest = turn.messages[drawn:]
+    size = sum(len(m.text.encode("utf-8", "surrogatepass")) for m in rest)
+    count = f"{len(rest):,} more message{'s' if len(rest) != 1 else ''}"
+    return (
+        f"… {count} ({size_text(size)} of text), {drawn:,} of {len(turn.messages):,} shown "
+        f"(press {read_key} to read them all)"
+    )
 
 
 def more_note(more: int, read_key: str) -> str:

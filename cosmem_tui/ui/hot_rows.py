@@ -173,7 +173,7 @@ class HotRows:
         hot = (u.throttled or 0) > 0 or saturated(u.partition_share)
         return safe_cells(
             [
-                (one_line(self.label(index)), "bad" if hot else ""),
+                (one_line(self.label(index), exact=True), "bad" if hot else ""),
                 (ru_text(u.ru), ""),
                 (f"{u.peak_ru_s:,.0f}", "dim"),
                 (f"{u.share * 100:.1f}%", "bad" if u.share >= 0.5 else "")

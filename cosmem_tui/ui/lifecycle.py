@@ -14,7 +14,6 @@ how old it is); ``r`` counts afresh.
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
 from rich.text import Text
@@ -28,6 +27,7 @@ from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Meter
 from cosmem_tui.model.lifecycle import DEFAULT_IDLE_GAP_S, TtlScope
+from cosmem_tui.model.times import utc_text
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.lifecycle_rows import (
     LIFECYCLE_COLUMNS,
@@ -194,7 +194,7 @@ class LifecycleScreen(ViewScreen):
             return
         self.report = report
         self._show_report(report)
-        stamp = time.strftime("%H:%M:%S UTC", time.gmtime(report.now))
+        stamp = utc_text(report.now, "%H:%M:%S UTC")
         if report.reused:  # nothing was sent: say how old the counts are
             age = format_duration(report.age_s(self.session.clock.now()))
             listing.border_subtitle = plain(f"as of {stamp} · reused, {age} old · r counts again")

@@ -1,9 +1,10 @@
 """Reading a long text in full: one page at a time, never the whole of it laid out at once.
 
-The detail pane cuts every text at 64 KB (``core.text.cut_long``); ``v`` opens this
-reader over the whole turn (every message, then the raw item). A page is 64 KB of
-the text, ended at a line break when one is near, escaped and laid out only when it
-is shown: a 5 MB message costs one page of widgets, whichever page is read.
+The detail pane cuts every text at 64 KB or 1,000 lines (``core.text.cut_long``) and
+draws at most 100 messages; ``v`` opens this reader over the whole turn (every message,
+then the raw item). A page is 64 KB of the text, ended at a line break when one is
+near, and at most 1,000 lines, escaped and laid out only when it is shown: a 5 MB
+message or 50,000 messages cost one page of widgets, whichever page is read.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cosmem_tui.core.browse import TurnDetail
-from cosmem_tui.core.text import LONG_TEXT, break_point, json_for_terminal, visible
+from cosmem_tui.core.text import LONG_LINES, LONG_TEXT, break_point, json_for_terminal, visible
 from cosmem_tui.ui.messages import plain
 
 
@@ -29,12 +30,24 @@ def full_text(detail: TurnDetail) -> str:
     return "\n".join(parts)
 
 
-def page_bounds(text: str, size: int = LONG_TEXT) -> list[int]:
+def page_bounds(text: str, size: int = LONG_TEXT, lines: int = LONG_LINES) -> list[int]:
     """Where each page starts (and, last, the end): ``size`` characters, ended at a line
-    break within the last eighth of a page when there is one."""
+    break within the last eighth of a page when there is one, and at most ``lines`` lines
+    (50,000 short messages are 64 KB of very many lines, and lines cost the layout)."""
     starts = [0]
-    while len(text) - starts[-1] > size:
-        starts.append(break_point(text, starts[-1], size))
+    while starts[-1] < len(text):
+        start = starts[-1]
+        end = break_point(text, start, size) if len(text) - start > size else len(text)
+        newline = start - 1
+        for _ in range(lines):
+            newline = text.find("\n", newline + 1, end)
+            if newline < 0:
+                break
+        else:
+            end = min(end, newline + 1)
+        if end >= len(text):
+            break
+        starts.append(end)
     return [*starts, len(text)]
 
 

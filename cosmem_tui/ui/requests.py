@@ -14,7 +14,6 @@ new ones arrive, and an idle ledger redraws nothing.
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from textual.widgets import Static
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import RequestCharge, SessionTotals
+from cosmem_tui.model.times import utc_text
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.refresh import RefreshLoop
 from cosmem_tui.ui.rows import safe_cells
@@ -62,7 +62,7 @@ LEDGER_COLUMNS = (
 
 
 def clock_of_day(epoch: float) -> str:
-    return time.strftime("%H:%M:%S", time.gmtime(epoch)) if epoch else "—"
+    return utc_text(epoch, "%H:%M:%S") if epoch else "—"
 
 
 def status_cell(record: RequestCharge) -> Cell:

@@ -8,7 +8,6 @@ cell may reach the terminal without ``core.text`` escaping, whichever field it s
 from __future__ import annotations
 
 import bisect
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -19,6 +18,7 @@ from cosmem_tui.core.turn_window import TurnWindow
 from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlClass, TtlState, Turn
 from cosmem_tui.model.keys import value_text
 from cosmem_tui.model.telemetry import HotKeysReport
+from cosmem_tui.model.times import in_calendar, seconds_between, utc_text
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 SOON = 3600  # "expires within the hour" is what support gets asked about
@@ -28,7 +28,9 @@ def age(epoch: float | None, now: float) -> str:
     """How long ago, in the coarsest unit that fits a narrow column."""
     if epoch is None:
         return "—"
-    seconds = int(now - epoch)
+    seconds = seconds_between(now, epoch)
+    if seconds is None or not in_calendar(epoch):
+        return "?"  # a last write off the calendar: the detail says which value it was
     if seconds < 60:
         return "now"
     if seconds < 3600:
@@ -39,9 +41,9 @@ def age(epoch: float | None, now: float) -> str:
 
 
 def clock_time(epoch: float | None) -> str:
-    if epoch is None:
-        return "—"
-    return time.strftime("%m-%d %H:%M", time.gmtime(epoch))
+    if epoch is not None and not in_calendar(epoch):
+        return "⚠ bad time"  # the row is marked malformed; the detail has the number
+    return utc_text(epoch, "%m-%d %H:%M")
 
 
 TENANT_COLUMNS = (
@@ -56,9 +58,11 @@ TENANT_COLUMNS = (
 def safe_cells(cells: Sequence[Cell]) -> list[Cell]:
     """The one exit of every row: each cell on one line with nothing left to escape.
 
-    Fields are escaped (and shortened) where they are formatted too; this pass makes
-    a field added or formatted later safe without anyone remembering to. It is
-    idempotent, so text escaped once is unchanged.
+    Fields are escaped (and shortened) where they are formatted too, keys, ids, order
+    values, kinds and roles with ``exact`` (a backslash shown as ``\\\\``, so ESC and
+    the text ``\\x1b`` never print alike); this pass makes a field added or formatted
+    later safe without anyone remembering to. It is idempotent (it leaves backslashes
+    alone), so text escaped once is unchanged.
     """
     return [(one_line(text), tone) for text, tone in cells]
 
@@ -206,7 +210,7 @@ class KeyRows:
         key = self.keys[index]
         state = self.directory.count_state(key)
         hot = key == self.hot
-        name: Cell = (("▲ " if hot else "") + one_line(key.text), "bad" if hot else "")
+        name: Cell = (("▲ " if hot else "") + one_line(key.text, exact=True), "bad" if hot else "")
         lead = [name] if self.load is None else [name, self.load.cell(key)]
         if state is None or (state.counts is None and state.error is None):
             return safe_cells([*lead, PENDING, PENDING, PENDING, PENDING])
@@ -244,9 +248,9 @@ class ThreadRows:
 
     def row(self, index: int) -> list[Cell]:
         t = self.threads[index]
-        name: Cell = (one_line(t.name), "")
+        name: Cell = (one_line(t.name, exact=True), "")
         if t.pseudo is not None:  # a sentinel thread: user-wide records, not a conversation
-            name = (f"◇ {one_line(t.pseudo)} · {one_line(t.name)}", "accent")
+            name = (f"◇ {one_line(t.pseudo)} · {one_line(t.name, exact=True)}", "accent")
         return safe_cells(
             [
                 name,
@@ -265,7 +269,7 @@ def order_text(turn: Turn) -> str:
     """The order value as stored, its JSON type kept: the string "7" is ``"7"``."""
     if turn.order is MISSING:
         return "—"
-    return one_line(value_text(turn.order), 8)
+    return one_line(value_text(turn.order), 8, exact=True)
 
 
 def turn_name(turn: Turn) -> str:
@@ -276,11 +280,25 @@ def turn_name(turn: Turn) -> str:
     return f"turn {order_text(turn)}"
 
 
+PREVIEW = 300  # characters of a row's preview: wider than any terminal row
+
+
 def preview(turn: Turn) -> str:
-    """``ROLE: text · ROLE: text`` on one line; a role name is item data like the text."""
-    if turn.messages:
-        return " · ".join(f"{one_line(m.role)}: {one_line(m.text, 300)}" for m in turn.messages)
-    return one_line(turn.problems[0]) if turn.problems else "(no messages)"
+    """``ROLE: text · ROLE: text`` on one line; a role name is item data like the text.
+
+    Only the messages that fit ``PREVIEW`` are read: a turn of 50,000 messages costs a
+    row what a turn of two does, however often the row is drawn."""
+    if not turn.messages:
+        return one_line(turn.problems[0]) if turn.problems else "(no messages)"
+    parts: list[str] = []
+    length = 0
+    for message in turn.messages:
+        part = f"{one_line(message.role, PREVIEW, exact=True)}: {one_line(message.text, PREVIEW)}"
+        parts.append(part)
+        length += len(part) + 3
+        if length > PREVIEW:
+            break
+    return " · ".join(parts)
 
 
 def expires_cell(turn: Turn, now: float) -> Cell:
@@ -306,12 +324,12 @@ def turn_cells(turn: Turn, now: float, position: int | None = None) -> list[Cell
     """The row of one turn; ``position`` (1-based) replaces an order value that is a time."""
     marker = "⚠ " if turn.malformed else ("◆ " if turn.kind != "turn" else "")
     tone: Tone = "warn" if turn.malformed else ("accent" if turn.kind != "turn" else "")
-    kind = "" if turn.kind == "turn" else f"[{one_line(turn.kind, 20)}] "
+    kind = "" if turn.kind == "turn" else f"[{one_line(turn.kind, 20, exact=True)}] "
     return safe_cells(
         [
             (order_text(turn) if position is None else str(position), "dim"),
             (clock_time(turn.timestamp), "dim"),
-            (one_line(",".join(turn.roles), 20), ""),
+            (one_line(",".join(turn.roles), 20, exact=True), ""),
             (marker + kind + preview(turn), tone),
             expires_cell(turn, now),
         ]

@@ -22,6 +22,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from cosmem_tui.core.output import not_finite_note
 from cosmem_tui.core.table_export import ExportTable, export_dir, write_export
 from cosmem_tui.core.text import json_for_terminal, one_line, size_text
 from cosmem_tui.ui.widgets.row_list import RowList
@@ -119,7 +120,8 @@ def export_shown(screen: Screen[Any], table: ExportTable, partial: str, at: floa
                 screen,
                 "export",
                 f"exported {done.rows:,} {table.name}{partial} as {fmt.upper()} "
-                f"({size_text(done.size)}) to {done.path}",
+                f"({size_text(done.size)}) to {done.path}"
+                + (f"; {not_finite_note(done.not_finite)}" if done.not_finite else ""),
             )
 
         screen.run_worker(write, group="export", exit_on_error=False)

@@ -8,7 +8,6 @@ problem line. Nothing here fetches: the views' refresh loops do.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
@@ -23,6 +22,7 @@ from cosmem_tui.model.telemetry import (
     ThroughputReport,
     Window,
 )
+from cosmem_tui.model.times import utc_text
 
 WINDOWS = tuple(Window)
 
@@ -107,9 +107,7 @@ def is_unconfigured(problems: Sequence[TelemetryProblem]) -> bool:
 
 
 def utc(epoch: float | None, *, seconds: bool = False) -> str:
-    if epoch is None:
-        return "—"
-    return time.strftime("%H:%M:%S UTC" if seconds else "%H:%M UTC", time.gmtime(epoch))
+    return utc_text(epoch, "%H:%M:%S UTC" if seconds else "%H:%M UTC")
 
 
 def source_text(about: TelemetryAbout) -> str:

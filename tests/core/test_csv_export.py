@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import stat
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,28 @@ def test_an_export_is_the_writer_output_and_a_failure_leaves_no_file(tmp_path: P
     with pytest.raises(OSError):
         write_export(ExportTable("bad", ("id", "text"), broken), "csv", tmp_path, 0.0)
     assert not list(tmp_path.glob("cosmem-bad-*"))
+
+
+def test_an_export_is_readable_by_its_owner_alone(tmp_path: Path):
+    """Exports hold tenant names, ids and transcripts (the audit log is 0600 too)."""
+    for fmt in ("csv", "json"):
+        done = write_export(table([{"id": "a", "text": "secret"}]), fmt, tmp_path, 0.0)
+        assert stat.S_IMODE(done.path.stat().st_mode) == 0o600
+
+
+def test_an_id_with_esc_and_one_with_the_text_backslash_x1b_print_apart():
+    """Both printed as \\x1b before: a backslash itself is written \\\\ now, in CSV and
+    tables (JSON escapes it already)."""
+    rows = [{"id": "id\x1b", "text": "a"}, {"id": "id\\x1b", "text": "C:\\temp"}]
+    shown = {}
+    for fmt in ("csv", "table", "json"):
+        stream = io.StringIO(newline="")
+        with Output(fmt, ("id", "text"), ("id", "text"), stream) as output:
+            for row in rows:
+                output.write(row)
+        shown[fmt] = stream.getvalue()
+    assert [r[0] for r in csv.reader(io.StringIO(shown["csv"]))][1:] == ["id\\x1b", "id\\\\x1b"]
+    assert "C:\\\\temp" in shown["csv"]
+    table_ids = [line.split()[0] for line in shown["table"].splitlines()[1:]]
+    assert table_ids == ["id\\x1b", "id\\\\x1b"]
+    assert [r["id"] for r in json.loads(shown["json"])] == ["id\x1b", "id\\x1b"]  # exact

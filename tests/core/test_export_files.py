@@ -171,3 +171,36 @@ def test_each_unreadable_value_carries_its_own_reason(tmp_path):
     broken, nested = read(path)
     assert broken.reason == "line 1: Expecting property name enclosed in double quotes"
     assert nested.reason == "line 2: nested too deeply"
+
+
+NOT_NUMBERS = [
+    ("NaN", "NaN at /x is not a JSON number"),
+    ("Infinity", "Infinity at /x is not a JSON number"),
+    ("-Infinity", "-Infinity at /x is not a JSON number"),
+    ('[1, {"y": 1e400}]', "the number at /x/1/y is past what Cosmos DB stores"),
+    ("1" + "0" * 400, "a 401-digit number at /x is past what Cosmos DB stores"),
+    ("9" * 5000, "a 5,000-digit number at /x is past what Cosmos DB stores"),
+    ("-" + "9" * 5000, "a 5,000-digit number at /x is past what Cosmos DB stores"),
+]
+
+
+@pytest.mark.parametrize("layout", ["jsonl", "array"])
+def test_numbers_json_and_cosmos_have_not_cost_only_their_item(tmp_path, layout):
+    """Python's json reads NaN and Infinity, 1e400 as inf, and raises on an integer of
+    5,000 digits; each is one refused item, and the items after it are read."""
+    lines = [f'{{"id": "{n}", "x": {literal}}}' for n, (literal, _) in enumerate(NOT_NUMBERS)]
+    lines += ['{"id": "fine", "x": "NaN 1e400 Infinity", "y": 1e-400, "z": 1.5e308}']
+    path = tmp_path / f"n.{layout}"
+    if layout == "jsonl":
+        path.write_text("\n".join(lines) + "\n")
+    else:
+        path.write_text("[\n" + ",\n".join(lines) + "\n]\n")
+    records = read(path)
+    assert len(records) == len(NOT_NUMBERS) + 1
+    for record, (_, complaint) in zip(records, NOT_NUMBERS, strict=False):
+        assert record.error is not None and complaint in record.error, record.error
+        assert not record.fatal and record.error.startswith("not an item: ")
+    assert records[-1].error is None
+    assert records[-1].value == {"id": "fine", "x": "NaN 1e400 Infinity", "y": 0.0, "z": 1.5e308}
+    first = 1 if layout == "jsonl" else 2  # FILE:LINE of each, after the "[" line
+    assert [r.line for r in records] == [first + n for n in range(len(records))]

@@ -22,6 +22,7 @@ from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock, Key, ThreadRef
 from cosmem_tui.sources.local import Workspace, WorkspaceBuilder
 from tests.fixtures import SCHEMAS, fixture_items
+from tests.helpers import run_cli
 
 
 def run(source: Path, workspace: Path, clock: FrozenClock, **settings):
@@ -308,3 +309,66 @@ def test_lone_surrogates_stay_in_content_and_are_refused_in_keys(tmp_path, clock
     with sqlite3.connect(tmp_path / "w.sqlite") as db:
         bodies = [json.loads(body) for (body,) in db.execute("SELECT body FROM items")]
     assert sorted(b["note"] for b in bodies) == ["lone \ud800 here"] * 2  # kept exactly
+
+
+def test_numbers_no_column_holds_reject_their_item_and_the_rest_is_imported(
+    tmp_path, clock, capsys, frozen_system_time
+):
+    """Before, one of these made the batch's insert raise (OverflowError, or a NaN order
+    stored as NULL taken for a duplicate) and the whole import stopped with a traceback."""
+
+    def line(item_id: str, turn_index: object, ts: object = None, ttl: object = 60) -> str:
+        """One JSON Lines item with its numbers written as given (NaN, 1e400 included)."""
+        stamp = f', "_ts": {ts}' if ts is not None else ""
+        return (
+            f'{{"id": "{item_id}", "tenantId": "t", "threadId": "th", "messages": [], '
+            f'"ttl": {ttl}, "turnIndex": {turn_index}{stamp}}}'
+        )
+
+    lines = [
+        line("ts65", 1, ts=2**65),
+        line("tsmax", 2, ts=2**63 - 1),
+        line("order63", 2**63),
+        line("order-huge", 2**70),
+        line("ttl-nan", 5, ttl="NaN"),
+        line("order-nan", "NaN"),
+        line("order-inf", "1e400"),
+        line("digits", "7" * 5000),
+        line("ok", 9, ts=int(clock.now())),
+        line("ok-big", 2**63 - 1, ts=2**62),
+    ]
+    source = tmp_path / "numbers.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    report, problems = run(source, tmp_path / "w.sqlite", clock, schema="lab")
+    assert (report.imported, report.rejected) == (2, 8)
+    assert [p.split(": ", 1)[0] for p in problems] == [f"{source}:{n}" for n in range(1, 9)]
+    assert "_ts 36893488147419103232 is out of range" in problems[0]
+    assert "_ts 9223372036854775807 is out of range" in problems[1]
+    assert "turnIndex 9223372036854775808 is past the 64-bit integers" in problems[2]
+    assert "turnIndex 1180591620717411303424 is past" in problems[3]
+    assert "NaN at /ttl is not a JSON number" in problems[4]
+    assert "NaN at /turnIndex" in problems[5]
+    assert "the number at /turnIndex is past what Cosmos DB stores" in problems[6]
+    assert "a 5,000-digit number at /turnIndex" in problems[7]
+    code, out, err = run_cli(capsys, "ttl", "--workspace", str(tmp_path / "w.sqlite"), "--json")
+    assert (code, err.count("\n")) == (0, 1) and "damaged" not in err  # the fan-out line
+    assert [r["count"] for r in json.loads(out) if r["class"] == "all"] == [2]
+
+
+def test_later_items_with_a_ttl_recompute_every_expiry_without_overflow(
+    tmp_path, clock, monkeypatch
+):
+    """The latest _ts a workspace takes leaves room for _ts + ttl when the default ttl
+    guess is corrected (TTL turned on after the first items)."""
+    monkeypatch.setattr(importer, "SAMPLE_ITEMS", 1)
+    latest = 2**63 - 1 - 2_147_483_647
+    items = [
+        {"id": "a", "threadId": "t", "turnIndex": 0, "messages": [], "_ts": latest},
+        {"id": "b", "threadId": "t", "turnIndex": 1, "messages": [], "ttl": 2_147_483_647},
+        {"id": "c", "threadId": "t", "turnIndex": 2, "messages": [], "_ts": latest + 1},
+    ]
+    source = tmp_path / "late.jsonl"
+    source.write_text("".join(json.dumps(i) + "\n" for i in items))
+    report, problems = run(source, tmp_path / "w.sqlite", clock, schema="thread")
+    assert (report.imported, report.rejected) == (2, 1) and "_ts" in problems[0]
+    assert report.container.default_ttl == -1

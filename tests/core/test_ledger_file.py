@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -128,3 +130,40 @@ def test_a_failing_write_detaches_and_never_fails_the_request(tmp_path: Path):
 def test_a_path_that_cannot_be_written_fails_at_once(tmp_path: Path):
     with pytest.raises(OSError):
         LedgerFile(tmp_path / "missing" / "ledger.jsonl")
+
+
+def test_a_new_ledger_file_is_readable_by_its_owner_alone(tmp_path: Path):
+    """The lines name tenants, threads and item ids: 0600, like the audit log."""
+    path = tmp_path / "ledger.jsonl"
+    LedgerFile(path).close()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda p: os.mkfifo(p), "a named pipe (FIFO)"),
+        (lambda p: p.mkdir(), "a directory"),
+        (None, "a device"),
+    ],
+    ids=["fifo", "directory", "device"],
+)
+def test_a_ledger_that_is_no_regular_file_is_refused_without_blocking(tmp_path, make, kind):
+    """Before, a FIFO nobody reads made open() wait forever: the command hung."""
+    path = Path("/dev/null") if make is None else tmp_path / "ledger"
+    if make is not None:
+        make(path)
+    with pytest.raises(OSError) as refused:
+        LedgerFile(path)
+    assert refused.value.strerror == (f"{kind}, not a file: name a file to append the ledger to")
+
+
+def test_a_fifo_with_a_reader_is_refused_too(tmp_path: Path):
+    path = tmp_path / "ledger"
+    os.mkfifo(path)
+    reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        with pytest.raises(OSError, match="named pipe"):
+            LedgerFile(path)
+    finally:
+        os.close(reader)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import json
+import sys
 
 from rich.cells import cell_len
 
@@ -73,3 +75,31 @@ def test_a_column_is_capped_and_its_header_always_fits():
     assert_aligned(lines)
     first = lines[1].split("  ")[0]
     assert cell_len(first) == COLUMN_CAP and first.endswith("…")
+
+
+def test_json_and_csv_never_carry_nan_or_infinity_and_say_so():
+    """Python writes NaN as the bare word NaN, which jq and JSON.parse refuse."""
+    record = {"tenant": float("nan"), "threads": [1, float("inf")], "items": -float("inf")}
+    for fmt in ("json", "csv"):
+        stream, notes = io.StringIO(), io.StringIO()
+        with Output(fmt, FIELDS, FIELDS, stream, notes=notes) as output:
+            output.write(record)
+        text = stream.getvalue()
+        assert "NaN" not in text and "Infinity" not in text
+        assert output.not_finite == 3
+        assert notes.getvalue() == (
+            "cosmem: 3 numbers NaN or infinite, written as null (JSON has no such number)\n"
+        )
+    stream = io.StringIO()
+    with Output("json", FIELDS, FIELDS, stream, notes=io.StringIO()) as output:
+        output.write(record)
+    assert json.loads(stream.getvalue()) == [{"tenant": None, "threads": [1, None], "items": None}]
+
+
+def test_a_file_written_through_output_gets_no_note_on_stderr(capsys):
+    with Output("json", FIELDS, FIELDS, io.StringIO()) as output:
+        output.write({"tenant": float("nan")})
+    assert output.not_finite == 1 and capsys.readouterr().err == ""  # its writer says it
+    with Output("json", FIELDS, FIELDS, sys.stdout) as output:  # the CLI: stdout
+        output.write({"tenant": float("nan")})
+    assert "1 number NaN or infinite" in capsys.readouterr().err

@@ -19,6 +19,7 @@ from cosmem_tui.core.schema_choice import (
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition, Scope
 from cosmem_tui.schemas import SchemaError, all_schemas, get_schema
+from cosmem_tui.schemas.generic import generic_schema
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
 from tests.fixtures import SCHEMAS, fixture_items
@@ -173,5 +174,24 @@ def test_an_imported_workspace_reopens_with_the_schema_chosen_at_import(tmp_path
     try:
         assert shown_schema(session) == report.choice.label
         assert session.gateway.records() == []  # recorded at import: nothing to detect
+    finally:
+        run_sync(session.close())
+
+
+def test_a_container_whose_messages_is_a_number_opens_with_the_generic_schema(tmp_path, clock):
+    """Detection as every session runs it (a sample, then scoring): before, deriving the
+    generic schema iterated the number and the session never opened."""
+    items = [{"id": f"m{n}", "pk": "p", "messages": n, "content": "hi"} for n in range(4)]
+    props = ContainerProperties("db", "data", PartitionKeyDefinition(("/pk",)), -1)
+    keys_schema = generic_schema(("/pk",), [{"id": "x", "pk": "p"}])
+    path = tmp_path / "w.sqlite"
+    with Workspace.building(path, props, keys_schema) as ws:
+        ws.upsert_items(items, keys_schema, int(clock.now()))
+    session = open_session(SessionOptions(workspace=path), clock)
+    try:
+        assert session.schema.name == "generic"
+        assert "messages is a number, not an array, in 4 of 4 sampled items" in (
+            session.schema_reason
+        )
     finally:
         run_sync(session.close())

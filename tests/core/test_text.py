@@ -86,3 +86,20 @@ def test_a_long_text_is_cut_at_a_line_break_with_the_bytes_left():
         "64 KB",
         "4.9 MB",
     ]
+
+
+def test_exact_escaping_tells_esc_from_the_text_backslash_x1b():
+    esc, text = "id\x1b", "id\\x1b"
+    assert visible(esc) == visible(text) == "id\\x1b"  # the guard pass: alike
+    assert visible(esc, exact=True) == "id\\x1b"
+    assert visible(text, exact=True) == "id\\\\x1b"
+    assert one_line(text, exact=True) == "id\\\\x1b"
+    assert one_line("a\\b\\c", 4, exact=True) == "a\\\\…"  # an escape is never cut in two
+
+
+@given(hostile_text, st.integers(min_value=1, max_value=80))
+def test_the_guard_pass_keeps_exact_text_as_it_is(text, limit):
+    """Rows are formatted with exact=True, then guarded by safe_cells (one_line): the
+    guard must not double the backslashes a first pass wrote."""
+    shown = one_line(text, limit, exact=True)
+    assert one_line(shown) == shown and visible(shown) == shown

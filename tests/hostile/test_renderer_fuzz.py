@@ -98,7 +98,12 @@ def test_the_detail_pane(role, content):
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | hostile_text,
+    # JSON has no NaN or infinity: json_for_terminal writes them as null (tested below).
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | hostile_text,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(hostile_text, inner, max_size=3),
     max_leaves=8,
 )
@@ -110,3 +115,8 @@ def test_json_for_the_terminal_is_inert_and_decodes_to_the_value(value, indent):
     encoded = json_for_terminal(value, indent=indent)
     assert dangerous(encoded, newlines=True) == []
     assert json.loads(encoded) == value
+
+
+def test_json_for_the_terminal_writes_nan_and_infinity_as_null():
+    value = {"a": float("nan"), "b": [float("inf"), 1.5], "c": -float("inf")}
+    assert json.loads(json_for_terminal(value)) == {"a": None, "b": [None, 1.5], "c": None}

@@ -126,3 +126,21 @@ def test_generic_needs_a_partition_key_it_can_find():
     assert guess_partition_key([{"session_id": "s"}]) == ("/session_id",)
     with pytest.raises(SchemaError, match="--partition-key"):
         detect_schema(SCHEMAS, UNKNOWN, [{"id": "1", "foo": "bar"}])
+
+
+@pytest.mark.parametrize("odd", [5, 1.5, "not a list", {"role": "user"}, True])
+def test_a_messages_field_that_is_no_array_falls_back_to_one_message_per_item(odd):
+    sample = [{"id": f"m{n}", "pk": "p", "messages": odd, "content": "hi"} for n in range(3)]
+    detection = detect_schema(SCHEMAS, ContainerFacts(("/pk",)), sample)
+    assert detection.schema.name == "generic"
+    assert "not an array, in 3 of 3 sampled items: read one message per item" in detection.reason
+    assert detection.schema.granularity.value == "message"
+
+
+def test_a_messages_field_that_is_no_array_is_no_evidence_for_an_array_schema():
+    items = fixture_items("lab.jsonl")
+    broken = [{**item, "messages": 7} for item in items]
+    lab = next(c for c in rank(SCHEMAS, UNKNOWN, items) if c.schema.name == "lab")
+    assert "fields 4/4" in lab.evidence
+    lab = next(c for c in rank(SCHEMAS, UNKNOWN, broken) if c.schema.name == "lab")
+    assert "fields 3/4" in lab.evidence  # still lab-shaped; the rows say what is wrong

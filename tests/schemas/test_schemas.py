@@ -53,10 +53,12 @@ def test_a_user_schema_file_replaces_or_adds(tmp_path: Path):
         ("name = 'x'\npartition_key = ['/a']\nthread = 'a'\n[messages]\npath='/m'", "thread"),
         ("name = 'x'\nbogus = 1", "bogus"),
         ("name = [", "not valid TOML"),
+        ("name = " + "[" * 50_000 + "]" * 50_000, "not valid TOML: nested too deeply"),
+        ("name = '\xff'", "cannot read"),  # written as Latin-1: not UTF-8
     ],
 )
 def test_bad_schema_files_name_the_file_and_key(tmp_path: Path, text: str, complaint: str):
-    (tmp_path / "bad.toml").write_text(text)
+    (tmp_path / "bad.toml").write_bytes(text.encode("latin-1"))
     with pytest.raises(SchemaError) as error:
         get_schema("x", tmp_path)
     assert "bad.toml" in str(error.value) and complaint in str(error.value)

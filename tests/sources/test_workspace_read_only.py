@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ from cosmem_tui.model import ThreadRef
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.local import LocalStore, Workspace
 from tests.conftest import ANCHOR
-from tests.helpers import all_keys, container, exchange
+from tests.helpers import all_keys, container, exchange, run_cli
 
 KEY_COLUMNS = (
     "SELECT pk, id, tenant_key, thread_key, order_rank, order_value,"
@@ -166,3 +168,43 @@ def test_workspaces_are_built_with_a_rollback_journal(tmp_path, demo_path):
     for path in (built_for_thread(tmp_path / "w.sqlite"), demo_path):
         with path.open("rb") as file:
             assert file.read(20)[18:20] == b"\x01\x01"  # write and read version 1: rollback
+
+
+INTERRUPTED_WRITE = """
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA cache_size = 1")  # dirty pages spill into the file before the commit
+db.execute("BEGIN IMMEDIATE")
+for n in range(50):
+    db.execute("INSERT INTO meta VALUES (?, ?)", (f"half-{n}", "x" * 3000))
+os._exit(0)  # killed mid-transaction: the -journal is hot
+"""
+
+
+def test_a_hot_journal_says_a_write_was_interrupted_and_how_to_roll_it_back(
+    tmp_path, capsys, monkeypatch
+):
+    """Before: "not a cosmem workspace (attempt to write a readonly database)"."""
+    path = tmp_path / "w.sqlite"
+    with Workspace.building(path, container(), get_schema("lab")) as ws:
+        ws.upsert_items(items(), get_schema("lab"), ANCHOR)
+        ws.set_meta("schema", "lab")
+    subprocess.run([sys.executable, "-c", INTERRUPTED_WRITE, str(path)], check=True)
+    assert (tmp_path / "w.sqlite-journal").stat().st_size > 0
+    code, out, err = run_cli(capsys, "tenants", "--workspace", str(path), "--no-counts")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert f"{path}: an interrupted write left w.sqlite-journal beside it" in err
+    assert "never delete the journal by hand" in err
+    command = err.split("Roll it back with: ", 1)[1].split(" — ", 1)[0]
+    subprocess.run(command, shell=True, check=True)  # the command as printed
+    assert not (tmp_path / "w.sqlite-journal").exists()
+    code, out, err = run_cli(capsys, "tenants", "--workspace", str(path), "--no-counts")
+    assert (code, err) == (0, "") and [line.split()[0] for line in out.splitlines()[1:]] == [
+        "acme",
+        "zeta",
+    ]
+    workspace = Workspace.open(path)
+    try:  # the cut-off write is undone, the rest kept
+        assert workspace.meta("half-0") is None and workspace.item_count() == 6
+    finally:
+        workspace.close()

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from cosmem_tui.core.text import LONG_TEXT
+from cosmem_tui.core.text import LONG_LINES, LONG_TEXT
 from cosmem_tui.ui.browse import BrowseScreen, Level
+from cosmem_tui.ui.detail import DRAWN_MESSAGES
 from cosmem_tui.ui.reader import TextReader
 from tests.conftest import ANCHOR
 from tests.helpers import build_workspace, exchange
@@ -73,3 +74,52 @@ async def test_v_before_a_turn_is_open_says_what_to_do(make_app, tmp_path):
         assert not isinstance(app.screen, TextReader)
         status = app.screen.query_one("#status", Static).render().plain
         assert "open a turn first" in status
+
+
+def many_messages_workspace(tmp_path, count=50_000):
+    """One item holding a whole session: ``count`` short messages (~1.5 MB at 50,000)."""
+    items = [exchange("acme", "t1", i) for i in range(3)]
+    items[1]["messages"] = [
+        {"role": ("user", "agent")[n % 2], "content": f"message number {n}"} for n in range(count)
+    ]
+    return build_workspace(tmp_path / "many.sqlite", items, now=ANCHOR)
+
+
+async def test_a_turn_of_50000_messages_draws_a_bounded_part_and_v_pages_the_rest(
+    make_app, tmp_path
+):
+    """Before, the detail laid out every message (100,000 lines: 8.6 s to show, 18.8 s
+    for Esc, 500 MB); it now draws the first messages up to a bound and says how many
+    follow, and the reader pages them at most LONG_LINES lines at a time."""
+    app = make_app(many_messages_workspace(tmp_path), demo=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_command("thread acme t1")
+        await settle(pilot)
+        row = cells(app, "turns")[1]
+        assert row[3].startswith("user: message number 0 · agent: message number 1")
+        assert len(row[3]) < 400  # the preview reads the messages that fit, not 50,000
+        await pilot.press("j", "enter")
+        await settle(pilot)
+        browse = app.screen
+        assert browse.level is Level.DETAIL
+        shown = detail_text(app)
+        drawn = [n for n in range(50_000) if f"  message number {n}\n" in shown]
+        assert drawn == list(range(DRAWN_MESSAGES))  # the first ones, in order
+        assert f"… {50_000 - DRAWN_MESSAGES:,} more messages (" in shown
+        assert f"{DRAWN_MESSAGES} of 50,000 shown (press v to read them all)" in shown
+        assert shown.count("\n") < 3 * LONG_LINES  # transcript and raw item, both bounded
+        assert " more (press v to read it all)" in shown  # the raw item is cut too
+        await pilot.press("v")
+        await settle(pilot)
+        reader = app.screen
+        assert isinstance(reader, TextReader)
+        assert "message number 49999\n" in reader.text  # every message is in the reader
+        page_lines = [reader.page_text(n).count("\n") for n in range(reader.pages)]
+        assert max(page_lines) <= LONG_LINES and reader.pages > 50
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is browse
+        await pilot.press("escape")
+        await settle(pilot)
+        assert browse.level is Level.TURNS

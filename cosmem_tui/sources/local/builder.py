@@ -9,6 +9,7 @@ nothing ever changes a workspace file in place: readers open it read-only.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import uuid
@@ -18,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from cosmem_tui.model import MISSING, ContainerProperties, JsonValue
-from cosmem_tui.model.ttl import InvalidContainerTtl, check_container_default
+from cosmem_tui.model.ttl import MAX_TTL, InvalidContainerTtl, check_container_default
 from cosmem_tui.schemas import FieldPath, Schema
 from cosmem_tui.sources.errors import WorkspaceError
+from cosmem_tui.sources.local.file_errors import build_error
 from cosmem_tui.sources.local.keys import (
     COMPACT,
     derive_keys,
@@ -55,6 +57,34 @@ def _check_storable(row: Mapping[str, Any]) -> None:
             f"item {row['id']!r} has a lone surrogate ({text[exc.start]!r}) in its id or keys,"
             " which cannot be stored"
         ) from None
+
+
+# SQLite stores 64-bit integers. _ts is kept MAX_TTL below the top so that _ts + ttl, the
+# expiry column, fits whatever ttl the item (or a later DefaultTimeToLive) brings.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+LATEST_TS = INT64_MAX - MAX_TTL
+
+
+def _check_numbers(ts: int, order_value: int | float | str, schema: Schema) -> None:
+    """Refuse an item whose _ts or order value no column can hold (before, one such
+    item made the batch's insert raise and the whole import stop)."""
+    if not INT64_MIN <= ts <= LATEST_TS:
+        raise ItemRejected(
+            f"_ts {_digits(ts)} is out of range: a workspace holds epoch seconds up to "
+            f"{LATEST_TS} (a 64-bit number with room for _ts + ttl)"
+        )
+    name = schema.order.path.text.lstrip("/").replace("/", ".") if schema.order else "order"
+    if isinstance(order_value, int) and not INT64_MIN <= order_value <= INT64_MAX:
+        raise ItemRejected(
+            f"{name} {_digits(order_value)} is past the 64-bit integers a workspace orders turns by"
+        )
+    if isinstance(order_value, float) and not math.isfinite(order_value):
+        raise ItemRejected(f"{name} is {order_value}, not a finite number")
+
+
+def _digits(number: int) -> str:
+    text = str(number)  # at most ~310 digits: larger ones are refused as they are read
+    return text if len(text) <= 30 else f"{text[:12]}…({len(text)} digits)"
 
 
 def _etag() -> str:
@@ -115,6 +145,10 @@ def building(
         db.execute("ANALYZE")
         db.close()
         os.replace(temp, path)
+    except sqlite3.Error as exc:  # a full disk, a file size limit: one line, nothing left
+        db.close()
+        temp.unlink(missing_ok=True)
+        raise build_error(path, exc) from None
     except BaseException:
         db.close()
         temp.unlink(missing_ok=True)
@@ -169,6 +203,7 @@ class WorkspaceBuilder(WorkspaceFile):
         if text is None:
             text = COMPACT.encode(doc)
         keys = derive_keys(schema, doc)
+        _check_numbers(ts, keys.order_value, schema)
         row = {
             "pk": pk_text(pk),
             "id": item_id,

@@ -7,6 +7,8 @@ tells them apart, and each needs a different fix.
 
 from __future__ import annotations
 
+import errno
+import shlex
 import sqlite3
 from pathlib import Path
 
@@ -25,6 +27,10 @@ def workspace_error(path: Path, exc: sqlite3.Error) -> WorkspaceError:
     """The one-line ``WorkspaceError`` for a sqlite3 error met while reading ``path``."""
     name = getattr(exc, "sqlite_errorname", "") or ""
     detail = str(exc)
+    if name == "SQLITE_READONLY_ROLLBACK" or (
+        "readonly database" in detail and journal_of(path).is_file()
+    ):
+        return interrupted_write(path)
     if name in _BUSY or name.startswith("SQLITE_BUSY") or "database is locked" in detail:
         return WorkspaceError(
             f"{path} is locked by another program that is writing it ({detail}); "
@@ -37,6 +43,26 @@ def workspace_error(path: Path, exc: sqlite3.Error) -> WorkspaceError:
     if name.startswith("SQLITE_CANTOPEN"):
         return WorkspaceError(f"cannot open {path} ({detail}); check that it is readable")
     return WorkspaceError(f"{path} is not a cosmem workspace ({detail})")
+
+
+def journal_of(path: Path) -> Path:
+    return path.with_name(path.name + "-journal")
+
+
+def interrupted_write(path: Path) -> WorkspaceError:
+    """A hot journal: a write (``--allow-writes``, or another program) was cut off.
+
+    SQLite must roll it back before the file can be read, and a read-only connection
+    cannot; rolling back undoes only the write that never finished. Deleting the
+    journal instead would leave that half-done write in the file."""
+    journal = journal_of(path)
+    script = 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA quick_check")'
+    command = f"python3 -c {shlex.quote(script)} {shlex.quote(str(path))}"
+    return WorkspaceError(
+        f"{path}: an interrupted write left {journal.name} beside it, which must be rolled "
+        "back before the workspace can be read (only the write that was cut off is "
+        f"undone). Roll it back with: {command} — never delete the journal by hand"
+    )
 
 
 def format_error(path: Path, found: object, known: str) -> WorkspaceError:
@@ -53,3 +79,38 @@ def format_error(path: Path, found: object, known: str) -> WorkspaceError:
         f"{path} is not a cosmem workspace of format {known} (it records format {text!r}); "
         f"{_REBUILD}"
     )
+
+
+_FULL = {"SQLITE_FULL"}
+# EFBIG (a file size limit) and EIO come back from SQLite as a write I/O error.
+_WRITE_FAILED = {
+    "SQLITE_IOERR",
+    "SQLITE_IOERR_WRITE",
+    "SQLITE_IOERR_FSYNC",
+    "SQLITE_IOERR_TRUNCATE",
+}
+
+
+def build_error(path: Path, exc: sqlite3.Error) -> WorkspaceError:
+    """The one line for a sqlite3 error met while writing a new workspace at ``path``
+    (nothing is left behind: the temporary file is removed before this is raised)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name in _FULL or "disk is full" in str(exc):
+        return WorkspaceError(
+            f"the disk is full: nothing was written to {path} (free some space and try again)"
+        )
+    if name in _WRITE_FAILED or "disk I/O error" in str(exc):
+        return WorkspaceError(
+            f"the disk refused a write ({exc}: full, over a file size limit, or failing): "
+            f"nothing was written to {path}"
+        )
+    return WorkspaceError(f"cannot write {path} ({exc}): nothing was written")
+
+
+def os_write_error(path: Path, exc: OSError) -> str:
+    """The same for an ``OSError`` (the rename, a temporary file that cannot be made)."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk is full: nothing was written to {path} (free some space and try again)"
+    if exc.errno == errno.EFBIG:
+        return f"the file grew past the size limit (ulimit -f): nothing was written to {path}"
+    return f"import stopped, nothing written to {path}: {exc.strerror or exc}"

@@ -12,7 +12,7 @@ layout.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -24,7 +24,7 @@ from textual.widgets import Static
 from cosmem_tui.core.browse import BrowseService, TurnDetail, TurnPage
 from cosmem_tui.core.directory import Listing
 from cosmem_tui.core.session import Session
-from cosmem_tui.core.text import visible
+from cosmem_tui.core.text import one_line, visible
 from cosmem_tui.core.thread_search import ThreadSearch
 from cosmem_tui.core.turn_gaps import missing_total
 from cosmem_tui.core.turn_window import Side, TurnKey, TurnWindow
@@ -397,7 +397,7 @@ class ThreadColumn(RowList):
         self.wanted = None
         self.set_source(ThreadRows([], session.clock), empty_text="loading threads…")
         name = tenant.text if isinstance(tenant, Key) else tenant
-        self.set_title(f"threads of {name}")
+        self.set_title(f"threads of {one_line(name, exact=True)}")
         self.border_subtitle = plain("loading…")
         service = session.service
 
@@ -412,7 +412,9 @@ class ThreadColumn(RowList):
         assert self.session is not None
         self.tenant, self.threads = value
         self.set_source(ThreadRows(self.threads, self.session.clock), empty_text="no threads")
-        self.set_title(f"threads of {self.tenant.text}", f"{len(self.threads):,}")
+        self.set_title(
+            f"threads of {one_line(self.tenant.text, exact=True)}", f"{len(self.threads):,}"
+        )
         if self.wanted is not None:
             self.select_thread(self.wanted)
         self.border_subtitle = plain(cost_text(cost))
@@ -534,7 +536,7 @@ class TurnColumn(RowList):
         )
         self.expiring_within = None
         self.set_source(self.rows, empty_text="loading turns…")
-        self.set_title(f"turns of {ref.thread.text}")
+        self.set_title(f"turns of {one_line(ref.thread.text, exact=True)}")
         self.border_subtitle = plain("loading…")
         self.fetch(Side.HEAD, first=True)
         if keep is not None and keep.side is Side.TAIL:
@@ -841,14 +843,16 @@ class DetailPane(VerticalScroll):
         service = session.service
         item_id, part = key
 
-        def fetch() -> Awaitable[TurnDetail]:
-            return service.detail(ref, item_id, part)
+        async def fetch() -> tuple[TurnDetail, RawItem]:
+            detail = await service.detail(ref, item_id, part)
+            # Encoding a large item (indented JSON is Python's slow encoder) waits in a
+            # thread, not on the screen: 50,000 messages take most of a second.
+            return detail, await asyncio.to_thread(raw_item, detail)
 
         self.loader.start(session, fetch, self._loaded, self._failed, cause="browse: open a turn")
 
-    def _loaded(self, detail: TurnDetail, cost: Meter) -> None:
-        self.detail = detail
-        self.raw = raw_item(detail)
+    def _loaded(self, loaded: tuple[TurnDetail, RawItem], cost: Meter) -> None:
+        self.detail, self.raw = loaded
         self.render_turn()
         self.border_subtitle = plain(f"point read {cost_text(cost)}")
         self.post_message(Status(""))

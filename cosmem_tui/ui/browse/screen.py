@@ -271,10 +271,11 @@ class BrowseScreen(ViewScreen):
         if self.session is None:
             return
         parts = [self.top_label]
+        # Keys as the lists show them (exact: a backslash as \\); the guard below keeps them.
         if self.level >= Level.THREADS and (tenant := self.thread_column.tenant) is not None:
-            parts.append(tenant.text)
+            parts.append(one_line(tenant.text, exact=True))
         if self.level >= Level.TURNS and (ref := self.turn_column.ref) is not None:
-            parts.append(ref.thread.text)
+            parts.append(one_line(ref.thread.text, exact=True))
         if self.level is Level.DETAIL and (key := self.detail_pane.key) is not None:
             parts.append(self.turn_column.turn_label(key))
         self.query_one("#crumbs", Static).update(

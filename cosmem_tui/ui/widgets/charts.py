@@ -10,11 +10,11 @@ lines into styled text.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 
 from rich.cells import cell_len
 
+from cosmem_tui.model.times import utc_text
 from cosmem_tui.ui.widgets.row_list import Tone
 
 Seg = tuple[str, Tone]
@@ -138,7 +138,7 @@ def bar_chart(
 
 
 def clock(epoch: float) -> str:
-    return time.strftime("%H:%M", time.gmtime(epoch))
+    return utc_text(epoch, "%H:%M")
 
 
 def time_axis(start: float, end: float, width: int, *, back: str = "") -> Line:
