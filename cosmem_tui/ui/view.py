@@ -85,7 +85,19 @@ class ViewScreen(Screen[None]):
     # -- the status line and the hints -----------------------------------------------------
 
     def show_hints(self) -> None:
-        self.query_one("#hints", HintLine).show(self.cosmem.registry.hint_parts(self.VIEW))
+        """The footer: the hints of the actions that do something here, now (again after
+        whatever changes that: a level opened, a filter set or cleared)."""
+        hints = self.query("#hints")
+        if hints:
+            parts = self.cosmem.registry.hint_parts(self.VIEW, self.hint_applies)
+            hints.first(HintLine).show(parts)
+
+    def hint_applies(self, action_id: str) -> bool:
+        """Does the action do something in the view as it is now? (Its footer hint is
+        shown only then; the help lists every action of the view.)"""
+        if action_id == "list.back":
+            return self.narrowed() or self.can_go_back()
+        return True
 
     def set_status(self, message: str, error: bool = False) -> None:
         statuses = self.query("#status")
@@ -143,6 +155,7 @@ class ViewScreen(Screen[None]):
                 self._filter_target.set_filter("")
             self.show_filter_status(self._filter_target)
         self.refocus()  # focus goes back to the list, synchronously
+        self.show_hints()  # what Esc does now depends on the filter (and the focus)
         if bar.mode == "command" and submitted:
             self.cosmem.run_command(bar.value)
 
@@ -163,6 +176,39 @@ class ViewScreen(Screen[None]):
 
     def filter_note(self, target: RowList) -> str:
         return ""
+
+    # -- back: one behaviour for every list (Esc, h, ←) -------------------------------------
+
+    def action_back(self) -> None:
+        """Esc: first clear what narrows the focused list (the ``/`` filter, then a view's
+        own narrowing), then go up a level where the view has levels."""
+        self.keys_to_the_bar()
+        if self.clear_narrowing():
+            self.show_hints()
+            return
+        self.go_back()
+        self.show_hints()
+
+    def narrowed(self) -> bool:
+        """Is the focused list narrowed by something Esc clears?"""
+        focused = self.focused
+        return isinstance(focused, RowList) and bool(focused.filter_text)
+
+    def clear_narrowing(self) -> bool:
+        """Clear the focused list's filter (views add their own narrowing); False: none."""
+        focused = self.focused
+        if isinstance(focused, RowList) and focused.filter_text:
+            focused.set_filter("")
+            self.show_filter_status(focused)
+            return True
+        return False
+
+    def can_go_back(self) -> bool:
+        """Is there a level above this one (browse: the parent list)?"""
+        return False
+
+    def go_back(self) -> None:
+        """Up a level (nothing to clear any more); a view without levels stays."""
 
     # -- moving in the focused list (the registry binds these keys for list views) ----------
 

@@ -182,7 +182,10 @@ async def test_help_hints_and_palette_list_exactly_the_registry(make_app, demo_p
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         registry = app.registry
-        expected_hints = [a.hint for a in registry.for_view("browse") if a.hint]
+        applies = app.screen.hint_applies  # the tenant list: no level to go back to
+        expected_hints = [a.hint for a in registry.for_view("browse") if a.hint and applies(a.id)]
+        assert "back" in [a.hint for a in registry.for_view("browse")]
+        assert "back" not in expected_hints
         shown = [part.split(" ", 1)[1] for part in hints(app).strip().split(" · ")]
         assert sorted(shown) == sorted(expected_hints)
         await pilot.press("question_mark")

@@ -251,6 +251,7 @@ class BrowseScreen(ViewScreen):
                 widget.styles.width = width
         self.refocus()
         self._update_crumbs()
+        self.show_hints()
 
     def refocus(self) -> None:
         if self.bar_is_open:
@@ -392,26 +393,38 @@ class BrowseScreen(ViewScreen):
             if turn is not None:
                 self.open_detail(turn.key)
 
-    def action_back(self) -> None:
-        self.keys_to_the_bar()
+    def narrowed(self) -> bool:
         focused = self.focused
-        if isinstance(focused, RowList) and focused.filter_text:
-            focused.set_filter("")
-            self.show_filter_status(focused)
-            return
+        if isinstance(focused, TurnColumn) and (
+            focused.hits is not None or focused.expiring_within is not None
+        ):
+            return True
+        return super().narrowed()
+
+    def clear_narrowing(self) -> bool:
+        """The filter first, then a thread search, then the ``x`` narrowing."""
+        if super().clear_narrowing():
+            return True
+        focused = self.focused
         if isinstance(focused, TurnColumn) and focused.leave_search():
             self.set_status("")
-            return
+            return True
         if isinstance(focused, TurnColumn) and focused.expiring_within is not None:
             self._narrow_expiring(None)
+            return True
+        return False
+
+    def can_go_back(self) -> bool:
+        return self.session is not None and self.level > Level.TENANTS
+
+    def go_back(self) -> None:
+        if not self.can_go_back():
             return
-        if self.session is None:
-            return
-        if self.level > Level.TENANTS:
-            self.level = Level(self.level - 1)
-            if self.level is Level.THREADS and not self.session.schema.has_tenant_level:
-                self.level = Level.TENANTS  # the top list holds the threads
-            self.layout_columns()
+        assert self.session is not None
+        self.level = Level(self.level - 1)
+        if self.level is Level.THREADS and not self.session.schema.has_tenant_level:
+            self.level = Level.TENANTS  # the top list holds the threads
+        self.layout_columns()
 
     def action_reload(self) -> None:
         self.keys_to_the_bar()
@@ -469,6 +482,7 @@ class BrowseScreen(ViewScreen):
             self.layout_columns()
         status = self.turn_column.narrow_expiring(within)
         self.set_status(status)
+        self.show_hints()
         if within is not None:
             self._count_expiring_in_thread(within)
 
@@ -542,6 +556,19 @@ class BrowseScreen(ViewScreen):
         if action in WRITE_ACTIONS:  # not offered, not run: the session cannot write
             return self.session is not None and self.session.writes is not None
         return True
+
+    def hint_applies(self, action_id: str) -> bool:
+        """A hint only where its key does something: pin on a turn, erase on a thread,
+        open where there is a row to open."""
+        if action_id == "write.pin":
+            return self.level >= Level.TURNS
+        if action_id == "write.erase":
+            return self.level >= Level.THREADS or (
+                self.session is not None and not self.session.schema.has_tenant_level
+            )
+        if action_id == "browse.open":
+            return self.level < Level.DETAIL
+        return super().hint_applies(action_id)
 
     def target_item(self) -> tuple[ThreadRef, str] | None:
         """The turn a pin or a new ttl applies to: the current row, or the open turn."""
@@ -643,6 +670,7 @@ class BrowseScreen(ViewScreen):
         self.level = Level.TURNS
         self.layout_columns()
         self.set_status(self.turn_column.start_search(text))
+        self.show_hints()
 
     def action_next_hit(self) -> None:
         self.keys_to_the_bar()

@@ -30,8 +30,10 @@ class HintLine(Static):
         self._parts: list[str] = []
 
     def show(self, parts: Iterable[str]) -> None:
-        self._parts = list(parts)
-        self.refresh()
+        parts = list(parts)
+        if parts != self._parts:  # unchanged hints must not redraw (idle views)
+            self._parts = parts
+            self.refresh()
 
     def render(self) -> Text:
         width = self.content_size.width - 1  # one cell of margin, as before
