@@ -61,6 +61,9 @@ LEDGER_COLUMNS = (
 )
 
 
+LEDGER_TITLE = "requests, newest first"
+
+
 def clock_of_day(epoch: float) -> str:
     return time.strftime("%H:%M:%S", time.gmtime(epoch)) if epoch else "—"
 
@@ -212,7 +215,7 @@ class RequestsScreen(ViewScreen):
     def on_mount(self) -> None:
         super().on_mount()
         ledger = self.query_one("#ledger", RowList)
-        ledger.set_title("requests, newest first")
+        ledger.set_title(LEDGER_TITLE)
         self.set_focus(ledger)
 
     def session_ready(self, session: Session) -> None:
@@ -249,6 +252,8 @@ class RequestsScreen(ViewScreen):
         keep = self.rows.records[current].seq if current is not None and self.rows.records else None
         self.rows = LedgerRows(snapshot.records)
         ledger.update_source(self.rows)
+        # One count, in the title: "(25)", or "· 3 of 25" while a filter hides some.
+        ledger.set_title(LEDGER_TITLE, f"{len(self.rows):,}")
         if keep is not None and (index := self.rows.index_of(keep)) is not None:
             ledger.select_index(index)
         lines = summary_lines(snapshot)
@@ -258,7 +263,7 @@ class RequestsScreen(ViewScreen):
         self._show_loop_state()
 
     def _show_loop_state(self) -> None:
-        text = f"{len(self.rows):,} shown · refresh {self.loop.describe()}"
+        text = f"refresh {self.loop.describe()}"
         if text != self._subtitle:  # an unchanged title must not redraw the list
             self._subtitle = text
             self.query_one("#ledger", RowList).border_subtitle = plain(text)

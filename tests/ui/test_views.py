@@ -243,3 +243,19 @@ async def test_unknown_and_misused_commands_say_so(make_app, demo_path):
         assert said == "usage: :tenant NAME, in the browse view (:browse)"
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
+
+
+async def test_the_ledger_counts_its_rows_once_in_the_title(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        ledger = app.screen.query_one("#ledger", RowList)
+        total = len(ledger_rows(app))
+        assert str(ledger.border_title) == f"requests, newest first ({total:,})"
+        await pilot.press("slash", *"no-such-request", "enter")
+        await settle(pilot)
+        assert str(ledger.border_title) == f"requests, newest first · 0 of {total:,}"
+        # The border's other side says how it refreshes, not another count.
+        assert str(ledger.border_subtitle) == "refresh every 5 s"
