@@ -158,6 +158,17 @@ ACTIONS: tuple[UiAction, ...] = (
         hint_rank=2,
         priority=True,
     ),
+    UiAction(
+        "list.detail",
+        "v",
+        "row_detail",
+        "the selected row in full: every field, scrollable (an open turn: all its text)",
+        "Move",
+        LISTS,
+        hint="detail",
+        hint_rank=3,
+        priority=True,
+    ),
     # -- browse ------------------------------------------------------------------------------
     UiAction(
         "browse.open",
@@ -214,15 +225,6 @@ ACTIONS: tuple[UiAction, ...] = (
         "c",
         "count_shown",
         "count the rows on screen (asks past the budget)",
-        "Browse",
-        BROWSE,
-        priority=True,
-    ),
-    UiAction(
-        "browse.read_all",
-        "v",
-        "read_all",
-        "read the open turn in full (the detail cuts long texts at 64 KB)",
         "Browse",
         BROWSE,
         priority=True,

@@ -36,6 +36,9 @@ VIEW_CSS = """
 """
 
 
+NO_FIELDS = "no fields on this row: a title or a marker, or not loaded yet"
+
+
 def view_bindings(view: str) -> list:  # type: ignore[type-arg]
     """A view's BINDINGS: its registry actions (priority ones run in the app's key loop)."""
     return Registry(ACTIONS).bindings(view, app_level=False)
@@ -261,11 +264,31 @@ class ViewScreen(Screen[None]):
     def action_copy_row(self) -> None:
         self.keys_to_the_bar()
         shown = self.shown_table()
-        record = shown.current() if shown is not None else None
-        if shown is None or record is None:
+        if shown is None or shown.rows.current_index is None:
             self.set_status("nothing to copy: no row selected", error=True)
             return
+        record = shown.current()
+        if record is None:
+            self.set_status(f"nothing to copy: {NO_FIELDS}", error=True)
+            return
         copy_json(self, f"the {shown.name} row", record)
+
+    def action_row_detail(self) -> None:
+        """``v``: every field of the selected row (its record), scrollable, at any size."""
+        self.keys_to_the_bar()
+        shown = self.shown_table()
+        index = shown.rows.current_index if shown is not None else None
+        if shown is None or index is None:
+            self.set_status("nothing to show: no row selected", error=True)
+            return
+        record = shown.record(index, "table")  # as the CLI's table has it: units in words
+        if record is None:
+            self.set_status(NO_FIELDS)
+            return
+        from cosmem_tui.ui.row_detail import RowDetail
+
+        where = f"{shown.name} · row {shown.rows.cursor + 1:,} of {shown.rows.row_count:,}"
+        self.app.push_screen(RowDetail(where, record))
 
     def open_with(self, args: tuple[str, ...]) -> None:
         """``:NAME ARGS``: what the view was asked to show (views without arguments say so)."""

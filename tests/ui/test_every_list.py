@@ -66,3 +66,94 @@ async def test_esc_clears_the_filter_and_slash_starts_a_new_one(make_app, demo_p
         await pilot.press("slash", "backspace", "enter")  # an edit of the kept one
         await settle(pilot)
         assert rows.filter_text == ""
+
+
+def rendered(record, width: int) -> str:  # type: ignore[no-untyped-def]
+    """What the detail draws for ``record`` at ``width``, all of it (not only the lines
+    on screen)."""
+    import io
+
+    from rich.console import Console
+
+    from cosmem_tui.ui.row_detail import fields_table
+
+    console = Console(width=width, file=io.StringIO(), record=True)
+    console.print(fields_table(record))
+    return console.export_text()
+
+
+@pytest.mark.parametrize("name", list(LISTS))
+async def test_v_shows_every_field_of_the_row_scrollable_at_80x24(make_app, demo_path, name):
+    from textual.containers import VerticalScroll
+
+    from cosmem_tui.ui.row_detail import RowDetail
+
+    app = make_app(demo_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        rows = await open_list(pilot, name)
+        view = app.screen
+        await pilot.press("down")
+        shown = view.shown_table()
+        expected = shown.record(rows.current_index, "table")
+        await pilot.press("v")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, RowDetail), name
+        assert detail.record == expected and set(expected) == set(shown.fields)
+        text = rendered(detail.record, 76)
+        for field in shown.fields:  # every field, whatever the list dropped at 80 columns
+            assert f"\n{field} " in f"\n{text}", field
+        scroll = detail.query_one("#row-detail", VerticalScroll)
+        await pilot.press("G")
+        await settle(pilot)
+        assert scroll.scroll_y == scroll.max_scroll_y
+        if scroll.max_scroll_y:  # taller than the screen: it scrolls back up too
+            await pilot.press("g")
+            await settle(pilot)
+            assert scroll.scroll_y == 0
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is view and rows.has_focus
+
+
+def a_thread_with_turns_expiring_within_a_week(path, now: float) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        found = db.execute(
+            "SELECT tenant_key, thread_key FROM items GROUP BY 1, 2"
+            " HAVING COUNT(*) <= 100 AND SUM(expires_at > ? AND expires_at <= ?) >= 3"
+            " ORDER BY 1, 2 LIMIT 1",
+            (now, now + 7 * 86400),
+        ).fetchone()
+    assert found is not None
+    return found[0], found[1]
+
+
+async def test_the_turn_list_keeps_expires_while_x_narrows_to_it(make_app, demo_path, clock):
+    from tests.ui.conftest import screen_text
+
+    tenant, thread = a_thread_with_turns_expiring_within_a_week(demo_path, clock.now())
+    app = make_app(demo_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("colon", *f"thread {tenant} {thread}", "enter")
+        await settle(pilot)
+        turns = app.screen.query_one("#turns", RowList)
+        assert turns.has_focus and turns.row_count > 1
+        header = next(line for line in screen_text(app).splitlines() if "TIME (UTC)" in line)
+        assert "EXPIRES" not in header  # 80 columns: the text wins over the expiry …
+        for within in ("1h", "24h", "7d"):
+            await pilot.press("x")
+            await settle(pilot)
+            assert turns.narrow_label == f"expiring within {within}"
+            lines = screen_text(app).splitlines()
+            header = next(line for line in lines if "TIME (UTC)" in line)
+            assert "EXPIRES" in header, within  # … but not while x narrows to it
+        shown = [turns.source.row(turns.source_index(p)) for p in range(turns.row_count)]
+        expires = [row[-1][0] for row in shown if row]
+        assert expires and all(cell in screen_text(app) for cell in expires[:5])
+        await pilot.press("x")  # all turns again: the column gives way once more
+        await settle(pilot)
+        header = next(line for line in screen_text(app).splitlines() if "TIME (UTC)" in line)
+        assert turns.narrow is None and "EXPIRES" not in header

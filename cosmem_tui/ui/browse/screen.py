@@ -444,12 +444,19 @@ class BrowseScreen(ViewScreen):
         elif self.level is Level.DETAIL and (key := self.detail_pane.key) is not None:
             self.open_detail(key)
 
-    def action_read_all(self) -> None:
-        """``v``: the open turn in full, page by page (the detail cuts long texts)."""
+    def action_row_detail(self) -> None:
+        """``v``: the row's every field in a list; in an open turn, the turn in full."""
+        if self.level is Level.DETAIL:
+            self.read_all()
+        else:
+            super().action_row_detail()
+
+    def read_all(self) -> None:
+        """The open turn in full, page by page (the detail cuts long texts)."""
         self.keys_to_the_bar()
-        detail = self.detail_pane.detail if self.level is Level.DETAIL else None
+        detail = self.detail_pane.detail
         if detail is None or detail.turn.key != self.detail_pane.key:
-            self.set_status("open a turn first (Enter): v reads it in full")
+            self.set_status("the turn is not read yet: v reads it in full once it is shown")
             return
         from cosmem_tui.ui.reader import TextReader, full_text
 
