@@ -125,10 +125,14 @@ async def test_command_mode_opens_tenants_and_threads(make_app, demo_path, manif
         await pilot.press("enter")
         await settle(pilot)
         assert browse.level is Level.TURNS and browse.thread.thread == Key.of(HOSTILE_THREAD)
+        opened = browse.thread
         await pilot.press("colon", *"tenant nobody", "enter")
         await settle(pilot)
         assert "no tenant 'nobody'" in status(app)
-        assert browse.level is Level.TENANTS
+        # An unknown name keeps you where you were: the thread stays open, its turns shown.
+        assert browse.level is Level.TURNS and browse.thread == opened
+        assert browse.tenant == Key.of("woodgrove") and app.screen.focused is browse.turn_column
+        assert browse.thread_column.message is None  # no failure where the threads are
         await pilot.press("colon", *"frobnicate", "enter")
         assert "unknown command" in status(app)
 

@@ -409,6 +409,14 @@ class ThreadColumn(RowList):
 
         self.loader.start(session, fetch, self._loaded, self._failed, cause="browse: open a tenant")
 
+    def show_found(self, session: Session, value: tuple[Key, list[Thread]], cost: Meter) -> None:
+        """A tenant's threads already listed (``:tenant NAME`` found it first)."""
+        self.session = session
+        self.loader.bump()
+        self.wanted = None
+        self.clear_message()
+        self._loaded(value, cost)
+
     def _loaded(self, value: tuple[Key, list[Thread]], cost: Meter) -> None:
         assert self.session is not None
         self.tenant, self.threads = value

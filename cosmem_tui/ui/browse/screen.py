@@ -22,7 +22,7 @@ from cosmem_tui.core.lifecycle import LifecycleService
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnKey
-from cosmem_tui.model import Key, Meter, ThreadRef
+from cosmem_tui.model import Key, Meter, Thread, ThreadRef
 from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlScope
 from cosmem_tui.ui.actions import show_key
 from cosmem_tui.ui.browse.columns import (
@@ -94,6 +94,7 @@ class BrowseScreen(ViewScreen):
         super().__init__()
         self.level = Level.TENANTS
         self.copy_loader = Loader(self, "copy")  # y on a turn: its raw item, one point read
+        self.tenant_loader = Loader(self, "tenant")  # :tenant NAME, found before it is shown
 
     # -- composition -----------------------------------------------------------------
 
@@ -703,7 +704,7 @@ class BrowseScreen(ViewScreen):
             case ShowTenants():
                 self.action_show_tenants()
             case OpenTenant(tenant):
-                self.show_tenant(tenant)
+                self.open_named_tenant(tenant)
             case OpenThread(tenant, thread, tenant_given):
                 self._open_named_thread(tenant, thread, tenant_given=tenant_given)
             case Pin():
@@ -728,6 +729,32 @@ class BrowseScreen(ViewScreen):
             return
         self._select_key_row(tenant)
         self.open_threads(tenant)
+
+    def open_named_tenant(self, text: str) -> None:
+        """``:tenant NAME``: list the tenant's threads first, then show them; a name
+        that is no tenant says so and leaves the view where it was (an open thread
+        stays open)."""
+        assert self.session is not None
+        session = self.session
+
+        def found(value: tuple[Key, list[Thread]], cost: Meter) -> None:
+            self._select_key_row(value[0])
+            self.thread_column.show_found(session, value, cost)
+            self.level = Level.THREADS
+            self.layout_columns()
+
+        def failed(error: str) -> None:
+            self.set_status(error, error=True)
+
+        self.tenant_loader.bump()
+        self.set_status(f"looking for {session.schema.tenant_label} {one_line(text, 40)}…")
+        self.tenant_loader.start(
+            session,
+            lambda: session.service.threads_named(text),
+            found,
+            failed,
+            cause="browse: open a tenant",
+        )
 
     def show_thread(self, ref: ThreadRef) -> None:
         """A thread's turns, named by keys (no lookup): its tenant's threads beside them."""
