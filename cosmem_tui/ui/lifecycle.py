@@ -15,9 +15,7 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import Static
 
 from cosmem_tui.core import records
 from cosmem_tui.core.lifecycle import LifecycleReport, LifecycleService
@@ -38,6 +36,7 @@ from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
 from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import RowList
 
 
@@ -69,7 +68,7 @@ class LifecycleScreen(ViewScreen):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
-        yield Static(id="ttl-summary")
+        yield FittedLine(id="ttl-summary")
         yield RowList(LIFECYCLE_COLUMNS, id="ttl-list", empty_text="counting…")
         yield from self.compose_chrome_bottom()
 
@@ -208,9 +207,7 @@ class LifecycleScreen(ViewScreen):
         self.set_status(f"{error} · r retries", error=True)
 
     def _summary(self, lines: list[str]) -> None:
-        self.query_one("#ttl-summary", Static).update(
-            Text("\n".join(one_line(line) for line in lines), no_wrap=True, overflow="ellipsis")
-        )
+        self.query_one("#ttl-summary", FittedLine).show("\n".join(one_line(line) for line in lines))
 
     # -- actions ---------------------------------------------------------------------------
 

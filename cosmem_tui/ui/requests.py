@@ -20,9 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import Static
 
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
@@ -32,6 +30,7 @@ from cosmem_tui.ui.refresh import RefreshLoop
 from cosmem_tui.ui.rows import safe_cells
 from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import Cell, Column, RowList
 
 SCOPE_SHORT = {
@@ -108,6 +107,7 @@ class LedgerRows:
 
     def __init__(self, records: Sequence[RequestCharge]) -> None:
         self.records = list(reversed(records))
+        self._search: list[str | None] = [None] * len(self.records)
 
     def __len__(self) -> int:
         return len(self.records)
@@ -116,11 +116,15 @@ class LedgerRows:
         return record_cells(self.records[index])
 
     def search_text(self, index: int) -> str:
-        r = self.records[index]
-        return " ".join(
-            (r.outcome, r.operation, r.scope.value, r.kind.value, r.cause, r.target,
-             r.activity_id or "")
-        )  # fmt: skip
+        """Every cell the row shows (its time, RU, latency …), and what narrow columns
+        hide: the scope's own name, the kind, the whole activity id."""
+        found = self._search[index]
+        if found is None:
+            r = self.records[index]
+            shown = " ".join(text for text, _tone in record_cells(r))
+            found = " ".join((shown, r.scope.value, r.kind.value, r.activity_id or ""))
+            self._search[index] = found
+        return found
 
     def index_of(self, seq: int) -> int | None:
         for index, record in enumerate(self.records):
@@ -208,7 +212,7 @@ class RequestsScreen(ViewScreen):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
-        yield Static(id="summary")
+        yield FittedLine(id="summary")
         yield RowList(LEDGER_COLUMNS, id="ledger", empty_text="no requests yet", noun="requests")
         yield from self.compose_chrome_bottom()
 
@@ -257,9 +261,7 @@ class RequestsScreen(ViewScreen):
         if keep is not None and (index := self.rows.index_of(keep)) is not None:
             ledger.select_index(index)
         lines = summary_lines(snapshot)
-        self.query_one("#summary", Static).update(
-            Text("\n".join(one_line(line) for line in lines), no_wrap=True, overflow="ellipsis")
-        )
+        self.query_one("#summary", FittedLine).show("\n".join(one_line(line) for line in lines))
         self._show_loop_state()
 
     def _show_loop_state(self) -> None:

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from typing import ClassVar, cast
 
-from rich.text import Text
 from textual import events
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Static
 
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.table_export import ExportTable
@@ -26,7 +24,7 @@ from cosmem_tui.ui.host import Host
 from cosmem_tui.ui.table_export import ShownTable, copy_json, export_shown
 from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.header import SessionHeader
-from cosmem_tui.ui.widgets.hint_line import HintLine
+from cosmem_tui.ui.widgets.hint_line import FittedLine, HintLine
 from cosmem_tui.ui.widgets.row_list import RowList
 
 VIEW_CSS = """
@@ -46,6 +44,10 @@ def view_bindings(view: str) -> list:  # type: ignore[type-arg]
 
 class ViewScreen(Screen[None]):
     VIEW: ClassVar[str] = ""
+    # Notices stack up from above the status line and the hints, never over them (the
+    # newest lowest, always in view; old ones leave at the top, and each expires). Not
+    # DEFAULT_CSS: the rack's own default would win over a screen's.
+    CSS: ClassVar[str] = "ToastRack { margin-bottom: 2; }"
 
     def __init__(self) -> None:
         super().__init__()
@@ -64,7 +66,7 @@ class ViewScreen(Screen[None]):
         yield SessionHeader(id="header")
 
     def compose_chrome_bottom(self) -> ComposeResult:
-        yield Static(id="status")
+        yield FittedLine(id="status")
         yield HintLine(id="hints")
 
     def on_mount(self) -> None:
@@ -100,7 +102,12 @@ class ViewScreen(Screen[None]):
         shown only then; the help lists every action of the view.)"""
         if action_id == "list.back":
             return self.narrowed() or self.can_go_back()
+        if action_id == "list.filter":
+            return isinstance(self.focused, RowList)  # not in a turn's detail
         return True
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.show_hints()  # what the keys act on follows the focus
 
     def set_status(self, message: str, error: bool = False) -> None:
         statuses = self.query("#status")
@@ -108,9 +115,9 @@ class ViewScreen(Screen[None]):
             self._pending_status = (message, error)
             return
         self._pending_status = None
-        status = statuses.first(Static)
+        status = statuses.first(FittedLine)
         status.set_class(error, "error")
-        status.update(Text(one_line(message), no_wrap=True, overflow="ellipsis"))
+        status.show(one_line(message))  # whole parts that fit: never a word cut in half
 
     # -- the command / filter bar ----------------------------------------------------------
 

@@ -157,3 +157,43 @@ async def test_the_turn_list_keeps_expires_while_x_narrows_to_it(make_app, demo_
         await settle(pilot)
         header = next(line for line in screen_text(app).splitlines() if "TIME (UTC)" in line)
         assert turns.narrow is None and "EXPIRES" not in header
+
+
+async def test_notices_stack_above_the_status_line_and_the_hints(make_app, demo_path):
+    from textual.widgets._toast import Toast
+
+    app = make_app(demo_path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await open_list(pilot, "tenants")
+        for n in range(8):  # more notices than the screen has room for
+            app.notify(f"notice {n}", timeout=60)
+        await settle(pilot)
+        screen = app.screen
+        status, hints = screen.query_one("#status"), screen.query_one("#hints")
+        toasts = sorted(screen.query(Toast), key=lambda t: t.region.y)
+        assert toasts and all(t.region.bottom <= status.region.y for t in toasts)
+        assert status.region.y < hints.region.y == screen.size.height - 1
+        newest = toasts[-1]  # the lowest, and on screen
+        assert "notice 7" in str(newest.render()) and newest.region.y >= 0
+
+
+async def test_the_advisor_s_fix_cut_at_80x24_is_whole_in_the_row_detail(make_app, demo_path):
+    from textual.widgets import Static
+
+    from cosmem_tui.ui.row_detail import RowDetail
+
+    app = make_app(demo_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        rows = await open_list(pilot, "advise")
+        view = app.screen
+        pane = view.query_one("#finding", Static)
+        assert str(pane.border_subtitle) == "v shows it whole"
+        finding = view.rows.findings[rows.current_index]
+        words = " ".join(finding.fix.split())
+        from tests.ui.conftest import screen_text
+
+        assert words not in " ".join(screen_text(app).split())  # 80×24 cuts it …
+        await pilot.press("v")
+        await settle(pilot)
+        assert isinstance(app.screen, RowDetail)
+        assert words in " ".join(rendered(app.screen.record, 76).split())  # … v has it all

@@ -53,8 +53,12 @@ async def test_a_hint_is_shown_only_where_its_key_does_something(
         assert "esc back" in shown and "X erase" in shown and "P pin" not in shown
         await pilot.press("enter")  # a thread's turns: a turn can be pinned
         await settle(pilot)
-        assert {"esc back", "X erase", "P pin"} <= set(footer(app))
-        await pilot.press("escape", "escape")
+        assert {"esc back", "X erase", "P pin", "/ filter"} <= set(footer(app))
+        await pilot.press("enter")  # one turn: nothing to filter or open in its detail
+        await settle(pilot)
+        assert "/ filter" not in footer(app) and "⏎ open" not in footer(app)
+        assert "P pin" in footer(app)
+        await pilot.press("escape", "escape", "escape")
         await settle(pilot)
         assert "P pin" not in footer(app) and "esc back" not in footer(app)
         # The ledger has no level above it: Esc says back only while a filter is set.
@@ -67,3 +71,62 @@ async def test_a_hint_is_shown_only_where_its_key_does_something(
         await pilot.press("escape")
         await settle(pilot)
         assert "esc back" not in footer(app)
+
+
+LINES = [
+    "no turns expiring within 1h (13 loaded; x widens · Esc clears)",
+    "tenant adventure-works · TTL on, no default: only items with their own ttl expire",
+    "characters 0–1,234 of 1,234 · ] next page · [ previous · G last · Esc closes",
+    "by scope: fan-out 1 (28.4) · logs 4 (0.0) · metadata 1 (1.0) · metrics 2 (0.0)",
+]
+
+
+def ends_on_a_word(shown: str, whole: str) -> bool:
+    """``shown`` is ``whole``, or a start of it cut after a whole word, then ``…``."""
+    if shown == whole:
+        return True
+    if not shown.endswith("…"):
+        return False
+    head = shown[:-1].rstrip()
+    after = whole[len(head) : len(head) + 1]  # a space, punctuation, or the end
+    return whole.startswith(head) and not after.isalnum()
+
+
+def test_fit_line_never_cuts_a_word():
+    from cosmem_tui.ui.widgets.hint_line import fit_line
+
+    for line in LINES:
+        for width in range(12, len(line) + 2):  # (a first word wider is cut inside)
+            shown = fit_line(line, width)
+            assert len(shown) <= width and ends_on_a_word(shown, line), (width, shown)
+    assert fit_line("expiring within 1h: 0 turns · x widens · Esc clears", 45) == (
+        "expiring within 1h: 0 turns · x widens · Esc…"
+    )
+    assert fit_line("one · two", 20) == "one · two"
+
+
+async def test_status_and_summary_lines_at_80_columns_end_on_a_whole_word(demo_path, make_app):
+    from cosmem_tui.ui.widgets.hint_line import FittedLine
+
+    app = make_app(demo_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        cut = 0
+        for key in ("R", "A", "L", "B"):
+            await pilot.press(key)
+            await settle(pilot)
+            if key == "B":  # a status longer than the line: x in a thread
+                await pilot.press("enter", "enter", "x")
+                await settle(pilot)
+            for line in app.screen.query(FittedLine):
+                shown = line.render().plain.split("\n")
+                for whole, drawn in zip(line.text.split("\n"), shown, strict=True):
+                    assert len(drawn) <= line.content_size.width
+                    assert ends_on_a_word(drawn, whole), (key, drawn)
+                    cut += drawn != whole
+        assert cut  # some line was too long for 80 columns (else this shows nothing)
+        await pilot.press("escape", "enter", "v")  # a turn, read in full: its border too
+        await settle(pilot)
+        subtitle = str(app.screen.query_one("#reader").border_subtitle)
+        assert len(subtitle) <= 80 - 6 and "Esc closes" in subtitle
+        assert subtitle.endswith("…") or subtitle.endswith("G last")

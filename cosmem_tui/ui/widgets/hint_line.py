@@ -1,14 +1,22 @@
-"""The footer's key hints: whole hints that fit the width, never one cut in half."""
+"""One rule for a line that may not fit: whole parts, never a word cut in half.
+
+The footer's key hints keep the hints that fit, in order, and drop the rest whole (a
+cut ``e`` reads as a key). Status and summary lines are made of ``·``-separated parts
+too: they keep the parts that fit and cut the next one after its last whole word,
+with ``…``. So "Esc clo…" is never drawn: a
+narrow terminal shows "Esc closes" or nothing of it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.widgets import Static
 
 SEPARATOR = " · "
+MORE = " …"
 
 
 def fit_hints(parts: Iterable[str], width: int) -> str:
@@ -20,6 +28,45 @@ def fit_hints(parts: Iterable[str], width: int) -> str:
             break
         line = longer
     return line
+
+
+def cut_words(text: str, width: int, *, mid_word: bool = True) -> str:
+    """``text`` in ``width`` cells: whole if it fits, else cut after its last whole word
+    with ``…``. A first word longer than that is cut inside only with ``mid_word``
+    (the line's first part: nothing else could show); otherwise it is just ``…``."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[: max(0, width)]
+    head = set_cell_size(text, width - 1).rstrip()
+    if text[len(head) : len(head) + 1] in (" ", ""):
+        return f"{head}…"  # the last word shown is whole
+    cut = head.rfind(" ")
+    if cut > 0:
+        return head[:cut].rstrip(" ·,;:(") + "…"
+    return f"{head}…" if mid_word else "…"
+
+
+def fit_line(text: str, width: int) -> str:
+    """A status or summary line in ``width`` cells: the ``·`` parts that fit whole, then
+    the next one cut after its last whole word (``…``), or `` …`` where none of it fits."""
+    if cell_len(text) <= width:
+        return text
+    parts = text.split(SEPARATOR)
+    kept: list[str] = []
+    for part in parts:
+        if cell_len(SEPARATOR.join([*kept, part])) <= width:
+            kept.append(part)
+            continue
+        lead = SEPARATOR.join(kept) + SEPARATOR if kept else ""
+        room = width - cell_len(lead)
+        piece = cut_words(part, room, mid_word=False) if room > 1 else ""
+        if piece.rstrip("…"):  # at least one whole word of it fits
+            return lead + piece
+        break
+    while kept and cell_len(SEPARATOR.join(kept) + MORE) > width:
+        kept.pop()  # room for the mark that says more was left out
+    return SEPARATOR.join(kept) + MORE if kept else cut_words(text, width)
 
 
 class HintLine(Static):
@@ -38,3 +85,29 @@ class HintLine(Static):
     def render(self) -> Text:
         width = self.content_size.width - 1  # one cell of margin, as before
         return Text(f" {fit_hints(self._parts, max(0, width))}", no_wrap=True)
+
+
+class FittedLine(Static):
+    """Lines of text (a status, a summary) fitted to the width by ``fit_line`` at every
+    layout, so a narrow terminal drops whole parts instead of cutting a word."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._lines: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """What the lines say, whole (before fitting)."""
+        return "\n".join(self._lines)
+
+    def show(self, text: str) -> None:
+        lines = tuple(text.split("\n")) if text else ()
+        if lines != self._lines:  # unchanged lines must not redraw (idle views)
+            self._lines = lines
+            self.refresh()
+
+    def render(self) -> Text:
+        width = self.content_size.width
+        if width <= 0:  # not laid out yet: nothing is drawn, the text stays whole
+            return Text(self.text, no_wrap=True)
+        return Text("\n".join(fit_line(line, width) for line in self._lines), no_wrap=True)

@@ -24,6 +24,7 @@ from textual.strip import Strip
 
 from cosmem_tui.core.text import one_line
 from cosmem_tui.ui.messages import plain
+from cosmem_tui.ui.widgets.hint_line import fit_line
 
 Tone = Literal["", "dim", "warn", "bad", "good", "accent"]
 Cell = tuple[str, Tone]
@@ -480,7 +481,7 @@ class RowList(ScrollView, can_focus=True):
         if self.row_count == 0:
             if y == 1:
                 style = base + self.get_component_rich_style("row-list--placeholder")
-                text = self.empty_line()
+                text = fit_line(self.empty_line(), width)  # whole parts: "Esc clears"
                 return Strip([Segment(fit_text(text, width), style)])
             return Strip.blank(width, base)
         index = self.source_index(position)
