@@ -7,7 +7,7 @@ import shutil
 from textual.widgets import Static
 
 from cosmem_tui.ui.widgets.hint_line import fit_hints
-from tests.ui.conftest import settle
+from tests.ui.conftest import screen_text, settle
 from tests.ui.test_advise_and_writes import writable_app
 
 
@@ -119,7 +119,14 @@ async def test_status_and_summary_lines_at_80_columns_end_on_a_whole_word(demo_p
                 await pilot.press("enter", "enter", "x")
                 await settle(pilot)
             for line in app.screen.query(FittedLine):
-                shown = line.render().plain.split("\n")
+                shown = line.shown().split("\n")
+                assert (
+                    shown
+                    == [  # what is drawn on the screen
+                        row[line.region.x + 1 : line.region.right - 1].rstrip()
+                        for row in screen_text(app).splitlines()[line.region.y : line.region.bottom]
+                    ][: len(shown)]
+                )
                 for whole, drawn in zip(line.text.split("\n"), shown, strict=True):
                     assert len(drawn) <= line.content_size.width
                     assert ends_on_a_word(drawn, whole), (key, drawn)

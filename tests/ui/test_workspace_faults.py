@@ -19,7 +19,6 @@ from cosmem_tui.cli import EXIT_ERROR
 from cosmem_tui.sources.local.workspace_file import FORMAT_VERSION
 from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.failure import SessionFailedScreen
-from cosmem_tui.ui.widgets.hint_line import FittedLine
 from tests.helpers import build_workspace, exchange
 from tests.helpers import run_cli as run
 from tests.ui.conftest import settle
@@ -151,7 +150,7 @@ async def test_a_lock_taken_while_browsing_is_explained_where_it_is_met(make_app
         with locked(workspace):
             await pilot.press("enter")  # the tenant's threads: a read of the locked file
             await settle(pilot)
-            line = browse.query_one("#status", FittedLine).text  # whole, as said
+            line = browse.query_one("#status", Static).render().plain
             assert "is locked by another program" in line and "r retries" in line
             assert browse.level is Level.TENANTS and app.is_running
         await pilot.press("enter")  # released: the same key now opens the tenant

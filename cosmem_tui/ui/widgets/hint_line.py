@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.cells import cell_len, set_cell_size
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 from textual.widgets import Static
 
@@ -87,9 +88,27 @@ class HintLine(Static):
         return Text(f" {fit_hints(self._parts, max(0, width))}", no_wrap=True)
 
 
+class Fitted:
+    """Lines as a renderable that fits them to the width it is drawn at (``fit_line``);
+    ``plain`` is what they say whole, as a ``Text``'s would be."""
+
+    def __init__(self, lines: tuple[str, ...]) -> None:
+        self.lines = lines
+
+    @property
+    def plain(self) -> str:
+        return "\n".join(self.lines)
+
+    def fitted(self, width: int) -> str:
+        return "\n".join(fit_line(line, width) for line in self.lines)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(self.fitted(options.max_width), no_wrap=True, end="")
+
+
 class FittedLine(Static):
-    """Lines of text (a status, a summary) fitted to the width by ``fit_line`` at every
-    layout, so a narrow terminal drops whole parts instead of cutting a word."""
+    """Lines of text (a status, a summary) fitted to the width by ``fit_line`` as they
+    are drawn, so a narrow terminal drops whole parts instead of cutting a word."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -100,14 +119,15 @@ class FittedLine(Static):
         """What the lines say, whole (before fitting)."""
         return "\n".join(self._lines)
 
+    def shown(self) -> str:
+        """What the lines show at the widget's width now."""
+        return Fitted(self._lines).fitted(max(0, self.content_size.width))
+
     def show(self, text: str) -> None:
         lines = tuple(text.split("\n")) if text else ()
         if lines != self._lines:  # unchanged lines must not redraw (idle views)
             self._lines = lines
-            self.refresh()
+            self.refresh(layout=True)
 
-    def render(self) -> Text:
-        width = self.content_size.width
-        if width <= 0:  # not laid out yet: nothing is drawn, the text stays whole
-            return Text(self.text, no_wrap=True)
-        return Text("\n".join(fit_line(line, width) for line in self._lines), no_wrap=True)
+    def render(self) -> Fitted:
+        return Fitted(self._lines)
