@@ -99,8 +99,12 @@ def test_fit_line_never_cuts_a_word():
         for width in range(12, len(line) + 2):  # (a first word wider is cut inside)
             shown = fit_line(line, width)
             assert len(shown) <= width and ends_on_a_word(shown, line), (width, shown)
+    # A part cut to less than half of it says nothing: it goes whole ("Esc…" is not drawn).
     assert fit_line("expiring within 1h: 0 turns · x widens · Esc clears", 45) == (
-        "expiring within 1h: 0 turns · x widens · Esc…"
+        "expiring within 1h: 0 turns · x widens …"
+    )
+    assert fit_line("tenant acme · TTL on, no default: only items with a ttl expire", 50) == (
+        "tenant acme · TTL on, no default: only items with…"
     )
     assert fit_line("one · two", 20) == "one · two"
 

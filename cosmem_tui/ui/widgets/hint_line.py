@@ -3,8 +3,8 @@
 The footer's key hints keep the hints that fit, in order, and drop the rest whole (a
 cut ``e`` reads as a key). Status and summary lines are made of ``·``-separated parts
 too: they keep the parts that fit and cut the next one after its last whole word,
-with ``…``. So "Esc clo…" is never drawn: a
-narrow terminal shows "Esc closes" or nothing of it.
+with ``…``, when at least half of it fits (else it goes whole, and `` …`` says so).
+So "Esc clo…" is never drawn: a narrow terminal shows "Esc closes" or nothing of it.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ def cut_words(text: str, width: int, *, mid_word: bool = True) -> str:
 
 def fit_line(text: str, width: int) -> str:
     """A status or summary line in ``width`` cells: the ``·`` parts that fit whole, then
-    the next one cut after its last whole word (``…``), or `` …`` where none of it fits."""
+    the next one cut after its last whole word (``…``) if at least half of it (two words
+    or more) fits, else `` …`` where the rest was left out."""
     if cell_len(text) <= width:
         return text
     parts = text.split(SEPARATOR)
@@ -62,9 +63,10 @@ def fit_line(text: str, width: int) -> str:
         lead = SEPARATOR.join(kept) + SEPARATOR if kept else ""
         room = width - cell_len(lead)
         piece = cut_words(part, room, mid_word=False) if room > 1 else ""
-        if piece.rstrip("…"):  # at least one whole word of it fits
+        kept_words, words = len(piece.rstrip("…").split()), len(part.split())
+        if kept_words >= 2 and 2 * kept_words >= words:  # enough of it to say something
             return lead + piece
-        break
+        break  # "Esc…" or "G…" says nothing: the part goes whole, and "…" says so
     while kept and cell_len(SEPARATOR.join(kept) + MORE) > width:
         kept.pop()  # room for the mark that says more was left out
     return SEPARATOR.join(kept) + MORE if kept else cut_words(text, width)
