@@ -101,6 +101,9 @@ class Fitted:
     def plain(self) -> str:
         return "\n".join(self.lines)
 
+    def __str__(self) -> str:
+        return self.plain
+
     def fitted(self, width: int) -> str:
         return "\n".join(fit_line(line, width) for line in self.lines)
 
