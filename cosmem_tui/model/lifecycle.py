@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from cosmem_tui.model.entities import ThreadRef
+from cosmem_tui.model.entities import JsonValue, ThreadRef
 from cosmem_tui.model.keys import Key
-from cosmem_tui.model.ttl import ItemTtl, TtlClass, format_duration
+from cosmem_tui.model.ttl import MISSING, ItemTtl, TtlClass, format_duration
 
 HOUR: Final = 3600
 DAY: Final = 24 * HOUR
@@ -179,6 +179,8 @@ class LifecycleItem:
     kind: str
     ttl: ItemTtl
     expected: int | None = None  # what the schema expects for its kind (-1: never)
+    order: JsonValue = MISSING  # its order value as stored (turnIndex 7), MISSING: none
+    text: str = ""  # what it says, "role: text · role: text" (raw: escape before showing)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ nothing about keys is written twice.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from textual.binding import Binding
@@ -110,6 +110,9 @@ LIFECYCLE = frozenset({"ttl"})
 HOT = frozenset({"hot"})
 TELEMETRY = frozenset({"throttle", "hot"})  # the views fed by Azure Monitor (or the simulator)
 LISTS = frozenset({"browse", "requests", "advise", "ttl", "hot"})
+# Esc clears the focused list's filter in every list view (ViewScreen.action_back); hot
+# tenants has its own back (to the tenants from their keys), which clears it first too.
+BACK = LISTS - HOT
 LIVE = frozenset({"requests", "throttle", "hot"})  # views with a refresh loop
 TABLES = LISTS | {"throttle"}  # views with a table to export (throughput: its series)
 
@@ -144,6 +147,28 @@ ACTIONS: tuple[UiAction, ...] = (
         hint_rank=3,
         priority=True,
     ),
+    UiAction(
+        "list.back",
+        "escape,h,left",
+        "back",
+        "back: first clear the filter (or narrowing), then up a level",
+        "Move",
+        BACK,
+        hint="back",
+        hint_rank=2,
+        priority=True,
+    ),
+    UiAction(
+        "list.detail",
+        "v",
+        "row_detail",
+        "the selected row in full: every field, scrollable (an open turn: all its text)",
+        "Move",
+        LISTS,
+        hint="detail",
+        hint_rank=3,
+        priority=True,
+    ),
     # -- browse ------------------------------------------------------------------------------
     UiAction(
         "browse.open",
@@ -154,17 +179,6 @@ ACTIONS: tuple[UiAction, ...] = (
         BROWSE,
         hint="open",
         hint_rank=1,
-        priority=True,
-    ),
-    UiAction(
-        "browse.back",
-        "escape,h,left",
-        "back",
-        "back to the parent list",
-        "Browse",
-        BROWSE,
-        hint="back",
-        hint_rank=2,
         priority=True,
     ),
     UiAction(
@@ -211,15 +225,6 @@ ACTIONS: tuple[UiAction, ...] = (
         "c",
         "count_shown",
         "count the rows on screen (asks past the budget)",
-        "Browse",
-        BROWSE,
-        priority=True,
-    ),
-    UiAction(
-        "browse.read_all",
-        "v",
-        "read_all",
-        "read the open turn in full (the detail cuts long texts at 64 KB)",
         "Browse",
         BROWSE,
         priority=True,
@@ -608,10 +613,17 @@ class Registry:
         """The footer line: ``↓ j move · Enter open · …`` for the actions that have a hint."""
         return " · ".join(self.hint_parts(view))
 
-    def hint_parts(self, view: str | None) -> list[str]:
-        """Each footer hint (``e export``), most important first."""
+    def hint_parts(
+        self, view: str | None, applies: Callable[[str], bool] | None = None
+    ) -> list[str]:
+        """Each footer hint (``e export``), most important first; ``applies`` (an action
+        id → does it do something here, now) leaves out the hints that do not."""
         parts = []
-        hinted = [a for a in self.for_view(view) if a.hint is not None and self.keys(a.id)]
+        hinted = [
+            a
+            for a in self.for_view(view)
+            if a.hint is not None and self.keys(a.id) and (applies is None or applies(a.id))
+        ]
         for action in sorted(hinted, key=lambda a: a.hint_rank):
             parts.append(f"{short_key(self.first_key(action.id))} {action.hint}")
         return parts

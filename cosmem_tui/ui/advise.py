@@ -24,11 +24,13 @@ from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import AdviceReport, Finding, Meter, Severity
 from cosmem_tui.model.telemetry import HotKeysReport, Window
+from cosmem_tui.ui.actions import show_key
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.rows import safe_cells
 from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import Cell, Column, RowList, Tone
 
 FINDING_COLUMNS = (
@@ -122,7 +124,7 @@ class AdviseScreen(ViewScreen):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
-        yield Static(id="advice-summary")
+        yield FittedLine(id="advice-summary")
         yield RowList(
             FINDING_COLUMNS, id="findings", empty_text="checking the container…", noun="findings"
         )
@@ -133,7 +135,11 @@ class AdviseScreen(ViewScreen):
         super().on_mount()
         findings = self.query_one("#findings", RowList)
         findings.set_title("findings, worst first")
-        self.query_one("#finding", Static).border_title = plain("evidence and fix")
+        finding = self.query_one("#finding", Static)
+        finding.border_title = plain("evidence and fix")
+        # The pane is cut on a small terminal: the row detail has the finding whole.
+        key = show_key(self.cosmem.registry.first_key("list.detail"))
+        finding.border_subtitle = plain(f"{key} shows it whole" if key else "")
         self.set_focus(findings)
 
     def session_ready(self, session: Session) -> None:
@@ -188,8 +194,8 @@ class AdviseScreen(ViewScreen):
         findings = self.query_one("#findings", RowList)
         findings.update_source(self.rows, empty_text="no findings: nothing to fix")
         lines = summary_lines(report, cost)
-        self.query_one("#advice-summary", Static).update(
-            Text("\n".join(one_line(line) for line in lines), no_wrap=True, overflow="ellipsis")
+        self.query_one("#advice-summary", FittedLine).show(
+            "\n".join(one_line(line) for line in lines)
         )
         findings.border_subtitle = plain(f"{len(report.findings)} findings")
         self.set_status("")

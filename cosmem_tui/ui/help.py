@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import ClassVar
 
 from rich.text import Text
@@ -11,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from cosmem_tui.ui.actions import Registry, show_keys
+from cosmem_tui.ui.actions import Command, Registry, show_keys
 from cosmem_tui.ui.hot_rows import COLUMNS_HELP
 
 NUMBERING = (
@@ -22,8 +23,43 @@ NUMBERING = (
 )
 
 
-def help_text(registry: Registry, view: str | None) -> Text:
-    """The actions that apply to ``view`` (with their current keys), then the commands."""
+KEYS_WIDTH = 22  # the keys (or the command) column; the description wraps beside it
+INDENT = 2
+
+
+def _entry(text: Text, left: str, description: str, width: int) -> None:
+    """One key or command: the left column, then the description wrapped under itself
+    (a wrapped line keeps the indent; a left side too wide for its column gets a line
+    of its own)."""
+    indent = " " * (INDENT + KEYS_WIDTH)
+    lines = textwrap.wrap(description, max(20, width - len(indent)), break_on_hyphens=False)
+    lines = lines or [""]
+    text.append(f"{' ' * INDENT}{left:<{KEYS_WIDTH}}", "bold")
+    if len(left) >= KEYS_WIDTH:
+        text.append(f"\n{indent}")
+    text.append(f"\n{indent}".join(lines) + "\n")
+
+
+def listed_commands(registry: Registry, view: str | None) -> list[Command]:
+    """The commands of ``view``, each once: ``:ttl`` (the view) is left out where
+    ``:ttl [TENANT [THREAD]]`` says the same and more."""
+    commands = [command for command, _ in registry.commands(view)]
+    shown: list[Command] = []
+    for command in commands:
+        covered = not command.args and any(
+            other is not command
+            and other.names[0] == command.names[0]
+            and all(arg.startswith("[") for arg in other.args)
+            for other in commands
+        )
+        if not covered and command not in shown:
+            shown.append(command)
+    return shown
+
+
+def help_text(registry: Registry, view: str | None, width: int = 76) -> Text:
+    """The actions that apply to ``view`` (with their current keys), then the commands,
+    laid out for ``width`` cells."""
     text = Text()
     group = None
     for action in registry.for_view(view):
@@ -33,19 +69,16 @@ def help_text(registry: Registry, view: str | None) -> Text:
         if action.group != group:
             group = action.group
             text.append(f"{'' if text.plain == '' else chr(10)}{group}\n", "bold underline")
-        text.append(f"  {show_keys(keys):<22}", "bold")
-        text.append(f"{action.description}\n")
+        _entry(text, show_keys(keys), action.description, width)
     text.append("\nCommands (after :)\n", "bold underline")
-    for command, _ in registry.commands(view):
-        text.append(f"  {command.usage:<22}", "bold")
-        text.append(f"{command.help}\n")
+    for command in listed_commands(registry, view):
+        _entry(text, command.usage, command.help, width)
     if view == "browse":
-        text.append(f"\n{NUMBERING}\n", "dim")
+        text.append("\n" + "\n".join(textwrap.wrap(NUMBERING, width)) + "\n", "dim")
     if view == "hot":
-        text.append(f"\n{COLUMNS_HELP}\n", "dim")
-    text.append(
-        "\nRequest charges marked 'sim' are modelled (local workspace), not measured.\n", "dim"
-    )
+        text.append("\n" + "\n".join(textwrap.wrap(COLUMNS_HELP, width)) + "\n", "dim")
+    sim = "Request charges marked 'sim' are modelled (local workspace), not measured."
+    text.append("\n" + "\n".join(textwrap.wrap(sim, width)) + "\n", "dim")
     return text
 
 
@@ -54,6 +87,10 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark,f1", "dismiss", "close help"),
         Binding("down,j", "scroll_down", show=False),
         Binding("up,k", "scroll_up", show=False),
+        Binding("pagedown,space,ctrl+f", "scroll_page(1)", show=False),
+        Binding("pageup,ctrl+b", "scroll_page(-1)", show=False),
+        Binding("home,g", "scroll_to_end(False)", show=False),
+        Binding("end,G", "scroll_to_end(True)", show=False),
     ]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
@@ -69,7 +106,14 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
             scroll.border_title = "keys — Esc closes"
-            yield Static(help_text(self.registry, self.view))
+            yield Static(help_text(self.registry, self.view, self._width()))
+
+    def _width(self) -> int:
+        """The text's width: the box is 80 columns at most (border, padding, scrollbar)."""
+        return max(30, min(80, self.app.size.width) - 5)
+
+    def on_resize(self) -> None:
+        self.query_one(Static).update(help_text(self.registry, self.view, self._width()))
 
     # Keys sent with the ? that opened the help arrive before its first layout: each
     # scroll waits for the layout, so none is lost to a scroll range not known yet.
@@ -78,6 +122,13 @@ class HelpScreen(ModalScreen[None]):
 
     def action_scroll_up(self) -> None:
         self.call_after_refresh(self._scroll, -1)
+
+    def action_scroll_page(self, pages: int) -> None:
+        self.call_after_refresh(self._scroll, pages * max(1, self.size.height - 3))
+
+    def action_scroll_to_end(self, end: bool) -> None:
+        scroll = self.query_one(VerticalScroll)
+        self.call_after_refresh(scroll.scroll_end if end else scroll.scroll_home, animate=False)
 
     def _scroll(self, lines: int) -> None:
         self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False, immediate=True)

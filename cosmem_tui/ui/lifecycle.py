@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import Static
 
 from cosmem_tui.core import records
 from cosmem_tui.core.lifecycle import LifecycleReport, LifecycleService
@@ -31,6 +29,7 @@ from cosmem_tui.model.times import utc_text
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.lifecycle_rows import (
     LIFECYCLE_COLUMNS,
+    LIFECYCLE_FIELDS,
     LifecycleRows,
     empty_text,
     entries,
@@ -38,8 +37,9 @@ from cosmem_tui.ui.lifecycle_rows import (
 )
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
-from cosmem_tui.ui.table_export import copy_json
+from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import RowList
 
 
@@ -72,7 +72,7 @@ class LifecycleScreen(ViewScreen):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
-        yield Static(id="ttl-summary")
+        yield FittedLine(id="ttl-summary")
         yield RowList(LIFECYCLE_COLUMNS, id="ttl-list", empty_text="counting…")
         yield from self.compose_chrome_bottom()
 
@@ -222,9 +222,7 @@ class LifecycleScreen(ViewScreen):
         self.set_status(f"{error} · r retries", error=True)
 
     def _summary(self, lines: list[str]) -> None:
-        self.query_one("#ttl-summary", Static).update(
-            Text("\n".join(one_line(line) for line in lines), no_wrap=True, overflow="ellipsis")
-        )
+        self.query_one("#ttl-summary", FittedLine).show("\n".join(one_line(line) for line in lines))
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -295,21 +293,13 @@ class LifecycleScreen(ViewScreen):
         )
         return table, ""
 
-    def action_copy_row(self) -> None:
-        """``y``: the row under the cursor: where it is (tenant, thread, item) and what it says."""
-        self.keys_to_the_bar()
-        rows = self.query_one("#ttl-list", RowList)
-        index = rows.current_index
-        if index is None or index >= len(self.rows.entries):
-            self.set_status("nothing to copy: no row selected", error=True)
-            return
-        entry = self.rows.entries[index]
-        ref = entry.ref
-        record = {
-            "section": entry.key[0],
-            "tenant": ref.tenant.json_value() if ref is not None and ref.tenant else None,
-            "thread": ref.thread.json_value() if ref is not None else None,
-            "id": entry.item_id,
-            "row": [text for text, _tone in entry.cells],
-        }
-        copy_json(self, "the lifecycle row", record)
+    def shown_table(self) -> ShownTable | None:
+        """The rows shown (``y`` copies one, ``v`` shows one): each item or idle thread
+        with every field; section headers are no rows of it."""
+        rows = self.rows
+        return ShownTable(
+            "lifecycle",
+            LIFECYCLE_FIELDS,
+            self.query_one("#ttl-list", RowList),
+            lambda i, fmt: rows.record(i, fmt),
+        )

@@ -3,16 +3,22 @@
 Pure functions of a ``LifecycleReport`` and the time: no widgets. The list holds
 sections (the soonest to expire, the long-term records, the idle threads, the drift),
 each a header row and its rows; every row is keyed, so the cursor stays on its item
-when the report is counted again, and knows what ``enter`` opens.
+when the report is counted again, and knows what ``enter`` opens. An item's row says
+when it expires, which turn it is (its order value), why (its ttl, or its drift) and
+what it says; its record (``v``, ``y``) has every field, and ``/`` matches every cell
+the row shows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from cosmem_tui.core import records
 from cosmem_tui.core.lifecycle import IdleThread, LifecycleReport
 from cosmem_tui.core.text import one_line
-from cosmem_tui.model import ThreadRef, TtlClass
+from cosmem_tui.model import MISSING, JsonValue, ThreadRef, TtlClass
 from cosmem_tui.model.lifecycle import (
     LifecycleItem,
     TtlItems,
@@ -25,12 +31,35 @@ from cosmem_tui.model.ttl import container_ttl_words, format_duration
 from cosmem_tui.ui.rows import SOON, safe_cells
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
+# At 80 columns a row keeps when, which turn, why and what it says; the thread, the
+# class and the kind give way in that order (the row detail, v, has every field).
 LIFECYCLE_COLUMNS = (
     Column("EXPIRES", 8, "right"),
+    Column("THREAD", 14, drop_order=1),
+    Column("#", 5, "right"),
+    Column("WHY", 20),
+    Column("TEXT", min_width=24),
     Column("CLASS", 10, drop_order=2),
     Column("KIND", 9, drop_order=3),
-    Column("THREAD", 18, drop_order=1),
-    Column("ITEM · WHY", min_width=32),
+)
+# Every lifecycle row as a record (v shows it, y copies it): an item's fields, or an idle
+# thread's; what does not apply to the row is None.
+LIFECYCLE_FIELDS = (
+    "section",
+    "tenant",
+    "thread",
+    "id",
+    "order",
+    "kind",
+    "class",
+    "expires_in",
+    "expires_at",
+    "ttl",
+    "why",
+    "text",
+    "idle_for",
+    "short_term",
+    "long_term",
 )
 
 CLASS_SHORT = {  # the CLASS column is narrow: the class's own word where it fits
@@ -50,7 +79,27 @@ class Entry:
     cells: tuple[Cell, ...]
     ref: ThreadRef | None = None  # what enter opens: the thread …
     item_id: str | None = None  # … and the item in it (None: the thread itself)
-    search: str = ""
+    search: str = ""  # what / matches: every cell shown, and the item id
+    fields: Mapping[str, Any] | None = None  # the row's record (None: a section header)
+
+    def record(self, fmt: str) -> dict[str, Any] | None:
+        """The row as ``fmt`` writes it: keys keep their JSON type in JSON only."""
+        if self.fields is None:
+            return None
+        record = dict(self.fields)
+        ref = self.ref
+        if ref is not None:
+            typed = fmt == "json"
+            tenant = ref.tenant
+            record["tenant"] = (
+                None if tenant is None else tenant.json_value() if typed else tenant.text
+            )
+            record["thread"] = ref.thread.json_value() if typed else ref.thread.text
+        return record
+
+
+def _searched(cells: list[Cell], *extra: str) -> str:
+    return " ".join([*(text for text, _tone in cells), *extra])
 
 
 def summary_lines(report: LifecycleReport, tenant_label: str) -> list[str]:
@@ -96,29 +145,50 @@ def _thread_cell(ref: ThreadRef | None) -> Cell:
     return (one_line(ref.thread.text) if ref is not None else "(no thread)"), "dim"
 
 
+def order_cell(order: JsonValue) -> Cell:
+    """The order value as stored, as browse's ``#`` column writes it."""
+    return ("—", "dim") if order is MISSING else (one_line(str(order), 8), "")
+
+
 def item_entry(section: str, item: LifecycleItem, now: float, why: str = "") -> Entry:
-    cls = item.ttl.ttl_class
+    ttl = item.ttl
+    cls = ttl.ttl_class
     tone: Tone = "warn" if cls is TtlClass.INVALID else ("accent" if item.kind != "turn" else "")
-    note = item.item_id + (f" · {why}" if why else "")
+    reason = why or ttl.source()  # why it expires then (or drifts): the ttl's own words
     cells = safe_cells(
         [
             _when(item, now),
+            _thread_cell(item.ref),
+            order_cell(item.order),
+            (one_line(reason, 200), "warn" if cls is TtlClass.INVALID else "dim"),
+            (one_line(item.text, 300) or "(no text)", "" if item.text else "dim"),
             (CLASS_SHORT[cls], "warn" if cls is TtlClass.INVALID else "dim"),
             (one_line(item.kind, 20), tone),
-            _thread_cell(item.ref),
-            (note, ""),
         ]
     )
-    search = " ".join(
-        [item.item_id, item.kind, cls.value, item.ref.thread.text if item.ref else ""]
+    fields: dict[str, Any] = dict.fromkeys(LIFECYCLE_FIELDS)
+    fields.update(
+        {
+            "section": section,
+            "id": item.item_id,
+            "order": None if item.order is MISSING else item.order,
+            "kind": item.kind,
+            "class": cls.value,
+            "expires_in": cells[0][0],  # as the row shows it: "42m", "never", "expired"
+            "expires_at": records.iso(ttl.expires_at),
+            "ttl": ttl.raw_display if ttl.raw is not MISSING else None,  # JSON: "3600" ≠ 3600
+            "why": reason,
+            "text": item.text,
+        }
     )
-    return Entry((section, item.item_id), tuple(cells), item.ref, item.item_id, search)
+    search = _searched(cells, item.item_id, cls.value)
+    return Entry((section, item.item_id), tuple(cells), item.ref, item.item_id, search, fields)
 
 
 def header_entry(section: str, title: str) -> Entry:
-    # In the wide column: the others are narrow, and dropped first on a narrow terminal.
-    rules: list[Cell] = [("─" * (c.width or 0), "accent") for c in LIFECYCLE_COLUMNS[:-1]]
-    return Entry((section, ""), tuple(safe_cells([*rules, (f"── {title}", "accent")])))
+    # One cell across the whole line (the list spans it), so no width cuts the title
+    # short that the row could hold.
+    return Entry((section, ""), tuple(safe_cells([(f"── {title}", "accent")])), search=title)
 
 
 def _count_title(title: str, found: TtlItems) -> str:
@@ -136,13 +206,31 @@ def idle_entry(idle: IdleThread, gap: int) -> Entry:
     cells = safe_cells(
         [
             (format_duration(idle.idle_s), "dim"),
-            (f"{thread.short_term}/{thread.long_term}", "dim"),
-            ("thread", "dim"),
             _thread_cell(thread.ref),
+            ("—", "dim"),
             (why, ""),
+            (
+                f"{thread.items:,} items: {thread.short_term:,} short-term, "
+                f"{thread.long_term:,} long-term",
+                "dim",
+            ),
+            ("—", "dim"),
+            ("thread", "dim"),
         ]
     )
-    return Entry(("idle", thread.ref.thread.text), tuple(cells), thread.ref, None, thread.name)
+    fields: dict[str, Any] = dict.fromkeys(LIFECYCLE_FIELDS)
+    fields.update(
+        {
+            "section": "idle",
+            "kind": "thread",
+            "why": why,
+            "idle_for": format_duration(idle.idle_s),
+            "short_term": thread.short_term,
+            "long_term": thread.long_term,
+        }
+    )
+    search = _searched(cells, thread.name)
+    return Entry(("idle", thread.ref.thread.text), tuple(cells), thread.ref, None, search, fields)
 
 
 def drift_why(item: LifecycleItem) -> str:
@@ -225,6 +313,13 @@ class LifecycleRows:
 
     def search_text(self, index: int) -> str:
         return self.entries[index].search
+
+    def spans(self, index: int) -> bool:
+        """A section header is one cell across the line."""
+        return self.entries[index].fields is None
+
+    def record(self, index: int, fmt: str) -> dict[str, Any] | None:
+        return self.entries[index].record(fmt)
 
     def index_of(self, key: tuple[str, str]) -> int | None:
         for index, entry in enumerate(self.entries):

@@ -21,6 +21,7 @@ from textual.widgets import Static
 from cosmem_tui.core.browse import TurnDetail
 from cosmem_tui.core.text import LONG_LINES, LONG_TEXT, break_point, json_for_terminal, visible
 from cosmem_tui.ui.messages import plain
+from cosmem_tui.ui.widgets.hint_line import fit_line
 
 
 def full_text(detail: TurnDetail) -> str:
@@ -101,8 +102,11 @@ class TextReader(ModalScreen[None]):
         scroll = self.query_one("#reader", VerticalScroll)
         scroll.border_title = plain(f"{self.title_text} · page {self.page + 1} of {self.pages}")
         scroll.border_subtitle = plain(
-            f"characters {start:,}–{end:,} of {len(self.text):,}"
-            " · ] next page · [ previous · G last · Esc closes"
+            fit_line(  # whole parts at 80 columns, never "Esc clo…"
+                f"characters {start:,}–{end:,} of {len(self.text):,}"
+                " · Esc closes · ] next page · [ previous · G last",
+                max(0, self.size.width - 6),
+            )
         )
         if at_end:
             scroll.call_after_refresh(scroll.scroll_end, animate=False)

@@ -19,9 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import Static
 
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
@@ -32,6 +30,7 @@ from cosmem_tui.ui.refresh import RefreshLoop
 from cosmem_tui.ui.rows import safe_cells
 from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import Cell, Column, RowList
 
 SCOPE_SHORT = {
@@ -59,6 +58,9 @@ LEDGER_COLUMNS = (
     Column("TARGET", min_width=12),
     Column("ACTIVITY", 8, drop_order=5),
 )
+
+
+LEDGER_TITLE = "requests, newest first"
 
 
 def clock_of_day(epoch: float) -> str:
@@ -105,6 +107,7 @@ class LedgerRows:
 
     def __init__(self, records: Sequence[RequestCharge]) -> None:
         self.records = list(reversed(records))
+        self._search: list[str | None] = [None] * len(self.records)
 
     def __len__(self) -> int:
         return len(self.records)
@@ -113,11 +116,15 @@ class LedgerRows:
         return record_cells(self.records[index])
 
     def search_text(self, index: int) -> str:
-        r = self.records[index]
-        return " ".join(
-            (r.outcome, r.operation, r.scope.value, r.kind.value, r.cause, r.target,
-             r.activity_id or "")
-        )  # fmt: skip
+        """Every cell the row shows (its time, RU, latency …), and what narrow columns
+        hide: the scope's own name, the kind, the whole activity id."""
+        found = self._search[index]
+        if found is None:
+            r = self.records[index]
+            shown = " ".join(text for text, _tone in record_cells(r))
+            found = " ".join((shown, r.scope.value, r.kind.value, r.activity_id or ""))
+            self._search[index] = found
+        return found
 
     def index_of(self, seq: int) -> int | None:
         for index, record in enumerate(self.records):
@@ -205,14 +212,14 @@ class RequestsScreen(ViewScreen):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
-        yield Static(id="summary")
+        yield FittedLine(id="summary")
         yield RowList(LEDGER_COLUMNS, id="ledger", empty_text="no requests yet", noun="requests")
         yield from self.compose_chrome_bottom()
 
     def on_mount(self) -> None:
         super().on_mount()
         ledger = self.query_one("#ledger", RowList)
-        ledger.set_title("requests, newest first")
+        ledger.set_title(LEDGER_TITLE)
         self.set_focus(ledger)
 
     def session_ready(self, session: Session) -> None:
@@ -249,16 +256,16 @@ class RequestsScreen(ViewScreen):
         keep = self.rows.records[current].seq if current is not None and self.rows.records else None
         self.rows = LedgerRows(snapshot.records)
         ledger.update_source(self.rows)
+        # One count, in the title: "(25)", or "· 3 of 25" while a filter hides some.
+        ledger.set_title(LEDGER_TITLE, f"{len(self.rows):,}")
         if keep is not None and (index := self.rows.index_of(keep)) is not None:
             ledger.select_index(index)
         lines = summary_lines(snapshot)
-        self.query_one("#summary", Static).update(
-            Text("\n".join(one_line(line) for line in lines), no_wrap=True, overflow="ellipsis")
-        )
+        self.query_one("#summary", FittedLine).show("\n".join(one_line(line) for line in lines))
         self._show_loop_state()
 
     def _show_loop_state(self) -> None:
-        text = f"{len(self.rows):,} shown · refresh {self.loop.describe()}"
+        text = f"refresh {self.loop.describe()}"
         if text != self._subtitle:  # an unchanged title must not redraw the list
             self._subtitle = text
             self.query_one("#ledger", RowList).border_subtitle = plain(text)

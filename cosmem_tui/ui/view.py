@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from typing import ClassVar, cast
 
-from rich.text import Text
 from textual import events
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Static
 
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.table_export import ExportTable
@@ -26,7 +24,7 @@ from cosmem_tui.ui.host import Host
 from cosmem_tui.ui.table_export import ShownTable, copy_json, export_shown
 from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.header import SessionHeader
-from cosmem_tui.ui.widgets.hint_line import HintLine
+from cosmem_tui.ui.widgets.hint_line import FittedLine, HintLine
 from cosmem_tui.ui.widgets.row_list import RowList
 
 VIEW_CSS = """
@@ -36,6 +34,9 @@ VIEW_CSS = """
 """
 
 
+NO_FIELDS = "no fields on this row: a title or a marker, or not loaded yet"
+
+
 def view_bindings(view: str) -> list:  # type: ignore[type-arg]
     """A view's BINDINGS: its registry actions (priority ones run in the app's key loop)."""
     return Registry(ACTIONS).bindings(view, app_level=False)
@@ -43,6 +44,10 @@ def view_bindings(view: str) -> list:  # type: ignore[type-arg]
 
 class ViewScreen(Screen[None]):
     VIEW: ClassVar[str] = ""
+    # Notices stack up from above the status line and the hints, never over them (the
+    # newest lowest, always in view; old ones leave at the top, and each expires). Not
+    # DEFAULT_CSS: the rack's own default would win over a screen's.
+    CSS: ClassVar[str] = "ToastRack { margin-bottom: 2; }"
 
     def __init__(self) -> None:
         super().__init__()
@@ -62,7 +67,7 @@ class ViewScreen(Screen[None]):
         yield SessionHeader(id="header")
 
     def compose_chrome_bottom(self) -> ComposeResult:
-        yield Static(id="status")
+        yield FittedLine(id="status")
         yield HintLine(id="hints")
 
     def on_mount(self) -> None:
@@ -86,7 +91,24 @@ class ViewScreen(Screen[None]):
     # -- the status line and the hints -----------------------------------------------------
 
     def show_hints(self) -> None:
-        self.query_one("#hints", HintLine).show(self.cosmem.registry.hint_parts(self.VIEW))
+        """The footer: the hints of the actions that do something here, now (again after
+        whatever changes that: a level opened, a filter set or cleared)."""
+        hints = self.query("#hints")
+        if hints:
+            parts = self.cosmem.registry.hint_parts(self.VIEW, self.hint_applies)
+            hints.first(HintLine).show(parts)
+
+    def hint_applies(self, action_id: str) -> bool:
+        """Does the action do something in the view as it is now? (Its footer hint is
+        shown only then; the help lists every action of the view.)"""
+        if action_id == "list.back":
+            return self.narrowed() or self.can_go_back()
+        if action_id == "list.filter":
+            return isinstance(self.focused, RowList)  # not in a turn's detail
+        return True
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.show_hints()  # what the keys act on follows the focus
 
     def say(self, message: str) -> None:
         """A line the app must get read (an overrun, a silent account): shown now, and
@@ -103,9 +125,9 @@ class ViewScreen(Screen[None]):
             self._pending_status = (message, error)
             return
         self._pending_status = None
-        status = statuses.first(Static)
+        status = statuses.first(FittedLine)
         status.set_class(error, "error")
-        status.update(Text(one_line(message), no_wrap=True, overflow="ellipsis"))
+        status.show(one_line(message))  # whole parts that fit: never a word cut in half
 
     # -- the command / filter bar ----------------------------------------------------------
 
@@ -153,6 +175,7 @@ class ViewScreen(Screen[None]):
                 self._filter_target.set_filter("")
             self.show_filter_status(self._filter_target)
         self.refocus()  # focus goes back to the list, synchronously
+        self.show_hints()  # what Esc does now depends on the filter (and the focus)
         if bar.mode == "command" and submitted:
             self.cosmem.run_command(bar.value)
 
@@ -173,6 +196,39 @@ class ViewScreen(Screen[None]):
 
     def filter_note(self, target: RowList) -> str:
         return ""
+
+    # -- back: one behaviour for every list (Esc, h, ←) -------------------------------------
+
+    def action_back(self) -> None:
+        """Esc: first clear what narrows the focused list (the ``/`` filter, then a view's
+        own narrowing), then go up a level where the view has levels."""
+        self.keys_to_the_bar()
+        if self.clear_narrowing():
+            self.show_hints()
+            return
+        self.go_back()
+        self.show_hints()
+
+    def narrowed(self) -> bool:
+        """Is the focused list narrowed by something Esc clears?"""
+        focused = self.focused
+        return isinstance(focused, RowList) and bool(focused.filter_text)
+
+    def clear_narrowing(self) -> bool:
+        """Clear the focused list's filter (views add their own narrowing); False: none."""
+        focused = self.focused
+        if isinstance(focused, RowList) and focused.filter_text:
+            focused.set_filter("")
+            self.show_filter_status(focused)
+            return True
+        return False
+
+    def can_go_back(self) -> bool:
+        """Is there a level above this one (browse: the parent list)?"""
+        return False
+
+    def go_back(self) -> None:
+        """Up a level (nothing to clear any more); a view without levels stays."""
 
     # -- moving in the focused list (the registry binds these keys for list views) ----------
 
@@ -225,11 +281,31 @@ class ViewScreen(Screen[None]):
     def action_copy_row(self) -> None:
         self.keys_to_the_bar()
         shown = self.shown_table()
-        record = shown.current() if shown is not None else None
-        if shown is None or record is None:
+        if shown is None or shown.rows.current_index is None:
             self.set_status("nothing to copy: no row selected", error=True)
             return
+        record = shown.current()
+        if record is None:
+            self.set_status(f"nothing to copy: {NO_FIELDS}", error=True)
+            return
         copy_json(self, f"the {shown.name} row", record)
+
+    def action_row_detail(self) -> None:
+        """``v``: every field of the selected row (its record), scrollable, at any size."""
+        self.keys_to_the_bar()
+        shown = self.shown_table()
+        index = shown.rows.current_index if shown is not None else None
+        if shown is None or index is None:
+            self.set_status("nothing to show: no row selected", error=True)
+            return
+        record = shown.record(index, "table")  # as the CLI's table has it: units in words
+        if record is None:
+            self.set_status(NO_FIELDS)
+            return
+        from cosmem_tui.ui.row_detail import RowDetail
+
+        where = f"{shown.name} · row {shown.rows.cursor + 1:,} of {shown.rows.row_count:,}"
+        self.app.push_screen(RowDetail(where, record))
 
     def open_with(self, args: tuple[str, ...]) -> None:
         """``:NAME ARGS``: what the view was asked to show (views without arguments say so)."""

@@ -4,7 +4,7 @@
 -- The effective lifetime is expires_at - ts (the workspace derived it from the item's
 -- ttl and the container default), -1 when it never expires (TTL off included).
 WITH scoped AS (
-    SELECT id, pk, ts, tenant_key, thread_key, expires_at,
+    SELECT id, pk, ts, tenant_key, thread_key, body, expires_at,
            json_type(body, '$.ttl')    AS ttl_type,
            json_extract(body, '$.ttl') AS ttl_value,
            CASE
@@ -22,7 +22,8 @@ WITH scoped AS (
     SELECT scoped.*, e.value AS lifetime
     FROM scoped JOIN json_each(:lifetimes) AS e ON e.key = scoped.kind
 )
-SELECT id, pk, ts, tenant_key, thread_key, ttl_type, ttl_value, kind, COUNT(*) OVER () AS total
+SELECT id, pk, ts, tenant_key, thread_key, ttl_type, ttl_value, kind, COUNT(*) OVER () AS total,
+       body
 FROM expected
 WHERE (CASE WHEN expires_at IS NULL THEN -1 ELSE expires_at - ts END) <> lifetime
 ORDER BY ts DESC, id, pk

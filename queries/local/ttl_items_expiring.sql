@@ -1,6 +1,7 @@
 -- The items of one tenant (:thread NULL) or thread that expire in (:now, :until], soonest
 -- first, at most :limit, with how many there are in all (`total`). `kind` is the schema's
--- kind: the field at :kind_path renamed by :kind_map (a JSON object), else :default_kind.
+-- kind: the field at :kind_path renamed by :kind_map (a JSON object), else :default_kind;
+-- `body`, last, is read for the row's order value and text (as the turn list reads them).
 SELECT id, pk, ts, tenant_key, thread_key,
        json_type(body, '$.ttl')    AS ttl_type,
        json_extract(body, '$.ttl') AS ttl_value,
@@ -11,7 +12,8 @@ SELECT id, pk, ts, tenant_key, thread_key,
                          json_extract(body, :kind_path))
            ELSE :default_kind
        END                         AS kind,
-       COUNT(*) OVER ()            AS total
+       COUNT(*) OVER ()            AS total,
+       body
 FROM items
 WHERE tenant_key IS :tenant
   AND (:thread IS NULL OR thread_key = :thread)

@@ -2,7 +2,7 @@
 -- JSON array: the schema's long-term kinds, facts and summaries), newest write first, at
 -- most :limit, with how many there are in all. `kind` as in ttl_items_expiring.sql.
 WITH scoped AS (
-    SELECT id, pk, ts, tenant_key, thread_key,
+    SELECT id, pk, ts, tenant_key, thread_key, body,
            json_type(body, '$.ttl')    AS ttl_type,
            json_extract(body, '$.ttl') AS ttl_value,
            CASE
@@ -17,7 +17,8 @@ WITH scoped AS (
       AND (:thread IS NULL OR thread_key = :thread)
       AND (expires_at IS NULL OR expires_at > :now)
 )
-SELECT id, pk, ts, tenant_key, thread_key, ttl_type, ttl_value, kind, COUNT(*) OVER () AS total
+SELECT id, pk, ts, tenant_key, thread_key, ttl_type, ttl_value, kind, COUNT(*) OVER () AS total,
+       body
 FROM scoped
 WHERE kind IN (SELECT value FROM json_each(:kinds))
 ORDER BY ts DESC, id, pk

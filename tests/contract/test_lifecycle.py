@@ -174,6 +174,9 @@ async def test_soonest_expiring_items_come_soonest_first(
     first = found.items[0]
     assert first.ref == ThreadRef.of("acme", "t1") and first.kind == "turn"
     assert first.ttl.ttl_class is TtlClass.SHORT and first.ttl.raw == 600
+    # What the row says of the item: its order value and its text, as browse reads them.
+    assert [i.order for i in found.items] == [0, 1, 2]
+    assert first.text == "user: hello 0 · agent: reply 0"
     assert [i.ttl.expires_at for i in found.items] == sorted(
         i.ttl.expires_at or 0 for i in found.items
     )
@@ -190,6 +193,10 @@ async def test_long_term_kinds_and_drift(backend: Backend) -> None:
     assert {i.item_id for i in long_term.items} == {"t1-5", "t1-6"}
     assert long_term.count == 2
     assert {i.kind for i in long_term.items} == {"summary", "fact"}
+    assert {(i.order, i.text) for i in long_term.items} == {
+        (5, "user: hello 5 · agent: reply 5"),
+        (6, "user: hello 6 · agent: reply 6"),
+    }
     lifetimes = LAB.lifetimes()
     expected = {
         f"{i['threadId']}-{i['turnIndex']}"

@@ -125,10 +125,14 @@ async def test_command_mode_opens_tenants_and_threads(make_app, demo_path, manif
         await pilot.press("enter")
         await settle(pilot)
         assert browse.level is Level.TURNS and browse.thread.thread == Key.of(HOSTILE_THREAD)
+        opened = browse.thread
         await pilot.press("colon", *"tenant nobody", "enter")
         await settle(pilot)
         assert "no tenant 'nobody'" in status(app)
-        assert browse.level is Level.TENANTS
+        # An unknown name keeps you where you were: the thread stays open, its turns shown.
+        assert browse.level is Level.TURNS and browse.thread == opened
+        assert browse.tenant == Key.of("woodgrove") and app.screen.focused is browse.turn_column
+        assert browse.thread_column.message is None  # no failure where the threads are
         await pilot.press("colon", *"frobnicate", "enter")
         assert "unknown command" in status(app)
 
@@ -139,10 +143,20 @@ async def test_help_lists_every_binding(make_app, demo_path):
         await settle(pilot)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        text = app.screen.query_one(Static).render()
+        text = app.screen.query_one(Static).render().plain
+        flat = " ".join(text.split())  # descriptions wrap at 80 columns
         for action in app.registry.for_view("browse"):
             if app.registry.keys(action.id):
-                assert action.description in text.plain
+                assert " ".join(action.description.split()) in flat
+        # Each command once (":ttl" is the view and ":ttl [TENANT [THREAD]]" says more) …
+        commands = text.split("Commands (after :)")[1].splitlines()
+        usages = [line.split()[0] for line in commands if line.startswith("  :")]
+        assert usages.count(":ttl") == 1 and len(set(usages)) == len(usages) - 1  # :thread ×2
+        # … and a wrapped description keeps its indent: only titles start in column 0.
+        body = text.split("\nTurns are named")[0]
+        titles = {a.group for a in app.registry.for_view("browse")} | {"Commands (after :)"}
+        for line in body.splitlines():
+            assert not line or line.startswith("  ") or line in titles, line
         await pilot.press("escape")
         assert isinstance(app.screen, BrowseScreen)
 

@@ -20,6 +20,7 @@ from cosmem_tui.core.ledger_file import FIELDS as LEDGER_FIELDS
 from cosmem_tui.core.text import json_for_terminal
 from cosmem_tui.model import Key
 from cosmem_tui.ui.browse import Level
+from cosmem_tui.ui.lifecycle_rows import LIFECYCLE_FIELDS
 from cosmem_tui.ui.table_export import OSC52_LIMIT, copy_text
 from tests.helpers import run_cli
 from tests.ui.conftest import cells, settle
@@ -244,12 +245,13 @@ async def test_lifecycle_exports_what_cosmem_ttl_prints(make_app, demo_path, exp
         await settle(pilot)
         path = await export(pilot, "c", exports)
         out = written(app)
-        await pilot.press("y")
+        await pilot.press("j", "y")  # the first item under the section's title
         await settle(pilot)
     cli_csv = await cli(capsys, "ttl", "contoso", "--workspace", str(demo_path), "--csv")
     assert path.read_bytes().decode() == cli_csv
     row = json.loads(copied(out)[0])
-    assert set(row) == {"section", "tenant", "thread", "id", "row"}
+    assert tuple(row) == LIFECYCLE_FIELDS  # every field the row detail (v) shows
+    assert row["tenant"] == "contoso" and row["id"] and row["text"]
 
 
 async def test_throughput_exports_its_series(make_app, demo_path, exports):

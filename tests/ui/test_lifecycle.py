@@ -23,7 +23,7 @@ from cosmem_tui.ui.lifecycle import LifecycleScreen
 from cosmem_tui.ui.lifecycle_rows import entries
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.helpers import build_workspace, exchange
-from tests.ui.conftest import cells, settle
+from tests.ui.conftest import cells, screen_text, settle
 
 
 async def until(pilot: Pilot, check: Callable[[], bool], timeout: float = 10.0) -> None:
@@ -74,9 +74,10 @@ async def test_the_view_follows_what_browse_has_selected(make_app, tmp_path):
         await settle(pilot)
         assert view.scope == TtlScope.of_thread(ThreadRef.of("acme", "t1"))
         rows = cells(app, "ttl-list")
-        titles = [r[-1] for r in rows if r and r[0].startswith("─")]
+        titles = [r[0] for r in rows if len(r) == 1]
         assert titles[0] == "── soonest to expire: 5 within 30d"
-        assert [r[-1] for r in rows[1:4]] == ["t1-5", "t1-6", "t1-6b"]
+        assert [e.item_id for e in view.rows.entries[1:4]] == ["t1-5", "t1-6", "t1-6b"]
+        assert [r[2] for r in rows[1:4]] == ["5", "6", "6"]  # the order value, as browse's #
         # :ttl names another scope; L without a browse change keeps it.
         app.run_command("ttl globex g1")
         await settle(pilot)
@@ -185,7 +186,12 @@ def test_every_lifecycle_cell_is_escaped(tmp_path):
 
     hostile = "\x1b[31mred\x1b]8;;http://x\x07\u202e"
     item = LifecycleItem(
-        ThreadRef.of(hostile, hostile), hostile, hostile, resolve_ttl(hostile, 0, -1)
+        ThreadRef.of(hostile, hostile),
+        hostile,
+        hostile,
+        resolve_ttl(hostile, 0, -1),
+        order=hostile,
+        text=hostile,
     )
     container = ContainerProperties("d", "c", PartitionKeyDefinition(("/t",)), -1)
     report = LifecycleReport(
@@ -270,3 +276,34 @@ async def test_a_reopened_tenant_costs_nothing_and_says_how_old_its_counts_are(
         assert len(gateway.records()) > sent
         assert str(listing.border_subtitle).startswith("as of 00:01:30 UTC · ")
         assert "reused" not in str(listing.border_subtitle)
+
+
+async def test_a_row_says_which_turn_why_and_what_and_the_filter_matches_what_it_shows(
+    make_app, tmp_path
+):
+    app = make_app(build_workspace(tmp_path / "w.sqlite", items(), now=1_795_996_800))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.run_command("ttl acme t1")
+        await settle(pilot)
+        view = app.screen
+        assert isinstance(view, LifecycleScreen)
+        shown = screen_text(app)
+        # At 80 columns: when, the turn's order value, why, and what it says.
+        row = next(line for line in shown.splitlines() if "hello 5" in line)
+        assert "10m" in row and " 5 " in row and "its own ttl 600" in row
+        assert "user: hello 5" in row
+        header = next(line for line in shown.splitlines() if "EXPIRES" in line)
+        assert "#" in header and "WHY" in header and "TEXT" in header
+        assert "t1-5" not in shown  # the id is in the row's detail (v), not a column
+        # /never keeps exactly the rows whose EXPIRES says never.
+        listing = view.query_one("#ttl-list", RowList)
+        never = [r for r in cells(app, "ttl-list") if r and r[0] == "never"]
+        assert never
+        await pilot.press("slash", *"never", "enter")
+        await settle(pilot)
+        kept = [r for r in cells(app, "ttl-list") if len(r) > 1]
+        assert kept == never and listing.row_count == len(never)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert listing.filter_text == ""

@@ -66,14 +66,15 @@ async def test_a_5_mb_message_is_cut_in_the_detail_and_read_in_full_on_demand(ma
         assert app.screen is browse and browse.level is Level.DETAIL
 
 
-async def test_v_before_a_turn_is_open_says_what_to_do(make_app, tmp_path):
+async def test_v_before_a_turn_is_open_shows_the_row_not_the_reader(make_app, tmp_path):
+    from cosmem_tui.ui.row_detail import RowDetail
+
     app = make_app(long_workspace(tmp_path, size=100), demo=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("v")
-        assert not isinstance(app.screen, TextReader)
-        status = app.screen.query_one("#status", Static).render().plain
-        assert "open a turn first" in status
+        assert isinstance(app.screen, RowDetail) and not isinstance(app.screen, TextReader)
+        assert "tenant" in app.screen.record
 
 
 def many_messages_workspace(tmp_path, count=50_000):

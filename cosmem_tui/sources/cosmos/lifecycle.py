@@ -42,6 +42,7 @@ from cosmem_tui.model.lifecycle import (
     TtlSummary,
 )
 from cosmem_tui.schemas import Schema, SchemaError
+from cosmem_tui.schemas.summary import order_and_text
 from cosmem_tui.sources.cosmos import ttl_sql
 from cosmem_tui.sources.cosmos.calls import Parameters, Route
 from cosmem_tui.sources.gateway import Gateway
@@ -389,4 +390,6 @@ def _lifecycle_item(
         tenant = schema.tenant_key_of(row) if schema.tenant is not None else None
         if schema.tenant is None or tenant is not None:
             ref = ThreadRef(tenant, thread)
-    return LifecycleItem(ref, str(row.get("id", "")), kind, ttl, lifetimes.get(kind))
+    item_id = str(row.get("id", ""))
+    order, text = order_and_text(schema, item_id, ts, row)
+    return LifecycleItem(ref, item_id, kind, ttl, lifetimes.get(kind), order, text)

@@ -107,13 +107,15 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
             + [f"{prop(path)} = @th{i}" for i, path in enumerate(_unkeyed_thread_paths(schema))]
         ),
         "order": prop(schema.order.path) if schema.order is not None else prop("/id"),
-        # Lifecycle lists: the key fields, the kind field, _ts and ttl (ttl_rows*.sql).
+        # Lifecycle lists: the key fields, the kind field, _ts and ttl (ttl_rows*.sql),
+        # and what a turn list row reads (order, text), so a row says what the item is.
         "lifecycle_projection": object_of(
             [
                 "id",
                 *thread_tops,
                 *([schema.tenant.top] if schema.tenant is not None else []),
                 *([schema.kind.top] if schema.kind is not None else []),
+                *schema.list_projection(),
                 "_ts",
                 "ttl",
             ]

@@ -23,6 +23,7 @@ from cosmem_tui.model.lifecycle import (
     TtlSelection,
 )
 from cosmem_tui.schemas import Schema, SchemaError
+from cosmem_tui.schemas.summary import order_and_text
 from cosmem_tui.sources.local.keys import sqlite_json_path
 
 SELECTION_QUERIES = {
@@ -109,7 +110,9 @@ def lifecycle_item(
         tenant = Key.parse(tenant_key) if tenant_key is not None else None
         ref = ThreadRef(tenant, Key.parse(thread_key, len(schema.thread_paths)))
     ttl = resolve_ttl(stored_ttl(ttl_type, ttl_value), ts, default_ttl)
-    return LifecycleItem(ref, item_id, str(kind), ttl, lifetimes.get(str(kind)))
+    body = json.loads(row[9]) if len(row) > 9 and row[9] is not None else {}
+    order, text = order_and_text(schema, item_id, ts, body if isinstance(body, dict) else {})
+    return LifecycleItem(ref, item_id, str(kind), ttl, lifetimes.get(str(kind)), order, text)
 
 
 def items_from_rows(

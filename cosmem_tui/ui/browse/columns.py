@@ -54,6 +54,7 @@ from cosmem_tui.ui.telemetry import hot_keys_of, problem_text
 from cosmem_tui.ui.widgets.row_list import Cell, RowList
 
 TURN_PAGE_SIZE = 100
+EXPIRES_COLUMN = next(i for i, c in enumerate(TURN_COLUMNS) if c.title == "EXPIRES")
 TIME_ORDERS = (ValueType.ISO8601, ValueType.EPOCH_S, ValueType.EPOCH_MS, ValueType.EPOCH_NS)
 RETRY = "r retries"
 LOAD_WINDOW = Window.M15  # the tenant list's RU% and ▲: load over the last 15 minutes
@@ -408,6 +409,14 @@ class ThreadColumn(RowList):
 
         self.loader.start(session, fetch, self._loaded, self._failed, cause="browse: open a tenant")
 
+    def show_found(self, session: Session, value: tuple[Key, list[Thread]], cost: Meter) -> None:
+        """A tenant's threads already listed (``:tenant NAME`` found it first)."""
+        self.session = session
+        self.loader.bump()
+        self.wanted = None
+        self.clear_message()
+        self._loaded(value, cost)
+
     def _loaded(self, value: tuple[Key, list[Thread]], cost: Meter) -> None:
         assert self.session is not None
         self.tenant, self.threads = value
@@ -742,6 +751,7 @@ class TurnColumn(RowList):
             lambda index: rows.expiring_within(index, within),
             f"expiring within {horizon_label(within)}",
             f"{self.widen_key} widens",
+            column=EXPIRES_COLUMN,  # what it narrows to stays on screen at any width
         )
         return self.narrow_status(within)
 
@@ -865,7 +875,7 @@ class DetailPane(VerticalScroll):
     @property
     def read_key(self) -> str:
         """The key that reads a cut text in full, as the user has it bound."""
-        key = cast(Host, self.app).registry.first_key("browse.read_all")
+        key = cast(Host, self.app).registry.first_key("list.detail")
         return show_key(key) if key else "ctrl+p"
 
     def follow_label(self) -> None:

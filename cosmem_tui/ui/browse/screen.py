@@ -22,7 +22,7 @@ from cosmem_tui.core.lifecycle import LifecycleService
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnKey
-from cosmem_tui.model import Key, Meter, ThreadRef
+from cosmem_tui.model import Key, Meter, Thread, ThreadRef
 from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlScope
 from cosmem_tui.ui.actions import show_key
 from cosmem_tui.ui.browse.columns import (
@@ -94,6 +94,7 @@ class BrowseScreen(ViewScreen):
         super().__init__()
         self.level = Level.TENANTS
         self.copy_loader = Loader(self, "copy")  # y on a turn: its raw item, one point read
+        self.tenant_loader = Loader(self, "tenant")  # :tenant NAME, found before it is shown
 
     # -- composition -----------------------------------------------------------------
 
@@ -251,6 +252,7 @@ class BrowseScreen(ViewScreen):
                 widget.styles.width = width
         self.refocus()
         self._update_crumbs()
+        self.show_hints()
 
     def refocus(self) -> None:
         if self.bar_is_open:
@@ -393,26 +395,38 @@ class BrowseScreen(ViewScreen):
             if turn is not None:
                 self.open_detail(turn.key)
 
-    def action_back(self) -> None:
-        self.keys_to_the_bar()
+    def narrowed(self) -> bool:
         focused = self.focused
-        if isinstance(focused, RowList) and focused.filter_text:
-            focused.set_filter("")
-            self.show_filter_status(focused)
-            return
+        if isinstance(focused, TurnColumn) and (
+            focused.hits is not None or focused.expiring_within is not None
+        ):
+            return True
+        return super().narrowed()
+
+    def clear_narrowing(self) -> bool:
+        """The filter first, then a thread search, then the ``x`` narrowing."""
+        if super().clear_narrowing():
+            return True
+        focused = self.focused
         if isinstance(focused, TurnColumn) and focused.leave_search():
             self.set_status("")
-            return
+            return True
         if isinstance(focused, TurnColumn) and focused.expiring_within is not None:
             self._narrow_expiring(None)
+            return True
+        return False
+
+    def can_go_back(self) -> bool:
+        return self.session is not None and self.level > Level.TENANTS
+
+    def go_back(self) -> None:
+        if not self.can_go_back():
             return
-        if self.session is None:
-            return
-        if self.level > Level.TENANTS:
-            self.level = Level(self.level - 1)
-            if self.level is Level.THREADS and not self.session.schema.has_tenant_level:
-                self.level = Level.TENANTS  # the top list holds the threads
-            self.layout_columns()
+        assert self.session is not None
+        self.level = Level(self.level - 1)
+        if self.level is Level.THREADS and not self.session.schema.has_tenant_level:
+            self.level = Level.TENANTS  # the top list holds the threads
+        self.layout_columns()
 
     def action_reload(self) -> None:
         self.keys_to_the_bar()
@@ -432,12 +446,19 @@ class BrowseScreen(ViewScreen):
         elif self.level is Level.DETAIL and (key := self.detail_pane.key) is not None:
             self.open_detail(key)
 
-    def action_read_all(self) -> None:
-        """``v``: the open turn in full, page by page (the detail cuts long texts)."""
+    def action_row_detail(self) -> None:
+        """``v``: the row's every field in a list; in an open turn, the turn in full."""
+        if self.level is Level.DETAIL:
+            self.read_all()
+        else:
+            super().action_row_detail()
+
+    def read_all(self) -> None:
+        """The open turn in full, page by page (the detail cuts long texts)."""
         self.keys_to_the_bar()
-        detail = self.detail_pane.detail if self.level is Level.DETAIL else None
+        detail = self.detail_pane.detail
         if detail is None or detail.turn.key != self.detail_pane.key:
-            self.set_status("open a turn first (Enter): v reads it in full")
+            self.set_status("the turn is not read yet: v reads it in full once it is shown")
             return
         from cosmem_tui.ui.reader import TextReader, full_text
 
@@ -470,6 +491,7 @@ class BrowseScreen(ViewScreen):
             self.layout_columns()
         status = self.turn_column.narrow_expiring(within)
         self.set_status(status)
+        self.show_hints()
         if within is not None:
             self._count_expiring_in_thread(within)
 
@@ -543,6 +565,19 @@ class BrowseScreen(ViewScreen):
         if action in WRITE_ACTIONS:  # not offered, not run: the session cannot write
             return self.session is not None and self.session.writes is not None
         return True
+
+    def hint_applies(self, action_id: str) -> bool:
+        """A hint only where its key does something: pin on a turn, erase on a thread,
+        open where there is a row to open."""
+        if action_id == "write.pin":
+            return self.level >= Level.TURNS
+        if action_id == "write.erase":
+            return self.level >= Level.THREADS or (
+                self.session is not None and not self.session.schema.has_tenant_level
+            )
+        if action_id == "browse.open":
+            return self.level < Level.DETAIL
+        return super().hint_applies(action_id)
 
     def target_item(self) -> tuple[ThreadRef, str] | None:
         """The turn a pin or a new ttl applies to: the current row, or the open turn."""
@@ -644,6 +679,7 @@ class BrowseScreen(ViewScreen):
         self.level = Level.TURNS
         self.layout_columns()
         self.set_status(self.turn_column.start_search(text))
+        self.show_hints()
 
     def action_next_hit(self) -> None:
         self.keys_to_the_bar()
@@ -669,7 +705,7 @@ class BrowseScreen(ViewScreen):
             case ShowTenants():
                 self.action_show_tenants()
             case OpenTenant(tenant):
-                self.show_tenant(tenant)
+                self.open_named_tenant(tenant)
             case OpenThread(tenant, thread, tenant_given):
                 self._open_named_thread(tenant, thread, tenant_given=tenant_given)
             case Pin():
@@ -694,6 +730,32 @@ class BrowseScreen(ViewScreen):
             return
         self._select_key_row(tenant)
         self.open_threads(tenant)
+
+    def open_named_tenant(self, text: str) -> None:
+        """``:tenant NAME``: list the tenant's threads first, then show them; a name
+        that is no tenant says so and leaves the view where it was (an open thread
+        stays open)."""
+        assert self.session is not None
+        session = self.session
+
+        def found(value: tuple[Key, list[Thread]], cost: Meter) -> None:
+            self._select_key_row(value[0])
+            self.thread_column.show_found(session, value, cost)
+            self.level = Level.THREADS
+            self.layout_columns()
+
+        def failed(error: str) -> None:
+            self.set_status(error, error=True)
+
+        self.tenant_loader.bump()
+        self.set_status(f"looking for {session.schema.tenant_label} {one_line(text, 40)}…")
+        self.tenant_loader.start(
+            session,
+            lambda: session.service.threads_named(text),
+            found,
+            failed,
+            cause="browse: open a tenant",
+        )
 
     def show_thread(self, ref: ThreadRef) -> None:
         """A thread's turns, named by keys (no lookup): its tenant's threads beside them."""

@@ -4,6 +4,10 @@ While the bar is open the app feeds it keys synchronously from its own key loop
 (``edit``), instead of through the Input's message queue: keys that arrive in one
 burst — a paste, a slow SSH link — are then applied strictly in order, and the
 keys after Enter reach the list, not the closing bar.
+
+``/`` on a list that has a filter opens with it selected: typing replaces it, an arrow
+key or backspace edits it; Enter keeps the result and Esc clears the filter, in every
+list alike.
 """
 
 from __future__ import annotations
@@ -56,6 +60,10 @@ class CommandBar(Input):
         )
         self.value = value
         self.cursor_position = len(value)
+        if value:
+            # The filter kept by Enter is shown, selected: typing starts a new one (never
+            # appended to the old), an arrow key or backspace edits it.
+            self.select_all()
         self.display = True
         self.screen.set_focus(self)
 
@@ -68,6 +76,8 @@ class CommandBar(Input):
             _EDITS[event.key](self)
             return True
         if event.is_printable and event.character is not None:
+            if not self.selection.is_empty:
+                self.delete_selection()  # typed text replaces the selected one
             self.insert_text_at_cursor(event.character)
             return True
         return False

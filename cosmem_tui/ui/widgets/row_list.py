@@ -24,6 +24,7 @@ from textual.strip import Strip
 
 from cosmem_tui.core.text import one_line
 from cosmem_tui.ui.messages import plain
+from cosmem_tui.ui.widgets.hint_line import fit_line
 
 Tone = Literal["", "dim", "warn", "bad", "good", "accent"]
 Cell = tuple[str, Tone]
@@ -46,7 +47,8 @@ class RowSource(Protocol):
         ...
 
     # Optional: ``placeholder(index) -> str | None`` says what an unloaded row shows
-    # instead of "… loading" (e.g. that the page it belongs to failed).
+    # instead of "… loading" (e.g. that the page it belongs to failed); ``spans(index)
+    # -> bool`` draws a row's first cell across the whole line (a section's title).
 
     def search_text(self, index: int) -> str | None:
         """What ``/`` filters on (lower-cased by the list), None while not loaded."""
@@ -64,8 +66,11 @@ class _Empty:
         return None
 
 
-def fit_columns(columns: Sequence[Column], width: int) -> list[tuple[int, int]]:
-    """(column index, width) of the columns that fit, in display order."""
+def fit_columns(
+    columns: Sequence[Column], width: int, keep: frozenset[int] = frozenset()
+) -> list[tuple[int, int]]:
+    """(column index, width) of the columns that fit, in display order: the highest
+    ``drop_order`` goes first, never a column in ``keep`` (what a narrowing is about)."""
     kept = list(range(len(columns)))
     while True:
         fixed = sum(columns[i].width or 0 for i in kept)
@@ -74,10 +79,10 @@ def fit_columns(columns: Sequence[Column], width: int) -> list[tuple[int, int]]:
         need = fixed + gaps + sum(columns[i].min_width for i in flexible)
         if need <= width or len(kept) == 1:
             break
-        drop = max(kept, key=lambda i: (columns[i].drop_order, i))
-        if columns[drop].drop_order == 0:
+        droppable = [i for i in kept if columns[i].drop_order and i not in keep]
+        if not droppable:
             break
-        kept.remove(drop)
+        kept.remove(max(droppable, key=lambda i: (columns[i].drop_order, i)))
     fixed = sum(columns[i].width or 0 for i in kept)
     flexible = [i for i in kept if columns[i].width is None]
     spare = max(0, width - fixed - max(0, len(kept) - 1))
@@ -186,6 +191,7 @@ class RowList(ScrollView, can_focus=True):
         # A narrowing beside the text filter (a view's own, e.g. "expiring within 1 h"):
         # only source rows it keeps are shown.
         self.narrow: Callable[[int], bool] | None = None
+        self.narrow_column: int | None = None  # the column it is about: never dropped
         self._view: list[int] | None = None  # source indices matching the filter
         self._need_pending = False
         self._column_fit: tuple[int, list[tuple[int, int]]] | None = None
@@ -203,6 +209,8 @@ class RowList(ScrollView, can_focus=True):
         self.filter_text = ""
         self.narrow = None
         self.narrow_label = self.narrow_hint = ""
+        self.narrow_column = None
+        self._column_fit = None
         self._view = None
         self.cursor = 0
         self._need_pending = False
@@ -296,13 +304,21 @@ class RowList(ScrollView, can_focus=True):
         self._refiltered(current)
 
     def set_narrow(
-        self, keep: Callable[[int], bool] | None, label: str = "", hint: str = ""
+        self,
+        keep: Callable[[int], bool] | None,
+        label: str = "",
+        hint: str = "",
+        *,
+        column: int | None = None,
     ) -> None:
         """Show only the source rows ``keep`` accepts (None: all), with any text filter;
-        ``label`` says what it keeps and ``hint`` how to widen it, for an empty list."""
+        ``label`` says what it keeps and ``hint`` how to widen it, for an empty list;
+        ``column`` (an index) is what it is about: a narrow terminal never drops it."""
         current = self.current_index
         self.narrow = keep
         self.narrow_label, self.narrow_hint = label, hint
+        self.narrow_column = column if keep is not None else None
+        self._column_fit = None
         self._refiltered(current)
 
     def _refiltered(self, current: int | None) -> None:
@@ -429,7 +445,8 @@ class RowList(ScrollView, can_focus=True):
     def _layout_for(self, width: int) -> list[tuple[int, int]]:
         # render_line runs once per visible line per refresh: fit the columns once per width.
         if self._column_fit is None or self._column_fit[0] != width:
-            self._column_fit = (width, fit_columns(self.columns, width))
+            keep = frozenset({self.narrow_column} if self.narrow_column is not None else ())
+            self._column_fit = (width, fit_columns(self.columns, width, keep))
         return self._column_fit[1]
 
     @property
@@ -464,7 +481,7 @@ class RowList(ScrollView, can_focus=True):
         if self.row_count == 0:
             if y == 1:
                 style = base + self.get_component_rich_style("row-list--placeholder")
-                text = self.empty_line()
+                text = fit_line(self.empty_line(), width)  # whole parts: "Esc clears"
                 return Strip([Segment(fit_text(text, width), style)])
             return Strip.blank(width, base)
         index = self.source_index(position)
@@ -480,6 +497,11 @@ class RowList(ScrollView, can_focus=True):
             style = base + self.get_component_rich_style(tone)
             line = Segment(fit_text(f"  {placeholder or '… loading'}", width), style)
             return self._with_cursor(Strip([line]), position, width)
+        if getattr(self.source, "spans", lambda _: False)(index):
+            text, tone = row[0] if row else ("", "")
+            style = base + self.get_component_rich_style(f"row-list--{tone}") if tone else base
+            line = Strip([Segment(fit_text(text, width), style)])
+            return self._with_cursor(line.adjust_cell_length(width, base), position, width)
         segments: list[Segment] = []
         for n, (i, w) in enumerate(layout):
             text, tone = row[i] if i < len(row) else ("", "")
