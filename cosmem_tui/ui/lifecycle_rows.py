@@ -19,6 +19,7 @@ from cosmem_tui.core import records
 from cosmem_tui.core.lifecycle import IdleThread, LifecycleReport
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import MISSING, JsonValue, ThreadRef, TtlClass
+from cosmem_tui.model.keys import value_text
 from cosmem_tui.model.lifecycle import (
     LifecycleItem,
     TtlItems,
@@ -142,12 +143,12 @@ def _when(item: LifecycleItem, now: float) -> Cell:
 
 
 def _thread_cell(ref: ThreadRef | None) -> Cell:
-    return (one_line(ref.thread.text) if ref is not None else "(no thread)"), "dim"
+    return (one_line(ref.thread.text, exact=True) if ref is not None else "(no thread)"), "dim"
 
 
 def order_cell(order: JsonValue) -> Cell:
     """The order value as stored, as browse's ``#`` column writes it."""
-    return ("—", "dim") if order is MISSING else (one_line(str(order), 8), "")
+    return ("—", "dim") if order is MISSING else (one_line(value_text(order), 8, exact=True), "")
 
 
 def item_entry(section: str, item: LifecycleItem, now: float, why: str = "") -> Entry:
