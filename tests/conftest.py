@@ -21,10 +21,12 @@ ANCHOR = 1_795_996_800
 
 @pytest.fixture(autouse=True)
 def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
-    """Never touch the real ~/.local/share or ~/.config from a test."""
+    """Never touch the real ~/.local/share, ~/.config or ~/.cache from a test (a name
+    cache left by one test would show up as "cached" in another's listing)."""
     root = tmp_path_factory.mktemp("xdg")
     monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(root / "cache"))
     return root
 
 

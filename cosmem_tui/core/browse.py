@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.errors import UnknownItem, UnknownTenant, UnknownThread
+from cosmem_tui.core.text import unescape_exact
 from cosmem_tui.model import (
     Clock,
     ContainerProperties,
@@ -81,9 +82,15 @@ class BrowseService:
 
         ``42`` names the number 42; a tenant stored as the string "42" is written
         ``"42"``, but a person may type 42 for it, so that is tried second. Text that
-        is no JSON scalar (``{"role": "system"}``) is only the string.
+        is no JSON scalar (``{"role": "system"}``) is only the string. A name as a
+        table printed it — a backslash doubled, a control character as ``\\x1b`` — is
+        also read with those escapes undone, so the printed text opens its key too.
         """
-        return list(Key.readings(text))
+        candidates = list(Key.readings(text))
+        printed = unescape_exact(text)  # the name as a table printed it, escapes undone
+        if printed is not None:
+            candidates += [k for k in Key.readings(printed) if k not in candidates]
+        return candidates
 
     async def threads(self, tenant: Key) -> list[Thread]:
         """Threads of a tenant, most recently active first.
@@ -116,7 +123,10 @@ class BrowseService:
             tenants = [tenant]
         else:
             tenants = [*self.key_candidates(tenant)]
-        threads = self.schema.thread_readings(thread)
+        threads = list(self.schema.thread_readings(thread))
+        printed = unescape_exact(thread)  # the name as a table printed it, escapes undone
+        if printed is not None:
+            threads += [k for k in self.schema.thread_readings(printed) if k not in threads]
         refs = [ThreadRef(t, th) for t in tenants for th in threads]
         if len(refs) == 1:
             return refs[0]

@@ -64,6 +64,46 @@ def _shown(ch: str, exact: bool) -> str:
     return "\\\\" if exact and ch == "\\" else ch
 
 
+_ESCAPE_WIDTHS = {"x": 2, "u": 4, "U": 8}
+
+
+def unescape_exact(text: str) -> str | None:
+    """The text ``visible(…, exact=True)`` printed as ``text``, when it is such a print
+    and differs from it (a printed name holding ``\\`` or ``\x1b``); else None.
+
+    Only the escapes ``visible`` writes are undone, and only for characters it would
+    escape, so this is its inverse and nothing more: ``\\x41`` is no print of ``A``.
+    """
+    if "\\" not in text:
+        return None
+    out: list[str] = []
+    at = 0
+    while at < len(text):
+        ch = text[at]
+        if ch != "\\":
+            out.append(ch)
+            at += 1
+            continue
+        tag = text[at + 1 : at + 2]
+        if tag == "\\":
+            out.append("\\")
+            at += 2
+            continue
+        width = _ESCAPE_WIDTHS.get(tag)
+        digits = text[at + 2 : at + 2 + width] if width else ""
+        if width is None or len(digits) != width or not all(c in _HEX for c in digits):
+            return None  # a lone backslash: visible never prints one
+        char = chr(int(digits, 16)) if int(digits, 16) <= 0x10FFFF else ""
+        if not char or not must_escape(char) or _escape_char(char) != text[at : at + 2 + width]:
+            return None
+        out.append(char)
+        at += 2 + width
+    return "".join(out)
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
 def one_line(text: str, limit: int | None = None, *, exact: bool = False) -> str:
     """A single-line preview: whitespace runs collapse to one space, then escaping
     (``exact``: backslashes too, as ``visible`` says).

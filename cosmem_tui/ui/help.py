@@ -76,7 +76,7 @@ def help_text(registry: Registry, view: str | None, width: int = 76) -> Text:
     if view == "browse":
         text.append("\n" + "\n".join(textwrap.wrap(NUMBERING, width)) + "\n", "dim")
     if view == "hot":
-        text.append("\n" + "\n".join(textwrap.wrap(COLUMNS_HELP, width)) + "\n", "dim")
+        text.append(f"\n{COLUMNS_HELP}\n", "dim")  # one paragraph: the pane wraps it
     sim = "Request charges marked 'sim' are modelled (local workspace), not measured."
     text.append("\n" + "\n".join(textwrap.wrap(sim, width)) + "\n", "dim")
     return text

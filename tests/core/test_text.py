@@ -5,10 +5,18 @@ from __future__ import annotations
 import json
 import unicodedata
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cosmem_tui.core.text import cut_long, json_for_terminal, one_line, size_text, visible
+from cosmem_tui.core.text import (
+    cut_long,
+    json_for_terminal,
+    one_line,
+    size_text,
+    unescape_exact,
+    visible,
+)
 
 DANGEROUS = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 hostile_text = st.text(
@@ -103,3 +111,17 @@ def test_the_guard_pass_keeps_exact_text_as_it_is(text, limit):
     guard must not double the backslashes a first pass wrote."""
     shown = one_line(text, limit, exact=True)
     assert one_line(shown) == shown and visible(shown) == shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["plain", "back\\slash", "\x1b[31m", "a\u202eb", "\\x1b", "\\\\x1b", "\x9b \\ \U000e0001", ""],
+)
+def test_an_exact_print_reads_back_to_its_text(text):
+    printed = visible(text, exact=True)
+    assert (unescape_exact(printed) or printed) == text
+
+
+@pytest.mark.parametrize("printed", ["a\\b", "\\x41", "\\x1", "\\uzzzz", "end\\"])
+def test_text_no_exact_print_gives_is_not_unescaped(printed):
+    assert unescape_exact(printed) is None
