@@ -25,7 +25,7 @@ from tests.gateway import routes_items as items
 from tests.gateway import routes_metadata as metadata
 from tests.gateway import routes_query as queries
 from tests.gateway.continuation import TokenError
-from tests.gateway.faults import Faults, RequestFacts, Verdict
+from tests.gateway.faults import THROTTLE_MESSAGES, Faults, RequestFacts, Verdict
 from tests.gateway.ranges import KeyError400
 from tests.gateway.sql_parser import SqlError
 from tests.gateway.store import BadRequest, Conflict, NotFound, PreconditionFailed, Store
@@ -183,7 +183,10 @@ class GatewayApp:
 
     def _fault_reply(self, verdict: Verdict) -> Reply:
         assert verdict.status is not None
-        err = HttpError(verdict.status, verdict.message, sub_status=verdict.sub_status)
+        message = verdict.message
+        if message is None and verdict.status == 429 and verdict.sub_status is not None:
+            message = THROTTLE_MESSAGES.get(verdict.sub_status)
+        err = HttpError(verdict.status, message, sub_status=verdict.sub_status)
         if verdict.retry_after_ms is not None:
             err.headers["x-ms-retry-after-ms"] = str(verdict.retry_after_ms)
         return self._error_reply(err)

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from azure.cosmos.aio import ContainerProxy
 
-from cosmem_tui.model import Scope
+from cosmem_tui.model import Scope, throttle_cause
 from cosmem_tui.sources.cosmos import wire
 from cosmem_tui.sources.cosmos.failures import WAIT_FIX, translate
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
@@ -118,6 +118,7 @@ class CosmosCalls:
         cause = gateway.cause()
         pending: wire.Binding | None = None
         deadline = asyncio.timeout(self.settings.timeout_s)
+        last_429: int | None = None  # the sub-status of the last 429: what the fix is
         try:
             async with deadline:
                 attempt = 0
@@ -157,6 +158,7 @@ class CosmosCalls:
                                 if error is None:
                                     raise
                                 if isinstance(error, Throttled):
+                                    last_429 = error.sub_status
                                     continue  # the hold-off gate is set: wait, then again
                                 raise error from None
                         pending = None
@@ -176,13 +178,15 @@ class CosmosCalls:
                         f"{self.settings.account} stopped answering (no answer to "
                         f"{operation} within {self.settings.timeout_s:g} s)"
                     )
-            # The fix differs: a storm needs RU/s (or patience), silence a longer --timeout.
-            fix = (
-                " (the account kept answering 429); wait for the load to pass, or raise the "
-                "container's RU/s"
-                if throttled
-                else f"; {WAIT_FIX}"
-            )
+            # The fix differs: a storm is told by its cause (only an RU budget wants
+            # more RU/s), silence wants a longer --timeout.
+            if throttled:
+                last = gateway.last_throttle()
+                code = last_429 if last_429 is not None else (last.sub_status if last else None)
+                told = throttle_cause(code or None)
+                fix = f" (the account kept answering {told.describe()}); {told.fix}"
+            else:
+                fix = f"; {WAIT_FIX}"
             raise RequestTimedOut(
                 f"{self.settings.account} did not answer {operation} within "
                 f"{self.settings.timeout_s:g} s{fix}"

@@ -2,7 +2,8 @@
 
 Users meet these: a wrong endpoint or DNS name, a timeout, a bad key (401), a
 missing data-plane role (403), a database or container that is not there (404),
-throttling that outlasted the retries (429), an unavailable service (503).
+throttling that outlasted the retries (429, told by its cause: only an RU budget is
+helped by more RU/s), an unavailable service (503).
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from azure.core.exceptions import (
 )
 from azure.cosmos.exceptions import CosmosClientTimeoutError, CosmosHttpResponseError
 
+from cosmem_tui.model.substatus import throttle_cause
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings, redact
-from cosmem_tui.sources.cosmos.wire import retry_after_ms
+from cosmem_tui.sources.cosmos.wire import SUB_STATUS, retry_after_ms
 from cosmem_tui.sources.errors import (
     BadRequest,
     Conflict,
@@ -93,6 +95,32 @@ def _forbidden(exc: CosmosHttpResponseError, settings: CosmosSettings) -> Forbid
     )
 
 
+def sub_status_of(exc: CosmosHttpResponseError) -> int | None:
+    """The answer's x-ms-substatus, from the exception or its headers."""
+    code = getattr(exc, "sub_status", None)
+    if isinstance(code, int):
+        return code
+    headers = getattr(exc, "headers", None) or {}
+    raw = headers.get(SUB_STATUS)
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def throttled(exc: CosmosHttpResponseError, account: str) -> Throttled:
+    """A 429 told by its cause: what throttled the console, and that cause's fix."""
+    wait = retry_after_ms(exc.headers)
+    code = sub_status_of(exc)
+    cause = throttle_cause(code)
+    after = f", retry after {wait:,.0f} ms" if wait is not None else ""
+    return Throttled(
+        f"{cause.describe()}: {account} throttled the console{after}; {cause.fix}",
+        retry_after_ms=wait,
+        sub_status=code,
+    )
+
+
 def from_response(
     exc: CosmosHttpResponseError, settings: CosmosSettings, *, not_found: str | None
 ) -> StoreError:
@@ -107,12 +135,7 @@ def from_response(
     if status == 404:
         return NotFound(not_found or f"404 not found: {first_line(exc.message)}")
     if status == 429:
-        wait = retry_after_ms(exc.headers)
-        after = f", retry after {wait:,.0f} ms" if wait is not None else ""
-        return Throttled(
-            f"429 too many requests: {account} is throttling the console{after}",
-            retry_after_ms=wait,
-        )
+        return throttled(exc, account)
     if status == 503:
         return Unavailable(
             f"503 service unavailable: {account} cannot serve the request right now; try again"
