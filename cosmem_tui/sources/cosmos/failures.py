@@ -3,7 +3,8 @@
 Users meet these: a wrong endpoint or DNS name, a timeout, a bad key (401), a
 missing data-plane role (403), a database or container that is not there (404),
 throttling that outlasted the retries (429, told by its cause: only an RU budget is
-helped by more RU/s), an unavailable service (503).
+helped by more RU/s), partitions that changed under a saved position (410), an
+unavailable service (503).
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ from azure.core.exceptions import (
 )
 from azure.cosmos.exceptions import CosmosClientTimeoutError, CosmosHttpResponseError
 
-from cosmem_tui.model.substatus import throttle_cause
+from cosmem_tui.model.substatus import (
+    GONE,
+    PARTITION_KEY_RANGE_GONE,
+    sub_status_name,
+    throttle_cause,
+)
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings, redact
 from cosmem_tui.sources.cosmos.wire import SUB_STATUS, retry_after_ms
 from cosmem_tui.sources.errors import (
@@ -108,6 +114,15 @@ def sub_status_of(exc: CosmosHttpResponseError) -> int | None:
         return None
 
 
+def is_range_gone(exc: BaseException) -> bool:
+    """A 410/1002: the partition key range a request named is gone (a split or merge)."""
+    return (
+        isinstance(exc, CosmosHttpResponseError)
+        and exc.status_code == GONE
+        and sub_status_of(exc) == PARTITION_KEY_RANGE_GONE
+    )
+
+
 def throttled(exc: CosmosHttpResponseError, account: str) -> Throttled:
     """A 429 told by its cause: what throttled the console, and that cause's fix."""
     wait = retry_after_ms(exc.headers)
@@ -118,6 +133,16 @@ def throttled(exc: CosmosHttpResponseError, account: str) -> Throttled:
         f"{cause.describe()}: {account} throttled the console{after}; {cause.fix}",
         retry_after_ms=wait,
         sub_status=code,
+    )
+
+
+def _gone(exc: CosmosHttpResponseError, account: str) -> StoreError:
+    name = sub_status_name(GONE, sub_status_of(exc))
+    why = f" ({name})" if name else ""
+    return StoreError(
+        f"410 gone{why}: {account}'s partitions changed while the console read them "
+        "(a split or a merge); r reads them again",
+        status=GONE,
     )
 
 
@@ -136,6 +161,8 @@ def from_response(
         return NotFound(not_found or f"404 not found: {first_line(exc.message)}")
     if status == 429:
         return throttled(exc, account)
+    if status == GONE:
+        return _gone(exc, account)
     if status == 503:
         return Unavailable(
             f"503 service unavailable: {account} cannot serve the request right now; try again"
