@@ -61,6 +61,27 @@ THROTTLE_MESSAGES: dict[int, str] = {
     3092: "The request didn't complete due to a transient service error.",
 }
 
+# Partition merge on: the service blocks SDKs that do not declare merge support (learn
+# "Merge partitions"; a client declares it with bit 0 of this header). The answer's
+# status is the one reported for a blocked Go SDK (azure-sdk-for-go#20709: 400
+# BadRequest); its text is this fake's own, the real one was not found.
+CAPABILITIES_HEADER = "x-ms-cosmos-sdk-supportedcapabilities"
+PARTITION_MERGE_CAPABILITY = 1
+MERGE_BLOCKED = (
+    400,
+    "Partition merge is enabled on this account: requests from an SDK that does not "
+    "support partition merge are blocked. Upgrade to an SDK version that supports merge.",
+)
+
+
+def declares_merge(headers: dict[str, str]) -> bool:
+    """Does the request say its SDK handles partition merges?"""
+    raw = headers.get(CAPABILITIES_HEADER, "")
+    try:
+        return bool(int(raw) & PARTITION_MERGE_CAPABILITY)
+    except ValueError:
+        return False
+
 
 @dataclass(frozen=True)
 class RequestFacts:

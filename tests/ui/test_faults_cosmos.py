@@ -1,9 +1,10 @@
 """Cosmos faults end to end: the real app and the real SDK against the fake gateway.
 
 For each fault a person can meet (an endpoint that refuses, a name that does not
-resolve, 401, 403, an answer that never comes, a 429 storm told by its cause, 503) the
-app keeps running, the pane that asked says what happened and the fix, and ``r`` asks
-again and recovers once the fault has cleared.
+resolve, 401, 403, an answer that never comes, a 429 storm told by its cause, 503, an
+account with partition merge on that refuses the client) the app keeps running, the
+pane that asked says what happened and the fix, and ``r`` asks again and recovers once
+the fault has cleared.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from cosmem_tui.ui.browse import BrowseScreen
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.gateway import Fault
+from tests.gateway.faults import MERGE_BLOCKED
 from tests.helpers import closed_port, exchange
 from tests.helpers import run_cli as run
 
@@ -221,6 +223,17 @@ async def test_a_metadata_storm_is_named_in_the_header_and_not_put_down_to_ru(ac
         await retry_recovers(pilot, app)
 
 
+async def test_an_account_with_merge_on_that_refuses_the_client_says_what_to_do(account, tmp_path):
+    account.faults.add(Fault(status=MERGE_BLOCKED[0], message=MERGE_BLOCKED[1]))
+    app = cosmos_app(settings_for(account.endpoint, account.key), tmp_path)
+    async with app.run_test(size=(200, 40)) as pilot:
+        text = await failed(pilot, app)
+        assert "partition merge is on and the account refuses this client" in text
+        assert "--enable-partition-merge false" in text
+        account.faults.clear()
+        await retry_recovers(pilot, app)
+
+
 def test_the_cli_says_the_same_in_one_line_with_exit_1(account, capsys, monkeypatch):
     monkeypatch.setenv("COSMOS_KEY", account.key)
     where = ["--database", "db", "--container", "memory", "--schema", "lab"]
@@ -235,3 +248,9 @@ def test_the_cli_says_the_same_in_one_line_with_exit_1(account, capsys, monkeypa
     code, _, err = run(capsys, "tenants", "--endpoint", account.endpoint, *where)
     assert code == EXIT_ERROR and err.count("\n") == 1
     assert "(it needs Microsoft.DocumentDB/databaseAccounts/readMetadata)" in err
+    account.faults.clear()
+    account.faults.add(Fault(status=MERGE_BLOCKED[0], message=MERGE_BLOCKED[1]))
+    code, out, err = run(capsys, "tenants", "--endpoint", account.endpoint, *where)
+    assert code == EXIT_ERROR and out == "" and err.count("\n") == 1
+    assert err.startswith("cosmem: 400 from ") and "partition merge is on" in err
+    assert "--enable-partition-merge false" in err

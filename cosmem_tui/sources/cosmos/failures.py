@@ -4,7 +4,7 @@ Users meet these: a wrong endpoint or DNS name, a timeout, a bad key (401), a
 missing data-plane role (403), a database or container that is not there (404),
 throttling that outlasted the retries (429, told by its cause: only an RU budget is
 helped by more RU/s), partitions that changed under a saved position (410), an
-unavailable service (503).
+account with partition merge on that refuses the client, an unavailable service (503).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from azure.core.exceptions import (
     ServiceResponseError,
     ServiceResponseTimeoutError,
 )
+from azure.cosmos import __version__ as SDK_VERSION
 from azure.cosmos.exceptions import CosmosClientTimeoutError, CosmosHttpResponseError
 
 from cosmem_tui.model.substatus import (
@@ -59,6 +60,16 @@ _NO_SUCH_NAME = (
 )
 WAIT_FIX = "--timeout SECONDS waits longer"  # the fix for a call that ran out of time
 _REACH_FIX = "check the endpoint's host and port, and any proxy, VPN or firewall on the way"
+# Partition merge: with it on, the service blocks SDKs that do not declare merge support
+# (learn "Merge partitions", SDK requirements). How it answers is not documented; the
+# one report found (azure-sdk-for-go#20709) is a 400 BadRequest on every request, fixed
+# by sending the capability header. So a 400/403 whose message speaks of a merge.
+_MERGE = re.compile(r"\bmerg(e|ed|es|ing)\b", re.IGNORECASE)
+_MERGE_CONTEXT = re.compile(r"partition|sdk|client|capabilit|version", re.IGNORECASE)
+CAPABILITIES_HEADER = "x-ms-cosmos-sdk-supportedcapabilities"
+# azure-cosmos has "merge support" since 4.14.2 (its changelog) and 4.17.1 sends the
+# header with the PartitionMerge bit on every request (``_base.GetHeaders``).
+_QUOTE = 90  # the service's words kept in the message, as evidence
 
 
 def first_line(text: object) -> str:
@@ -123,6 +134,14 @@ def is_range_gone(exc: BaseException) -> bool:
     )
 
 
+def is_merge_lockout(exc: CosmosHttpResponseError) -> bool:
+    """The account has partition merge on and refuses this client (see ``_MERGE``)."""
+    if exc.status_code not in (400, 403):
+        return False
+    text = str(exc.message)
+    return bool(_MERGE.search(text) and _MERGE_CONTEXT.search(text))
+
+
 def throttled(exc: CosmosHttpResponseError, account: str) -> Throttled:
     """A 429 told by its cause: what throttled the console, and that cause's fix."""
     wait = retry_after_ms(exc.headers)
@@ -133,6 +152,21 @@ def throttled(exc: CosmosHttpResponseError, account: str) -> Throttled:
         f"{cause.describe()}: {account} throttled the console{after}; {cause.fix}",
         retry_after_ms=wait,
         sub_status=code,
+    )
+
+
+def _merge_lockout(exc: CosmosHttpResponseError, account: str) -> StoreError:
+    # Not a BadRequest: that one means "this query is not served here" to its callers.
+    status = exc.status_code or 400
+    said = first_line(exc.message)
+    if len(said) > _QUOTE:
+        said = said[: _QUOTE - 1] + "…"
+    return StoreError(
+        f"{status} from {account}: partition merge is on and the account refuses this "
+        f'client ("{said}"); azure-cosmos {SDK_VERSION} declares merge support: check that '
+        f"no proxy drops the {CAPABILITIES_HEADER} header, or turn merge off (az cosmosdb "
+        f"update -g GROUP -n {account} --enable-partition-merge false; 15-20 min)",
+        status=status,
     )
 
 
@@ -151,6 +185,8 @@ def from_response(
 ) -> StoreError:
     status = exc.status_code or 0
     account = settings.account
+    if is_merge_lockout(exc):
+        return _merge_lockout(exc, account)
     if status == 401:
         return Unauthorized(
             f"401 unauthorized: {account} rejected the request; {_sign_in_hint(settings)}"
