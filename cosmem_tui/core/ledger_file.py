@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from cosmem_tui.model import RequestCharge
+from cosmem_tui.model import RequestCharge, sub_status_name
 from cosmem_tui.model.times import iso_utc
 from cosmem_tui.sources.gateway import Gateway
 
@@ -48,6 +48,8 @@ FIELDS = (
     "unit",
     "admitted_ru",
     "over_budget",
+    "sub_status",
+    "sub_status_name",
 )
 
 
@@ -75,6 +77,10 @@ def ledger_record(charge: RequestCharge) -> dict[str, Any]:
         "unit": charge.unit,  # "RU" for Cosmos; "call" for Azure Monitor (no RU)
         "admitted_ru": _finite(charge.admitted_ru),  # the estimate it was let through at
         "over_budget": charge.over_budget,  # it took the session past its budget, unasked
+        # The answer's x-ms-substatus and the SDKs' name for it: for a 429 its cause
+        # ("RUBudgetExceeded", "GatewayThrottled", …), for a 410 why routing was stale.
+        "sub_status": charge.sub_status,
+        "sub_status_name": sub_status_name(charge.status, charge.sub_status) or None,
     }
 
 

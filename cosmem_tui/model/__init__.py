@@ -29,6 +29,7 @@ from cosmem_tui.model.entities import (
     Turn,
 )
 from cosmem_tui.model.keys import InvalidKey, Key, Scalar, key_text
+from cosmem_tui.model.substatus import ThrottleCause, sub_status_name, throttle_cause
 from cosmem_tui.model.ttl import MISSING, ItemTtl, TtlClass, TtlState, resolve_ttl
 
 __all__ = [
@@ -64,10 +65,13 @@ __all__ = [
     "Tenant",
     "Thread",
     "ThreadRef",
+    "ThrottleCause",
     "Throttling",
     "TtlClass",
     "TtlState",
     "Turn",
     "key_text",
     "resolve_ttl",
+    "sub_status_name",
+    "throttle_cause",
 ]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cosmem_tui.model.entities import RequestCharge, Scope
+from cosmem_tui.model.substatus import ThrottleCause, throttle_cause
 
 
 class Meter:
@@ -29,13 +30,19 @@ class SessionTotals:
     request_units: float
     simulated: bool  # True if any charge in the total was modelled
     by_scope: dict[Scope, int]
-    throttled: int  # every 429 the service answered, retried or not
+    throttled: int  # every 429 the account answered the console, retried or not
     budget_ru: float | None = None  # the session's RU budget (None: no budget, local)
     cancelled: int = 0  # requests given up before their answer was used
     monitor_calls: int = 0  # Azure Monitor calls (metrics, logs): billed per call, no RU
     monitor_throttled: int = 0  # of those, answered 429 / 529
     overruns: int = 0  # calls that took the session past its budget without a question
     silent: bool = False  # the account stopped answering: background work is stopped
+    # ``throttled`` by the 429's sub-status (None: the answer named none), most first.
+    throttled_by: dict[int | None, int] = field(default_factory=dict)
+
+    def throttle_causes(self) -> list[tuple[ThrottleCause, int]]:
+        """The console's own 429s by cause, most first."""
+        return [(throttle_cause(code), n) for code, n in self.throttled_by.items()]
 
 
 def _wait(retry_after_ms: float | None) -> str:
@@ -51,9 +58,16 @@ class Throttling:
     attempt: int  # the attempt that met this 429 (1 = the first try)
     retry_after_ms: float | None  # what the service asked for (x-ms-retry-after-ms)
     hold_off_s: float  # how long the console holds off (retry-after plus jitter)
+    sub_status: int | None = None  # the 429's x-ms-substatus: its cause
+
+    @property
+    def cause(self) -> ThrottleCause:
+        return throttle_cause(self.sub_status)
 
     def describe(self) -> str:
-        return f"429 on {self.operation}: holding off {_wait(self.retry_after_ms)}"
+        return (
+            f"429 {self.cause.label} on {self.operation}: holding off {_wait(self.retry_after_ms)}"
+        )
 
 
 @dataclass(frozen=True, slots=True)

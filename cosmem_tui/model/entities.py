@@ -240,6 +240,9 @@ class RequestCharge:
     # whether this response took the session past the budget the call was admitted under.
     admitted_ru: float | None = None
     over_budget: bool = False
+    # The answer's x-ms-substatus (None: none sent): for a 429 its cause
+    # (``model.substatus.throttle_cause``), for a 410 why the routing was stale.
+    sub_status: int | None = None
 
     @property
     def outcome(self) -> str:

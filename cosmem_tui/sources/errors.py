@@ -29,9 +29,16 @@ class BadRequest(StoreError):
 class Throttled(StoreError):
     status = 429
 
-    def __init__(self, message: str, *, retry_after_ms: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after_ms: float | None = None,
+        sub_status: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.retry_after_ms = retry_after_ms
+        self.sub_status = sub_status  # why (model.substatus.throttle_cause)
 
 
 class WorkspaceError(StoreError):

@@ -21,7 +21,11 @@
   (``ServerSilent``) instead of each request waiting out its own deadline, the
   listeners hear it once, and the first answer to a foreground action ends it.
 * **Hold-off.** Every 429 sets the shared gate (``HoldOff``); each call awaits it, so a
-  throttled account sees one probing request at a time and never a retry storm.
+  throttled account sees one probing request at a time and never a retry storm. Each
+  429 is counted by its sub-status (``model.substatus``: an RU budget, the metadata
+  rate, a transient service error, a throughput bucket, a hot key…), and the last one
+  is kept, so the header and the failure texts name the cause and its own fix. These
+  are the console's own 429s, not the account's (those come from Azure Monitor).
 * **Writes.** A session is read-only unless it was opened with ``writes_allowed``
   (``--allow-writes``). A backend declares every write-capable call (``check_write``,
   ``request(..., write=True)``) and the Gateway refuses it otherwise, before anything
@@ -164,6 +168,8 @@ class Gateway:
         self._request_units = 0.0
         self._simulated = False
         self._throttled = 0
+        self._throttled_by: dict[int | None, int] = {}
+        self._last_throttle: Throttling | None = None
         self._cancelled = 0
         self._monitor_calls = 0
         self._monitor_throttled = 0
@@ -269,6 +275,8 @@ class Gateway:
                 self._simulated = self._simulated or record.simulated
                 if record.status == 429:
                     self._throttled += 1
+                    cause = record.sub_status or None  # 0 and absent say the same: nothing
+                    self._throttled_by[cause] = self._throttled_by.get(cause, 0) + 1
                 record = self._check_overrun(record)
                 if record.kind is Kind.QUERY and record.status == 200 and record.request_units:
                     floor = self._query_floor
@@ -356,6 +364,12 @@ class Gateway:
                 monitor_throttled=self._monitor_throttled,
                 overruns=len(self._overruns),
                 silent=self._silence is not None,
+                throttled_by=dict(  # most first; ties by code, none said last
+                    sorted(
+                        self._throttled_by.items(),
+                        key=lambda kv: (-kv[1], kv[0] is None, kv[0] or 0),
+                    )
+                ),
             )
 
     def records(self) -> list[RequestCharge]:
@@ -679,15 +693,29 @@ class Gateway:
         return self._add(self._throttle_listeners, listener)
 
     def note_throttle(
-        self, operation: str, target: str, attempt: int, retry_after_ms: float | None
+        self,
+        operation: str,
+        target: str,
+        attempt: int,
+        retry_after_ms: float | None,
+        *,
+        sub_status: int | None = None,
     ) -> None:
-        """A 429 arrived: hold the whole session off and tell the listeners."""
+        """A 429 arrived: hold the whole session off and tell the listeners.
+
+        ``sub_status``: the answer's x-ms-substatus, i.e. why it was throttled."""
         wait_s = self.hold_off.throttled(retry_after_ms)
-        event = Throttling(operation, target, attempt, retry_after_ms, wait_s)
+        event = Throttling(operation, target, attempt, retry_after_ms, wait_s, sub_status)
         with self._lock:
+            self._last_throttle = event
             listeners = list(self._throttle_listeners)
         for listener in listeners:
             listener(event)
+
+    def last_throttle(self) -> Throttling | None:
+        """The newest 429 of the session (None: none yet), with its cause."""
+        with self._lock:
+            return self._last_throttle
 
     def note_answer(self) -> None:
         """A response that is not a 429: the account serves us again."""

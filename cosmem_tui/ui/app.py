@@ -66,7 +66,7 @@ from cosmem_tui.ui.remote_terminal import animation_level, steady_cursor, why_no
 from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
 from cosmem_tui.ui.view import ViewScreen
 from cosmem_tui.ui.views import VIEWS, view
-from cosmem_tui.ui.widgets.header import Chrome
+from cosmem_tui.ui.widgets.header import Chrome, throttle_mark
 
 TERMINAL_WATCH_S = 2.0
 EXIT_TERMINAL_LOST = 129  # as if ended by SIGHUP
@@ -395,9 +395,11 @@ class CosmemApp(App[None]):
     def _show_hold_off(self) -> None:
         if self.session is None:
             return
-        pause = self.session.gateway.throttle_pause_s()
-        if pause > 0:
-            self.chrome = replace(self.chrome, throttle=f"429 · holding off {pause:.1f} s")
+        gateway = self.session.gateway
+        pause = gateway.throttle_pause_s()
+        if pause > 0:  # named by its cause: only an RU budget is helped by more RU/s
+            mark = throttle_mark(pause, gateway.last_throttle())
+            self.chrome = replace(self.chrome, throttle=mark)
             return
         self.chrome = replace(self.chrome, throttle="")
         if self._countdown is not None:

@@ -2,7 +2,9 @@
 
 For the on-call engineer: what did the console send, why (the view and action that
 caused it), where (point / single-partition / prefix / cross-partition / metadata),
-what came back (200, 429, cancelled, no answer), what it cost, how long it took, and
+what came back (200, a 429 with its cause — ``429 RU`` an RU budget, ``429 meta`` the
+metadata rate, ``429 svc`` a transient service error… —, cancelled, no answer), what
+it cost, how long it took, and
 the activity id to quote to support — newest first, filterable, with totals by scope
 and by action and the budget left.
 
@@ -23,7 +25,7 @@ from textual.app import ComposeResult
 
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
-from cosmem_tui.model import RequestCharge, SessionTotals
+from cosmem_tui.model import RequestCharge, SessionTotals, sub_status_name, throttle_cause
 from cosmem_tui.model.times import utc_text
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.refresh import RefreshLoop
@@ -49,7 +51,7 @@ SCOPE_SHORT = {
 LEDGER_COLUMNS = (
     Column("#", 6, "right", drop_order=4),
     Column("TIME", 8),
-    Column("STATUS", 9),
+    Column("STATUS", 10),
     Column("RU", 7, "right"),
     Column("MS", 6, "right", drop_order=3),
     Column("SCOPE", 9, drop_order=2),
@@ -67,15 +69,26 @@ def clock_of_day(epoch: float) -> str:
     return utc_text(epoch, "%H:%M:%S") if epoch else "—"
 
 
-def status_cell(record: RequestCharge) -> Cell:
-    outcome = record.outcome
+def status_text(record: RequestCharge) -> str:
+    """``200``, ``429 RU`` / ``429 meta`` (a 429 by its cause), ``410/1002``, ``cancelled``."""
     if record.cancelled or not record.status:
-        return outcome, "dim"
+        return record.outcome
     if record.status == 429:
-        return "429", "bad"
+        return f"429 {throttle_cause(record.sub_status).tag}".rstrip()
+    if record.sub_status:
+        return f"{record.status}/{record.sub_status}"
+    return record.outcome
+
+
+def status_cell(record: RequestCharge) -> Cell:
+    text = status_text(record)
+    if record.cancelled or not record.status:
+        return text, "dim"
+    if record.status == 429:
+        return text, "bad"
     if record.status >= 400:
-        return outcome, "warn"
-    return outcome, ""
+        return text, "warn"
+    return text, ""
 
 
 def _charge_cell(record: RequestCharge) -> Cell:
@@ -102,6 +115,18 @@ def record_cells(record: RequestCharge) -> list[Cell]:
     )
 
 
+def throttled_text(totals: SessionTotals) -> str:
+    """The console's own 429s by cause: ``3×429 to the console (2 RU budget exceeded,
+    1 metadata requests throttled)`` — not the account's, which :throttle shows."""
+    counts = totals.throttle_causes()
+    named = [
+        f"{n:,} {cause.label if cause.sub_status is not None else 'without a sub-status'}"
+        for cause, n in counts
+    ]
+    said = any(cause.sub_status is not None for cause, _ in counts)
+    return f"{totals.throttled:,}×429 to the console" + (f" ({', '.join(named)})" if said else "")
+
+
 class LedgerRows:
     """The ledger newest first; rows are keyed by record number (``seq``)."""
 
@@ -116,13 +141,18 @@ class LedgerRows:
         return record_cells(self.records[index])
 
     def search_text(self, index: int) -> str:
-        """Every cell the row shows (its time, RU, latency …), and what narrow columns
-        hide: the scope's own name, the kind, the whole activity id."""
+        """Every cell the row shows (its time, RU, latency, the 429's cause …), and what
+        narrow columns hide: the scope's own name, the kind, the sub-status's name, the
+        whole activity id."""
         found = self._search[index]
         if found is None:
             r = self.records[index]
             shown = " ".join(text for text, _tone in record_cells(r))
-            found = " ".join((shown, r.scope.value, r.kind.value, r.activity_id or ""))
+            why = throttle_cause(r.sub_status).label if r.status == 429 else ""
+            found = " ".join(
+                (shown, why, sub_status_name(r.status, r.sub_status), r.scope.value,
+                 r.kind.value, r.cause, r.target, r.activity_id or "")
+            )  # fmt: skip
             self._search[index] = found
         return found
 
@@ -153,7 +183,7 @@ def summary_lines(snapshot: LedgerSnapshot, width_hint: int = 0) -> list[str]:
         budget = f" of a {t.budget_ru:,.0f} RU budget, {left:,.1f} left"
     extra = []
     if t.throttled:
-        extra.append(f"{t.throttled:,}×429")
+        extra.append(throttled_text(t))
     if t.cancelled:
         extra.append(f"{t.cancelled:,} cancelled")
     if t.monitor_calls:

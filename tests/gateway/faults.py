@@ -4,7 +4,8 @@ Three sources of trouble, checked in this order for every request:
 
 1. **Rules** (``Fault``): the next ``count`` requests that match (kind, method, path
    regex, query text, range id, or any predicate) get a status (429 with
-   ``x-ms-retry-after-ms`` and sub-status 3200, 401, 403, 503, 410…), a delay, or hang
+   ``x-ms-retry-after-ms`` and sub-status 3200 unless ``sub_status`` says another
+   cause, with that cause's message; 401, 403, 503, 410…), a delay, or hang
    until the test releases them or the gateway stops — before the request runs, or
    after it (``applied=True``: the write is made, its answer never comes, the way a
    timeout after the service committed looks to a client).
@@ -38,7 +39,10 @@ ERROR_BODIES: dict[int, tuple[str, str]] = {
     404: ("NotFound", "Resource Not Found."),
     408: ("RequestTimeout", "Request timed out."),
     410: ("Gone", "The requested resource is no longer available at the server."),
-    429: ("TooManyRequests", "Request rate is large. More Request Units may be needed."),
+    429: (
+        "TooManyRequests",
+        "Request rate is large. More Request Units may be needed, so no changes were made.",
+    ),
     449: (
         "RetryWith",
         "Conflicting request to resource has been attempted. Retry to avoid conflicts.",
@@ -46,6 +50,37 @@ ERROR_BODIES: dict[int, tuple[str, str]] = {
     500: ("InternalServerError", "Unknown server error occurred when processing this request."),
     503: ("ServiceUnavailable", "Service is currently unavailable."),
 }
+
+
+# A 429's message by its sub-status: the three texts of learn "Diagnose and troubleshoot
+# request rate too large". Which sub-status carries the "transient service error" text
+# is not documented: 3092 (SystemResourceUnavailable) is this fake's guess.
+THROTTLE_MESSAGES: dict[int, str] = {
+    3200: ERROR_BODIES[429][1],
+    3201: "The request didn't complete due to a high rate of metadata requests.",
+    3092: "The request didn't complete due to a transient service error.",
+}
+
+# Partition merge on: the service blocks SDKs that do not declare merge support (learn
+# "Merge partitions"; a client declares it with bit 0 of this header). The answer's
+# status is the one reported for a blocked Go SDK (azure-sdk-for-go#20709: 400
+# BadRequest); its text is this fake's own, the real one was not found.
+CAPABILITIES_HEADER = "x-ms-cosmos-sdk-supportedcapabilities"
+PARTITION_MERGE_CAPABILITY = 1
+MERGE_BLOCKED = (
+    400,
+    "Partition merge is enabled on this account: requests from an SDK that does not "
+    "support partition merge are blocked. Upgrade to an SDK version that supports merge.",
+)
+
+
+def declares_merge(headers: dict[str, str]) -> bool:
+    """Does the request say its SDK handles partition merges?"""
+    raw = headers.get(CAPABILITIES_HEADER, "")
+    try:
+        return bool(int(raw) & PARTITION_MERGE_CAPABILITY)
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -113,6 +148,7 @@ class Storm:
     status: int = 429
     retry_after_ms: int = 5
     kind: set[str] | None = None
+    sub_status: int = 3200
 
 
 @dataclass(frozen=True)
@@ -165,11 +201,15 @@ class Faults:
         status: int = 429,
         retry_after_ms: int = 5,
         kind: str | Iterable[str] | None = None,
+        sub_status: int = 3200,
     ) -> None:
-        """Answer a seeded random ``fraction`` of requests (of ``kind``) with ``status``."""
+        """Answer a seeded random ``fraction`` of requests (of ``kind``) with ``status``
+        (a 429 with ``sub_status``: 3200 an RU budget, 3201 the metadata rate, …)."""
         kinds = None if kind is None else ({kind} if isinstance(kind, str) else set(kind))
         with self._lock:
-            self._storm = Storm(fraction, random.Random(seed), status, retry_after_ms, kinds)
+            self._storm = Storm(
+                fraction, random.Random(seed), status, retry_after_ms, kinds, sub_status
+            )
 
     def calm(self) -> None:
         with self._lock:
@@ -228,7 +268,7 @@ class Faults:
                 return Verdict(
                     status=storm.status,
                     retry_after_ms=storm.retry_after_ms if storm.status == 429 else None,
-                    sub_status=3200 if storm.status == 429 else None,
+                    sub_status=storm.sub_status if storm.status == 429 else None,
                     label="storm",
                 )
         return None

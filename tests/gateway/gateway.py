@@ -48,6 +48,7 @@ class FakeGateway:
         require_auth: bool = True,
         max_visits_per_page: int | None = None,
         enforce_offers: bool = False,
+        partition_merge: bool = False,
     ) -> None:
         self.clock: Any = clock if clock is not None else GatewayClock()
         self.store = Store(self.clock, default_ranges=ranges)
@@ -60,6 +61,7 @@ class FakeGateway:
             require_auth=require_auth,
             max_visits_per_page=max_visits_per_page,
             enforce_offers=enforce_offers,
+            partition_merge=partition_merge,
         )
         self.faults.on_hang_release = self.app.release_hung
         self.key = KEY

@@ -25,7 +25,14 @@ from tests.gateway import routes_items as items
 from tests.gateway import routes_metadata as metadata
 from tests.gateway import routes_query as queries
 from tests.gateway.continuation import TokenError
-from tests.gateway.faults import Faults, RequestFacts, Verdict
+from tests.gateway.faults import (
+    MERGE_BLOCKED,
+    THROTTLE_MESSAGES,
+    Faults,
+    RequestFacts,
+    Verdict,
+    declares_merge,
+)
 from tests.gateway.ranges import KeyError400
 from tests.gateway.sql_parser import SqlError
 from tests.gateway.store import BadRequest, Conflict, NotFound, PreconditionFailed, Store
@@ -56,6 +63,7 @@ class GatewayApp:
         require_auth: bool = True,
         max_visits_per_page: int | None = None,
         enforce_offers: bool = False,
+        partition_merge: bool = False,
     ) -> None:
         self.store = store
         self.faults = faults
@@ -64,6 +72,7 @@ class GatewayApp:
         self.require_auth = require_auth
         self.max_visits_per_page = max_visits_per_page
         self.enforce_offers = enforce_offers
+        self.partition_merge = partition_merge  # block SDKs that do not declare merge
         self._hung: set[asyncio.Event] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self.on_request: Callable[[Entry], None] | None = None
@@ -129,9 +138,13 @@ class GatewayApp:
         facts = RequestFacts(
             request.method, request.path, kind, query_text, entry.range_id, headers
         )
-        verdict = self.faults.verdict(facts)
+        blocked = self.partition_merge and not declares_merge(headers)
+        verdict = None if blocked else self.faults.verdict(facts)
         reply: Reply
-        if verdict is not None:
+        if blocked:  # the account blocks it before anything runs
+            entry.fault = "merge: the SDK does not declare merge support"
+            reply = self._error_reply(HttpError(*MERGE_BLOCKED))
+        elif verdict is not None:
             entry.fault = verdict.label
             if verdict.delay_s:
                 await asyncio.sleep(verdict.delay_s)
@@ -183,7 +196,10 @@ class GatewayApp:
 
     def _fault_reply(self, verdict: Verdict) -> Reply:
         assert verdict.status is not None
-        err = HttpError(verdict.status, verdict.message, sub_status=verdict.sub_status)
+        message = verdict.message
+        if message is None and verdict.status == 429 and verdict.sub_status is not None:
+            message = THROTTLE_MESSAGES.get(verdict.sub_status)
+        err = HttpError(verdict.status, message, sub_status=verdict.sub_status)
         if verdict.retry_after_ms is not None:
             err.headers["x-ms-retry-after-ms"] = str(verdict.retry_after_ms)
         return self._error_reply(err)

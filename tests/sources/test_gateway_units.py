@@ -41,7 +41,8 @@ def test_monitor_calls_are_counted_apart():
 
     first = summary_lines(LedgerSnapshot(tuple(gateway.records()), totals))[0]
     assert first == (
-        "5 requests · 2.5 RU of a 100 RU budget, 97.5 left · 1×429 · 3 monitor calls, 2 throttled"
+        "5 requests · 2.5 RU of a 100 RU budget, 97.5 left · 1×429 to the console · "
+        "3 monitor calls, 2 throttled"
     )
     cells = record_cells(gateway.records()[2])
     assert cells[3][0] == "call"  # no RU column value pretending to be 0 RU

@@ -1,9 +1,10 @@
 """Cosmos faults end to end: the real app and the real SDK against the fake gateway.
 
 For each fault a person can meet (an endpoint that refuses, a name that does not
-resolve, 401, 403, an answer that never comes, a 429 storm, 503) the app keeps
-running, the pane that asked says what happened and the fix, and ``r`` asks again and
-recovers once the fault has cleared.
+resolve, 401, 403, an answer that never comes, a 429 storm told by its cause, 503, an
+account with partition merge on that refuses the client) the app keeps running, the
+pane that asked says what happened and the fix, and ``r`` asks again and recovers once
+the fault has cleared.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from cosmem_tui.sources.cosmos.failures import READER_ROLE
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.ui.app import CosmemApp
 from cosmem_tui.ui.browse import BrowseScreen
+from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.gateway import Fault
+from tests.gateway.faults import MERGE_BLOCKED
 from tests.helpers import closed_port, exchange
 from tests.helpers import run_cli as run
 
@@ -43,6 +46,10 @@ def pane(app: CosmemApp) -> str:
 
 def status(app: CosmemApp) -> str:
     return app.browse.query_one("#status", Static).render().plain
+
+
+def header(app: CosmemApp) -> str:
+    return app.screen.query_one(SessionHeader).render().plain
 
 
 async def until(pilot, condition: Callable[[], bool], timeout: float = 20.0) -> None:
@@ -195,10 +202,35 @@ async def test_a_429_storm_that_outlasts_the_retries_is_explained_and_r_recovers
     app = cosmos_app(settings_for(account.endpoint, account.key, timeout_s=2.0), tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         text = await failed(pilot, app)
-        assert "did not answer list-keys within 2 s (the account kept answering 429)" in text
-        assert "raise the container's RU/s" in text
+        assert "did not answer list-keys within 2 s (the account kept answering 429/3200" in text
+        assert "more RU/s helps only when every partition is busy" in text
         assert app.session.gateway.totals().throttled >= 2
         account.faults.calm()
+        await retry_recovers(pilot, app)
+
+
+async def test_a_metadata_storm_is_named_in_the_header_and_not_put_down_to_ru(account, tmp_path):
+    account.faults.storm(1.0, kind="query", retry_after_ms=400, sub_status=3201)
+    app = cosmos_app(settings_for(account.endpoint, account.key, timeout_s=3.0), tmp_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await until(pilot, lambda: "⚠ 429 metadata rate · holding off" in header(app))
+        text = await failed(pilot, app)
+        assert "(the account kept answering 429/3201 metadata requests throttled)" in text
+        assert "more RU/s does nothing" in text and "raise the container's RU/s" not in text
+        throttled = app.session.gateway.totals().throttled
+        await until(pilot, lambda: f"{throttled:,}×429 to cosmem" in header(app))
+        account.faults.calm()
+        await retry_recovers(pilot, app)
+
+
+async def test_an_account_with_merge_on_that_refuses_the_client_says_what_to_do(account, tmp_path):
+    account.faults.add(Fault(status=MERGE_BLOCKED[0], message=MERGE_BLOCKED[1]))
+    app = cosmos_app(settings_for(account.endpoint, account.key), tmp_path)
+    async with app.run_test(size=(200, 40)) as pilot:
+        text = await failed(pilot, app)
+        assert "partition merge is on and the account refuses this client" in text
+        assert "--enable-partition-merge false" in text
+        account.faults.clear()
         await retry_recovers(pilot, app)
 
 
@@ -216,3 +248,9 @@ def test_the_cli_says_the_same_in_one_line_with_exit_1(account, capsys, monkeypa
     code, _, err = run(capsys, "tenants", "--endpoint", account.endpoint, *where)
     assert code == EXIT_ERROR and err.count("\n") == 1
     assert "(it needs Microsoft.DocumentDB/databaseAccounts/readMetadata)" in err
+    account.faults.clear()
+    account.faults.add(Fault(status=MERGE_BLOCKED[0], message=MERGE_BLOCKED[1]))
+    code, out, err = run(capsys, "tenants", "--endpoint", account.endpoint, *where)
+    assert code == EXIT_ERROR and out == "" and err.count("\n") == 1
+    assert err.startswith("cosmem: 400 from ") and "partition merge is on" in err
+    assert "--enable-partition-merge false" in err

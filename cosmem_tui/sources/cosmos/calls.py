@@ -11,13 +11,20 @@ one metadata read. ``CosmosCalls.call`` runs it:
    response becomes a ledger record (``wire``), and an attempt without an answer gets
    a record too (cancelled, or no answer);
 4. on a 429 goes back to 2 — a throttled call is retried after the hold-off until its
-   deadline, never by a count that bad luck can exhaust;
+   deadline, never by a count that bad luck can exhaust; on a 410/1002 the SDK could
+   not resolve itself (a saved position in a range that a split or merge retired), it
+   refreshes the partition-range map once and tries again;
 5. gives up at the deadline (``asyncio.timeout``: azure-cosmos 4.17 never applies its
    client-level ``timeout=`` to operations and checks a per-call one only between
    attempts), as ``RequestTimedOut``. An attempt still without an answer then (no 429
    either) means the account stopped answering: the Gateway is told
    (``note_silence``), so background calls are refused at once rather than each
    waiting out a deadline of its own, until an answer comes.
+
+The partition-range map is the SDK's own, read once and kept: the SDK refreshes one
+container's map itself when a request meets a split (410/1002), and a forced refresh
+(``read_feed_ranges(force_refresh=True)``) replaces the whole map of the client — every
+container's — so the console forces one only when a call still meets a gone range.
 
 A page's charge is known only once it is answered; the store says what a page must
 read (``scanned``) where it knows, so its estimate scales with the work, and the
@@ -34,9 +41,9 @@ from typing import Any, TypeVar
 
 from azure.cosmos.aio import ContainerProxy
 
-from cosmem_tui.model import Scope
+from cosmem_tui.model import Scope, throttle_cause
 from cosmem_tui.sources.cosmos import wire
-from cosmem_tui.sources.cosmos.failures import WAIT_FIX, translate
+from cosmem_tui.sources.cosmos.failures import WAIT_FIX, is_range_gone, translate
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.errors import RequestTimedOut, Throttled, WritesNotAllowed
 from cosmem_tui.sources.gateway import Gateway
@@ -93,6 +100,7 @@ class CosmosCalls:
         budgeted: bool = True,
         write: bool = False,
         item_id: str | None = None,
+        refresh_when_gone: bool = True,
     ) -> T:
         """Run ``send`` (which makes SDK requests) as one call; see the module docstring.
 
@@ -100,7 +108,8 @@ class CosmosCalls:
         only its requests may carry a write verb (``wire.on_request``). After a 429 it is
         tried again like any call: a throttled write was not executed, and it goes
         If-Match, so it can never apply twice. ``item_id``: the item a point operation
-        addresses; a write of it may go to that item's URL only."""
+        addresses; a write of it may go to that item's URL only. ``refresh_when_gone``:
+        on a 410/1002, refresh the partition-range map once and try again."""
         gateway = self.gateway
         if write:
             gateway.check_write(operation, target)
@@ -118,11 +127,16 @@ class CosmosCalls:
         cause = gateway.cause()
         pending: wire.Binding | None = None
         deadline = asyncio.timeout(self.settings.timeout_s)
+        last_429: int | None = None  # the sub-status of the last 429: what the fix is
+        stale = False  # a 410/1002 came back: refresh the ranges before the next attempt
         try:
             async with deadline:
                 attempt = 0
                 while True:
                     attempt += 1
+                    if stale:
+                        await self.feed_ranges(background=background, refresh=True)
+                        stale, refresh_when_gone = False, False  # once per call
                     async with AsyncExitStack() as stack:
                         if background:
                             await stack.enter_async_context(gateway.background_slot())
@@ -153,10 +167,14 @@ class CosmosCalls:
                                 pending = None
                                 if not _answered(exc) and not isinstance(exc, WritesNotAllowed):
                                     binding.no_answer(cancelled=False)
+                                if refresh_when_gone and is_range_gone(exc):
+                                    stale = True  # a saved position outlived a split
+                                    continue
                                 error = translate(exc, self.settings, not_found=not_found)
                                 if error is None:
                                     raise
                                 if isinstance(error, Throttled):
+                                    last_429 = error.sub_status
                                     continue  # the hold-off gate is set: wait, then again
                                 raise error from None
                         pending = None
@@ -176,13 +194,15 @@ class CosmosCalls:
                         f"{self.settings.account} stopped answering (no answer to "
                         f"{operation} within {self.settings.timeout_s:g} s)"
                     )
-            # The fix differs: a storm needs RU/s (or patience), silence a longer --timeout.
-            fix = (
-                " (the account kept answering 429); wait for the load to pass, or raise the "
-                "container's RU/s"
-                if throttled
-                else f"; {WAIT_FIX}"
-            )
+            # The fix differs: a storm is told by its cause (only an RU budget wants
+            # more RU/s), silence wants a longer --timeout.
+            if throttled:
+                last = gateway.last_throttle()
+                code = last_429 if last_429 is not None else (last.sub_status if last else None)
+                told = throttle_cause(code or None)
+                fix = f" (the account kept answering {told.describe()}); {told.fix}"
+            else:
+                fix = f"; {WAIT_FIX}"
             raise RequestTimedOut(
                 f"{self.settings.account} did not answer {operation} within "
                 f"{self.settings.timeout_s:g} s{fix}"
@@ -247,17 +267,24 @@ class CosmosCalls:
             self.gateway.learn_scan(operation, scanned, cost.request_units)
         return QueryPage(page.rows, page.continuation, cost.request_units)
 
-    async def feed_ranges(self, *, background: bool = False) -> list[dict[str, Any]]:
-        """The container's physical partitions as feed ranges (one pkranges read)."""
+    async def feed_ranges(
+        self, *, background: bool = False, refresh: bool = False
+    ) -> list[dict[str, Any]]:
+        """The container's physical partitions as feed ranges, from the SDK's map (read
+        from the service the first time only). ``refresh``: read it again first — the
+        SDK then replaces the routing map of every container of the client, so only
+        when a call met a range that is gone."""
 
         async def send() -> list[dict[str, Any]]:
-            return [dict(r) async for r in self.container.read_feed_ranges(force_refresh=True)]
+            ranges = self.container.read_feed_ranges(force_refresh=refresh)
+            return [dict(r) async for r in ranges]
 
         return await self.call(
-            "read-ranges",
+            "refresh-ranges" if refresh else "read-ranges",
             Scope.METADATA,
-            "partition key ranges",
+            "partition key ranges (a range was gone)" if refresh else "partition key ranges",
             send,
             background=background,
             estimate_ru=0.0,
+            refresh_when_gone=False,
         )

@@ -2,7 +2,9 @@
 
 Users meet these: a wrong endpoint or DNS name, a timeout, a bad key (401), a
 missing data-plane role (403), a database or container that is not there (404),
-throttling that outlasted the retries (429), an unavailable service (503).
+throttling that outlasted the retries (429, told by its cause: only an RU budget is
+helped by more RU/s), partitions that changed under a saved position (410), an
+account with partition merge on that refuses the client, an unavailable service (503).
 """
 
 from __future__ import annotations
@@ -20,10 +22,17 @@ from azure.core.exceptions import (
     ServiceResponseError,
     ServiceResponseTimeoutError,
 )
+from azure.cosmos import __version__ as SDK_VERSION
 from azure.cosmos.exceptions import CosmosClientTimeoutError, CosmosHttpResponseError
 
+from cosmem_tui.model.substatus import (
+    GONE,
+    PARTITION_KEY_RANGE_GONE,
+    sub_status_name,
+    throttle_cause,
+)
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings, redact
-from cosmem_tui.sources.cosmos.wire import retry_after_ms
+from cosmem_tui.sources.cosmos.wire import SUB_STATUS, retry_after_ms
 from cosmem_tui.sources.errors import (
     BadRequest,
     Conflict,
@@ -51,6 +60,16 @@ _NO_SUCH_NAME = (
 )
 WAIT_FIX = "--timeout SECONDS waits longer"  # the fix for a call that ran out of time
 _REACH_FIX = "check the endpoint's host and port, and any proxy, VPN or firewall on the way"
+# Partition merge: with it on, the service blocks SDKs that do not declare merge support
+# (learn "Merge partitions", SDK requirements). How it answers is not documented; the
+# one report found (azure-sdk-for-go#20709) is a 400 BadRequest on every request, fixed
+# by sending the capability header. So a 400/403 whose message speaks of a merge.
+_MERGE = re.compile(r"\bmerg(e|ed|es|ing)\b", re.IGNORECASE)
+_MERGE_CONTEXT = re.compile(r"partition|sdk|client|capabilit|version", re.IGNORECASE)
+CAPABILITIES_HEADER = "x-ms-cosmos-sdk-supportedcapabilities"
+# azure-cosmos has "merge support" since 4.14.2 (its changelog) and 4.17.1 sends the
+# header with the PartitionMerge bit on every request (``_base.GetHeaders``).
+_QUOTE = 90  # the service's words kept in the message, as evidence
 
 
 def first_line(text: object) -> str:
@@ -93,11 +112,81 @@ def _forbidden(exc: CosmosHttpResponseError, settings: CosmosSettings) -> Forbid
     )
 
 
+def sub_status_of(exc: CosmosHttpResponseError) -> int | None:
+    """The answer's x-ms-substatus, from the exception or its headers."""
+    code = getattr(exc, "sub_status", None)
+    if isinstance(code, int):
+        return code
+    headers = getattr(exc, "headers", None) or {}
+    raw = headers.get(SUB_STATUS)
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def is_range_gone(exc: BaseException) -> bool:
+    """A 410/1002: the partition key range a request named is gone (a split or merge)."""
+    return (
+        isinstance(exc, CosmosHttpResponseError)
+        and exc.status_code == GONE
+        and sub_status_of(exc) == PARTITION_KEY_RANGE_GONE
+    )
+
+
+def is_merge_lockout(exc: CosmosHttpResponseError) -> bool:
+    """The account has partition merge on and refuses this client (see ``_MERGE``)."""
+    if exc.status_code not in (400, 403):
+        return False
+    text = str(exc.message)
+    return bool(_MERGE.search(text) and _MERGE_CONTEXT.search(text))
+
+
+def throttled(exc: CosmosHttpResponseError, account: str) -> Throttled:
+    """A 429 told by its cause: what throttled the console, and that cause's fix."""
+    wait = retry_after_ms(exc.headers)
+    code = sub_status_of(exc)
+    cause = throttle_cause(code)
+    after = f", retry after {wait:,.0f} ms" if wait is not None else ""
+    return Throttled(
+        f"{cause.describe()}: {account} throttled the console{after}; {cause.fix}",
+        retry_after_ms=wait,
+        sub_status=code,
+    )
+
+
+def _merge_lockout(exc: CosmosHttpResponseError, account: str) -> StoreError:
+    # Not a BadRequest: that one means "this query is not served here" to its callers.
+    status = exc.status_code or 400
+    said = first_line(exc.message)
+    if len(said) > _QUOTE:
+        said = said[: _QUOTE - 1] + "…"
+    return StoreError(
+        f"{status} from {account}: partition merge is on and the account refuses this "
+        f'client ("{said}"); azure-cosmos {SDK_VERSION} declares merge support: check that '
+        f"no proxy drops the {CAPABILITIES_HEADER} header, or turn merge off (az cosmosdb "
+        f"update -g GROUP -n {account} --enable-partition-merge false; 15-20 min)",
+        status=status,
+    )
+
+
+def _gone(exc: CosmosHttpResponseError, account: str) -> StoreError:
+    name = sub_status_name(GONE, sub_status_of(exc))
+    why = f" ({name})" if name else ""
+    return StoreError(
+        f"410 gone{why}: {account}'s partitions changed while the console read them "
+        "(a split or a merge); r reads them again",
+        status=GONE,
+    )
+
+
 def from_response(
     exc: CosmosHttpResponseError, settings: CosmosSettings, *, not_found: str | None
 ) -> StoreError:
     status = exc.status_code or 0
     account = settings.account
+    if is_merge_lockout(exc):
+        return _merge_lockout(exc, account)
     if status == 401:
         return Unauthorized(
             f"401 unauthorized: {account} rejected the request; {_sign_in_hint(settings)}"
@@ -107,12 +196,9 @@ def from_response(
     if status == 404:
         return NotFound(not_found or f"404 not found: {first_line(exc.message)}")
     if status == 429:
-        wait = retry_after_ms(exc.headers)
-        after = f", retry after {wait:,.0f} ms" if wait is not None else ""
-        return Throttled(
-            f"429 too many requests: {account} is throttling the console{after}",
-            retry_after_ms=wait,
-        )
+        return throttled(exc, account)
+    if status == GONE:
+        return _gone(exc, account)
     if status == 503:
         return Unavailable(
             f"503 service unavailable: {account} cannot serve the request right now; try again"

@@ -35,6 +35,7 @@ from cosmem_tui.sources.gateway import Gateway
 CHARGE = "x-ms-request-charge"
 ACTIVITY = "x-ms-activity-id"
 RETRY_AFTER = "x-ms-retry-after-ms"
+SUB_STATUS = "x-ms-substatus"
 ITEM_COUNT = "x-ms-item-count"
 QUERY_PLAN = "x-ms-cosmos-is-query-plan-request"
 IS_QUERY = "x-ms-documentdb-isquery"
@@ -60,6 +61,7 @@ class Binding:
     items: int = 0
     last_status: int = 0
     last_retry_after_ms: float | None = None
+    last_sub_status: int | None = None  # of the last 429: its cause
     # Set when the attempt is over. The SDK starts background tasks of its own (account
     # refreshes), which inherit the context — and this binding — of the call that
     # started them: their responses are still recorded, but as the SDK's own.
@@ -87,6 +89,7 @@ class Binding:
         range_id: str | None = None,
         cancelled: bool = False,
         own: bool = False,
+        sub_status: int | None = None,
     ) -> None:
         scope = self.scope if kind in (Kind.QUERY, Kind.POINT, Kind.WRITE) else Scope.METADATA
         target = f"{self.target} · range {range_id}" if range_id else self.target
@@ -112,6 +115,7 @@ class Binding:
                 cause=self.cause,
                 at=self.gateway.clock.now(),
                 background=self.background,
+                sub_status=sub_status,
             )
         )
 
@@ -145,6 +149,15 @@ def retry_after_ms(headers: Any) -> float | None:
     raw = headers.get(RETRY_AFTER) if headers is not None else None
     try:
         return float(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def sub_status(headers: Any) -> int | None:
+    """The answer's ``x-ms-substatus`` (None when absent or malformed)."""
+    raw = headers.get(SUB_STATUS) if headers is not None else None
+    try:
+        return int(raw) if raw is not None else None
     except ValueError:
         return None
 
@@ -245,6 +258,7 @@ def on_response(response: Any) -> None:
     if kind is Kind.POINT and status == 200:
         items = 1  # a point read answers one item and sends no item count
     wait = retry_after_ms(headers) if status == 429 else None
+    cause = sub_status(headers)
     binding.responses += 1
     binding.last_status = status
     if kind is Kind.QUERY or kind is Kind.POINT:
@@ -257,10 +271,14 @@ def on_response(response: Any) -> None:
         activity_id=headers.get(ACTIVITY) or None,
         retry_after_ms=wait,
         range_id=request.headers.get(RANGE_ID) or None,
+        sub_status=cause,
     )
     if status == 429:
         binding.throttles += 1
         binding.last_retry_after_ms = wait
-        binding.gateway.note_throttle(binding.operation, binding.target, binding.attempt, wait)
+        binding.last_sub_status = cause
+        binding.gateway.note_throttle(
+            binding.operation, binding.target, binding.attempt, wait, sub_status=cause
+        )
     else:
         binding.gateway.note_answer()

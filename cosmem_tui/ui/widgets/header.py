@@ -7,6 +7,10 @@ shows a stale or a different header.
 When the line is too narrow, whole parts are dropped in ``DROP_ORDER`` (never cut in
 the middle); the title, a theme's badge (PRODUCTION), WRITES ON, the schema's name and
 the session's cost are never dropped.
+
+The 429s in the header are the console's own (``3×429 to cosmem``), each hold-off
+named by its cause (``429 metadata rate · holding off 0.6 s``); the
+account's 429s are the throughput view's, from Azure Monitor.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from cosmem_tui.core.text import one_line
-from cosmem_tui.model import ContainerProperties, SessionTotals
+from cosmem_tui.model import ContainerProperties, SessionTotals, Throttling, throttle_cause
 from cosmem_tui.ui.themes import theme_badge
 
 
@@ -31,7 +35,8 @@ class Chrome:
     container: ContainerProperties | None = None
     schema: str = ""
     totals: SessionTotals | None = None
-    throttle: str = ""  # "429 · holding off 0.6 s" while the account throttles us
+    # "429 RU budget · holding off 0.6 s" while the account throttles us
+    throttle: str = ""
     view: str = ""  # the view's title, shown when there is room
     writes: bool = False  # the session allows writes (--allow-writes): shown in red
     schema_reason: str = ""  # why this schema: "detected: …", "recorded in the workspace"
@@ -43,6 +48,7 @@ class Chrome:
 DROP_ORDER = (
     "schema_reason",
     "ttl",
+    "throttled",  # "3×429 to cosmem" → "3×429"
     "requests",
     "ttl",
     "pk",
@@ -50,6 +56,20 @@ DROP_ORDER = (
     "throttled",
     "source",
 )
+
+
+def throttle_mark(pause_s: float, last: Throttling | None) -> str:
+    """The hold-off countdown, named by the cause of the 429 that set it ("" once over)."""
+    if pause_s <= 0:
+        return ""
+    cause = throttle_cause(last.sub_status if last is not None else None)
+    why = f" {cause.brief}" if cause.brief else ""
+    return f"429{why} · holding off {pause_s:.1f} s"
+
+
+def throttled_part(totals: SessionTotals) -> str:
+    """The console's own 429s, said as its own: :throttle's are the account's."""
+    return f"{totals.throttled:,}×429 to cosmem"
 
 
 @dataclass(frozen=True)
@@ -88,7 +108,8 @@ def header_parts(chrome: Chrome) -> list[Part]:
         if t.silent:  # the account stopped answering: background work is stopped
             parts.append(Part("silent", "⚠ no answer", "right"))
         if t.throttled:
-            parts.append(Part("throttled", f"{t.throttled:,}×429", "right"))
+            count = f"{t.throttled:,}×429"
+            parts.append(Part("throttled", throttled_part(t), "right", short=count))
     return parts
 
 
