@@ -23,6 +23,7 @@ from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.session import (
     ADVISOR,
     BROWSE,
+    DOCTOR,
     HOT_KEYS,
     MEMORY,
     TELEMETRY,
@@ -42,8 +43,10 @@ from cosmem_tui.sources.local import LocalStore, Workspace
 if TYPE_CHECKING:
     from cosmem_tui.core.audit import AuditLog
     from cosmem_tui.core.demo.manifest import DemoManifest
+    from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.schema_choice import SchemaChoice
     from cosmem_tui.core.throughput import Container
+    from cosmem_tui.model.doctor import SessionFacts
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
     from cosmem_tui.sources.monitor.settings import MonitorSettings
     from cosmem_tui.sources.telemetry import Telemetry
@@ -152,10 +155,19 @@ async def open_telemetry_session(
     closers: list[Callable[[], Awaitable[None]]] = [telemetry.close]
     if owned:
         closers.insert(0, lambda: close_credential(credential))
+    services = telemetry_services(
+        telemetry, clock, Container(settings.database, settings.container)
+    )
+    reader = services[TELEMETRY]
+    services[DOCTOR] = _doctor(
+        _monitor_facts(settings, auth or ""),
+        ledger,
+        clock,
+        telemetry=reader,
+        inspector=_inspector(reader),
+    )
     return Session(
-        services=telemetry_services(
-            telemetry, clock, Container(settings.database, settings.container)
-        ),
+        services=services,
         ledger=ledger,
         clock=clock,
         is_demo=False,
@@ -241,6 +253,9 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         )
     )
     closers.append(telemetry.close)
+    services[DOCTOR] = _local_doctor(
+        store, ledger, clock, services[TELEMETRY], options, label, choice.schema, choice.reason
+    )
     if options.allow_writes:  # the only place a workspace is opened for writing
         from cosmem_tui.core.writes import WriteService
         from cosmem_tui.sources.local.writer import LocalWriter
@@ -393,6 +408,18 @@ async def open_cosmos_session(
             raise
         services.update(monitor_services)
         closers.extend(monitor_closers)
+    services[DOCTOR] = _cosmos_doctor(
+        account,
+        settings,
+        monitor,
+        ledger,
+        clock,
+        services.get(TELEMETRY),
+        choice.schema,
+        choice.reason or "named with --schema",
+        user_dir,
+        allow_writes=allow_writes,
+    )
     return Session(
         services=services,
         ledger=ledger,
@@ -441,3 +468,128 @@ async def _monitor_for_cosmos(
         levels = None  # storage per tenant is then shown as a lower bound
     where = Container(settings.database, settings.container, key_levels=levels)
     return telemetry_services(telemetry, clock, where), closers, notes
+
+
+# -- the doctor -----------------------------------------------------------------------------
+
+
+def _doctor(facts: SessionFacts, ledger: Gateway, clock: Clock, **parts: Any) -> DoctorService:
+    from cosmem_tui.core.doctor_service import DoctorService
+
+    return DoctorService(facts, ledger, clock, **parts)
+
+
+def _inspector(reader: Any) -> Any:
+    """Azure Resource Manager's view of the account, through the Azure Monitor source's
+    own runner and ARM client (None for the simulator: there is no account to read)."""
+    from cosmem_tui.sources.monitor.arm_account import ArmAccount
+    from cosmem_tui.sources.monitor.telemetry import MonitorTelemetry
+
+    source = getattr(reader, "telemetry", None)
+    if not isinstance(source, MonitorTelemetry):
+        return None
+    return ArmAccount(source.calls, source.clients, source.settings)
+
+
+def _monitor_facts(settings: MonitorSettings, auth: str) -> SessionFacts:
+    from cosmem_tui.model.doctor import Backend, SessionFacts, TelemetryKind
+
+    return SessionFacts(
+        backend=Backend.NONE,
+        label=f"Azure Monitor · {settings.account}",
+        auth=auth or "aad",
+        telemetry=TelemetryKind.AZURE,
+        **_monitor_names(settings),
+    )
+
+
+def _monitor_names(settings: MonitorSettings | None) -> dict[str, Any]:
+    if settings is None:
+        return {}
+    return {
+        "account": settings.account,
+        "resource_id": settings.resource_id,
+        "subscription": settings.resource.subscription,
+        "resource_group": settings.resource.resource_group,
+        "workspace_id": settings.workspace_id,
+        "database": settings.database,
+        "container": settings.container,
+    }
+
+
+def _local_doctor(
+    store: LocalStore,
+    ledger: Gateway,
+    clock: Clock,
+    reader: Any,
+    options: SessionOptions,
+    label: str,
+    schema: Any,
+    reason: str,
+) -> DoctorService:
+    from cosmem_tui.model.doctor import Backend, SessionFacts, TelemetryKind
+    from cosmem_tui.sources.local.access_probe import LocalAccessProbe
+
+    container = store.workspace.container
+    facts = SessionFacts(
+        backend=Backend.WORKSPACE,
+        label=label,
+        demo=options.is_demo,
+        auth="local",
+        writes_allowed=options.allow_writes,
+        telemetry=TelemetryKind.SIMULATED,
+        database=container.database,
+        container=container.container,
+    )
+    return _doctor(
+        facts,
+        ledger,
+        clock,
+        access=LocalAccessProbe(store),
+        telemetry=reader,
+        schema=schema,
+        schema_note=reason or ("named with --schema" if options.schema else "recorded"),
+        user_dir=config_dir() / "schemas",
+    )
+
+
+def _cosmos_doctor(
+    account: Any,
+    settings: CosmosSettings,
+    monitor: MonitorSettings | None,
+    ledger: Gateway,
+    clock: Clock,
+    reader: Any,
+    schema: Any,
+    reason: str,
+    user_dir: Path,
+    *,
+    allow_writes: bool,
+) -> DoctorService:
+    from urllib.parse import urlparse
+
+    from cosmem_tui.model.doctor import Backend, SessionFacts, TelemetryKind
+    from cosmem_tui.sources.cosmos.access_probe import CosmosAccessProbe
+
+    names = _monitor_names(monitor)
+    names.setdefault("account", (urlparse(settings.endpoint).hostname or "").split(".")[0])
+    names["database"], names["container"] = settings.database, settings.container
+    facts = SessionFacts(
+        backend=Backend.COSMOS,
+        label=f"cosmos {settings.endpoint.rstrip('/')}",
+        auth=settings.auth.value,
+        writes_allowed=allow_writes,
+        telemetry=TelemetryKind.AZURE if reader is not None else TelemetryKind.NONE,
+        **names,
+    )
+    return _doctor(
+        facts,
+        ledger,
+        clock,
+        access=CosmosAccessProbe(account),
+        inspector=_inspector(reader),
+        telemetry=reader,
+        schema=schema,
+        schema_note=reason,
+        user_dir=user_dir,
+    )
