@@ -572,7 +572,9 @@ def _cosmos_doctor(
     from cosmem_tui.sources.cosmos.access_probe import CosmosAccessProbe
 
     names = _monitor_names(monitor)
-    names.setdefault("account", (urlparse(settings.endpoint).hostname or "").split(".")[0])
+    host = urlparse(settings.endpoint).hostname or ""
+    if ".documents." in host:  # ACCOUNT.documents.azure.com (or a sovereign cloud's)
+        names.setdefault("account", host.split(".")[0])
     names["database"], names["container"] = settings.database, settings.container
     facts = SessionFacts(
         backend=Backend.COSMOS,
@@ -592,4 +594,122 @@ def _cosmos_doctor(
         schema=schema,
         schema_note=reason,
         user_dir=user_dir,
+    )
+
+
+async def open_doctor_session(
+    options: SessionOptions,
+    clock: Clock | None = None,
+    *,
+    auth: str | None = None,
+    notice: Notice | None = None,
+    transport: Any = None,
+    credential: Any = None,
+    monitor_transport: Any = None,
+    monitor_credential: Any = None,
+) -> Session:
+    """A session for ``cosmem doctor``: like ``open_session``, but a Cosmos container is
+    opened without reading anything (no schema detection, no region lookup), so that
+    what the identity may not do is reported, not a reason the session cannot open."""
+    clock = clock or SystemClock()
+    if options.cosmos is not None:
+        return await open_cosmos_doctor_session(
+            options.cosmos,
+            options.schema,
+            clock,
+            config_dir() / "schemas",
+            transport=transport,
+            credential=credential,
+            notice=notice,
+            monitor=options.monitor,
+            monitor_transport=monitor_transport,
+            monitor_credential=monitor_credential,
+            allow_writes=options.allow_writes,
+        )
+    if options.monitor is not None and options.workspace is None:
+        return await open_telemetry_session(
+            options.monitor,
+            clock,
+            auth=auth,
+            transport=monitor_transport,
+            credential=credential,
+            notice=notice,
+        )
+    return await open_session(options, clock, notice=notice)
+
+
+async def open_cosmos_doctor_session(
+    settings: CosmosSettings,
+    schema: str | None,
+    clock: Clock,
+    user_dir: Path,
+    *,
+    transport: Any = None,
+    credential: Any = None,
+    notice: Notice | None = None,
+    monitor: MonitorSettings | None = None,
+    monitor_transport: Any = None,
+    monitor_credential: Any = None,
+    allow_writes: bool = False,
+) -> Session:
+    """The doctor's Cosmos session: the account client, Azure Monitor beside it, and the
+    DoctorService; no request is sent until the doctor runs. The ledger never allows a
+    write (the doctor sends none), whatever ``allow_writes`` reports as asked for."""
+    from cosmem_tui.core.schema_choice import AUTO
+    from cosmem_tui.core.throughput import Container
+    from cosmem_tui.schemas import get_schema
+    from cosmem_tui.schemas.generic import GENERIC
+    from cosmem_tui.sources.cosmos.account import CosmosAccount
+    from cosmem_tui.sources.cosmos.auth import build_credential, build_token_credential
+    from cosmem_tui.sources.cosmos.settings import AuthMode
+
+    named = get_schema(schema, user_dir) if schema and schema not in (AUTO, GENERIC) else None
+    ledger = Gateway(budget_ru=settings.ru_budget, clock=clock)
+    if notice is not None:
+        ledger.subscribe_notice(notice)
+    owned = credential is None
+    if credential is None:
+        credential = build_credential(settings, ledger.notice)
+    account = CosmosAccount(settings, ledger, credential, transport=transport)
+    closers: list[Callable[[], Awaitable[None]]] = [account.close]
+    if owned:
+        closers.insert(0, lambda: close_credential(credential))
+    services: dict[str, Any] = {}
+    notes: list[str] = []
+    if monitor is not None:
+        token_credential = monitor_credential or credential
+        if not hasattr(token_credential, "get_token"):  # a key cannot sign Azure Monitor calls
+            token_credential = build_token_credential(AuthMode.AAD, ledger.notice)
+            closers.append(lambda: close_credential(token_credential))
+        try:
+            telemetry, notes = await _open_monitor(
+                monitor, ledger, token_credential, clock, transport=monitor_transport
+            )
+        except BaseException:
+            for close in reversed(closers):
+                await close()
+            raise
+        closers.append(telemetry.close)
+        where = Container(settings.database, settings.container)
+        services.update(telemetry_services(telemetry, clock, where))
+    services[DOCTOR] = _cosmos_doctor(
+        account,
+        settings,
+        monitor,
+        ledger,
+        clock,
+        services.get(TELEMETRY),
+        named,
+        "named with --schema" if named is not None else "",
+        user_dir,
+        allow_writes=allow_writes,
+    )
+    return Session(
+        services=services,
+        ledger=ledger,
+        clock=clock,
+        is_demo=False,
+        credential=credential if owned else None,
+        notes=notes,
+        closers=closers,
     )
