@@ -119,7 +119,7 @@ CAPABILITIES: tuple[Capability, ...] = (
     ),
     Capability(
         "change-feed",
-        "change feed (all versions)",
+        "all-versions change feed",
         ("setting.container", "data.change_feed", "account.backup", "account.all_versions"),
         (),
         upcoming=True,

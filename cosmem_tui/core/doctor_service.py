@@ -20,6 +20,7 @@ Nothing raises for what a service answers: a refusal is evidence.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -96,7 +97,10 @@ class DoctorService:
         self.schema_note = schema_note
         self.user_dir = user_dir
 
-    async def run(self) -> DoctorReport:
+    async def run(self, *, demo: bool | None = None) -> DoctorReport:
+        """Read the evidence and diagnose it. ``demo``: the session is the embedded demo
+        (the app knows it better than the options the session was opened with)."""
+        facts = self.facts if demo is None else replace(self.facts, demo=demo)
         access = await self._access()
         schema, note, key = self._schema(access.value if access is not None else None)
         account = offer = diagnostics = None
@@ -116,7 +120,7 @@ class DoctorService:
             )
         metrics, tables = await self._telemetry()
         evidence = DoctorEvidence(
-            session=self.facts,
+            session=facts,
             access=access,
             schema=schema,
             schema_note=note,

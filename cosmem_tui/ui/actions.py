@@ -109,7 +109,7 @@ ADVISE = frozenset({"advise"})
 LIFECYCLE = frozenset({"ttl"})
 HOT = frozenset({"hot"})
 TELEMETRY = frozenset({"throttle", "hot"})  # the views fed by Azure Monitor (or the simulator)
-LISTS = frozenset({"browse", "requests", "advise", "ttl", "hot"})
+LISTS = frozenset({"browse", "requests", "advise", "ttl", "hot", "doctor"})
 LIVE = frozenset({"requests", "throttle", "hot"})  # views with a refresh loop
 TABLES = LISTS | {"throttle"}  # views with a table to export (throughput: its series)
 
@@ -316,6 +316,16 @@ ACTIONS: tuple[UiAction, ...] = (
             Command(("expiring",), ("1h|24h|7d|off",), "narrow the turns to those expiring"),
         ),
         priority=True,
+    ),
+    UiAction(
+        "doctor.run",
+        "r",
+        "run_doctor",
+        "check again (metadata only; every request in the ledger)",
+        "Doctor",
+        frozenset({"doctor"}),
+        hint="check again",
+        hint_rank=1,
     ),
     # -- lifecycle (TTL) ----------------------------------------------------------------
     UiAction(
