@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from cosmem_tui.core import doctor_checks_azure  # noqa: F401  (registers its checks)
 from cosmem_tui.core.doctor_checks import CHECKS
 from cosmem_tui.model.doctor import (
     Backend,
