@@ -1101,11 +1101,12 @@ async def _cmd_doctor(session: Session, args: argparse.Namespace, out: TextIO) -
         file=sys.stderr,
     )
     for row in report.rows:  # each fix whole (a table cuts long cells)
-        if row.fix:
+        if row.fix or (row.asked and row.verdict is not Verdict.WORKS):
             asked = " (asked for)" if row.asked else ""
+            fix = f" — fix: {visible(row.fix)}" if row.fix else ""
             print(
                 f"cosmem: {row.verdict.value}: {visible(row.title)}{asked} — "
-                f"{visible(row.evidence)} — fix: {visible(row.fix)}",
+                f"{visible(row.evidence)}{fix}",
                 file=sys.stderr,
             )
     for note in (*report.notes, *session.notes):

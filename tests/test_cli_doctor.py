@@ -247,3 +247,19 @@ def argparse_args(**values: Any) -> Any:
     import argparse
 
     return argparse.Namespace(command="doctor", **values)
+
+
+def test_the_probes_are_admitted_against_the_budget_like_any_request(
+    container, fake_gateway, capsys
+):
+    """A budget too small for the count: it is not sent, and the doctor says why."""
+    code, out, err = run_cli(capsys, "doctor", *container, "--ru-budget", "2", "--json")
+    checks = {c["check"]: c for row in by_capability(out).values() for c in row["checks"]}
+    assert checks["data.read"]["status"] == "ok"  # the 1 RU point read fitted
+    assert checks["data.query"]["status"] == "unknown"
+    assert "budget" in checks["data.query"]["evidence"]
+    assert not fake_gateway.log.queries()  # refused before the wire
+    # Browsing cannot be vouched for: unknown, not blocked, so the status stays 0 and
+    # stderr says why.
+    assert code == EXIT_OK
+    assert "cosmem: unknown: browse (asked for) — executeQuery: " in err
