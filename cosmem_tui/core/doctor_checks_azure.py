@@ -408,6 +408,8 @@ def _categories(
         tables = [t for c in categories for t in CATEGORY_TABLES[c] if t in modelled]
         said = ", ".join(f"{t} ({modelled[t]:,} rows)" for t in tables) or "no rows in 24 h"
         return Outcome(OK, f"simulated workload — {said}", cost=cost_of(e.tables))
+    if e.tables is None and e.diagnostics is None:
+        return Outcome(UNKNOWN, "not asked: no --resource-id or --workspace-id")
     rows = _table_rows(e)
     settings = _settings(e)
     cost = cost_of(e.tables, e.diagnostics)
