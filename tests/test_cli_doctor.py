@@ -263,3 +263,41 @@ def test_the_probes_are_admitted_against_the_budget_like_any_request(
     # stderr says why.
     assert code == EXIT_OK
     assert "cosmem: unknown: browse (asked for) — executeQuery: " in err
+
+
+async def test_azure_monitor_alone_checks_the_telemetry_and_says_no_container(capsys):
+    """``cosmem doctor --resource-id …`` without a container: the data plane is not
+    asked (and not asked for), the metrics role and the account's features are."""
+    from cosmem_tui import cli
+    from tests.sources.monitor.azure_fake import AzureFake, Reply
+    from tests.sources.monitor.test_arm_account import account_body, throughput_body
+    from tests.sources.monitor.test_logs import Workspace
+    from tests.sources.monitor.test_region import ok_metrics
+    from tests.test_cli_telemetry import session_over
+
+    fake = AzureFake()
+    fake.answer(
+        "arm",
+        Reply(200, account_body(enablePartitionMerge=False)),
+        Reply(200, throughput_body({"throughput": 4000})),
+        Reply(200, {"value": []}),
+    )
+    fake.answer("metrics", ok_metrics())
+    fake.answer("logs", Workspace().responder())
+    session = await session_over(fake)
+    try:
+        out = io.StringIO()
+        status = await cli._cmd_doctor(session, argparse_args(format="json", checks=False), out)
+    finally:
+        await session.close()
+    rows = by_capability(out.getvalue())
+    assert rows["browse"]["verdict"] == "blocked" and not rows["browse"]["asked"]
+    assert "--endpoint https://ACCOUNT.documents.azure.com:443/" in rows["browse"]["fix"]
+    assert rows["throughput"]["verdict"] == "works" and rows["throughput"]["asked"]
+    checks = {c["check"]: c for row in rows.values() for c in row["checks"]}
+    assert checks["data.metadata"]["evidence"].startswith("not asked")
+    assert checks["throughput.mode"]["evidence"] == "dedicated to the container: 4,000 RU/s manual"
+    # The workspace holds the rows, though no diagnostic setting was found: the rows win.
+    assert rows["hot-tenants"]["verdict"] == "works"
+    assert checks["diag.setting"]["status"] == "missing"
+    assert status == EXIT_OK

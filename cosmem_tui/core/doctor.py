@@ -65,6 +65,7 @@ class Capability:
     asked: Asked = _never
     upcoming: bool = False  # not in the console yet: reported, never asked for
     telemetry: bool = False  # answered by telemetry (simulated on the demo)
+    shows: tuple[str, ...] = ()  # checks shown with it that do not change its verdict
 
 
 DATA = ("setting.container", "data.metadata", "data.query")
@@ -86,6 +87,7 @@ CAPABILITIES: tuple[Capability, ...] = (
         ("throughput.mode", "arm.reader"),
         _metrics,
         telemetry=True,
+        shows=("account.burst", "throughput.buckets"),
     ),
     Capability(
         "hot-tenants",
@@ -94,6 +96,7 @@ CAPABILITIES: tuple[Capability, ...] = (
         ("throughput.mode", "monitor.reader"),
         _logs,
         telemetry=True,
+        shows=("diag.setting",),
     ),
     Capability(
         "throttles-by-key",
@@ -102,6 +105,7 @@ CAPABILITIES: tuple[Capability, ...] = (
         ("diag.data_plane_requests",),
         _logs,
         telemetry=True,
+        shows=("diag.setting",),
     ),
     Capability(
         "storage-by-key",
@@ -110,6 +114,7 @@ CAPABILITIES: tuple[Capability, ...] = (
         (),
         _logs,
         telemetry=True,
+        shows=("diag.setting",),
     ),
     Capability(
         "writes",
@@ -172,7 +177,7 @@ def _row(cap: Capability, results: dict[str, CheckResult], e: DoctorEvidence) ->
         simulated=cap.telemetry and e.session.telemetry is TelemetryKind.SIMULATED,
         evidence=evidence,
         fix=fix,
-        checks=tuple(required + improving),
+        checks=tuple(required + improving + [results[c] for c in cap.shows]),
     )
 
 

@@ -165,9 +165,12 @@ def test_a_healthy_account_works_everywhere_but_what_is_not_built_or_asked():
 
 def test_every_capability_rests_on_registered_checks_and_every_check_is_shown():
     for cap in CAPABILITIES:
-        assert set(cap.requires) | set(cap.improves) <= CHECKS.keys(), cap.id
+        assert set(cap.requires) | set(cap.improves) | set(cap.shows) <= CHECKS.keys(), cap.id
     report = diagnose(healthy(), at=0)
     assert [c.check for c in report.checks] == list(CHECKS)
+    # Every check is shown with some capability (the view lists a capability's checks).
+    shown = {c.check for row in report.rows for c in row.checks}
+    assert shown == set(CHECKS)
 
 
 def test_a_403_with_sub_status_5301_blocks_browsing_and_names_the_role():
