@@ -159,7 +159,7 @@ async def open_telemetry_session(
         telemetry, clock, Container(settings.database, settings.container)
     )
     reader = services[TELEMETRY]
-    services[DOCTOR] = _doctor(
+    services[DOCTOR] = lambda: _doctor(  # built on first use (Session.doctor)
         _monitor_facts(settings, auth or ""),
         ledger,
         clock,
@@ -253,8 +253,9 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         )
     )
     closers.append(telemetry.close)
-    services[DOCTOR] = _local_doctor(
-        store, ledger, clock, services[TELEMETRY], options, label, choice.schema, choice.reason
+    reader = services[TELEMETRY]
+    services[DOCTOR] = lambda: _local_doctor(  # built on first use (Session.doctor)
+        store, ledger, clock, reader, options, label, choice.schema, choice.reason
     )
     if options.allow_writes:  # the only place a workspace is opened for writing
         from cosmem_tui.core.writes import WriteService
@@ -408,13 +409,14 @@ async def open_cosmos_session(
             raise
         services.update(monitor_services)
         closers.extend(monitor_closers)
-    services[DOCTOR] = _cosmos_doctor(
+    reader = services.get(TELEMETRY)
+    services[DOCTOR] = lambda: _cosmos_doctor(  # built on first use (Session.doctor)
         account,
         settings,
         monitor,
         ledger,
         clock,
-        services.get(TELEMETRY),
+        reader,
         choice.schema,
         choice.reason or "named with --schema",
         user_dir,
@@ -692,13 +694,14 @@ async def open_cosmos_doctor_session(
         closers.append(telemetry.close)
         where = Container(settings.database, settings.container)
         services.update(telemetry_services(telemetry, clock, where))
-    services[DOCTOR] = _cosmos_doctor(
+    reader = services.get(TELEMETRY)
+    services[DOCTOR] = lambda: _cosmos_doctor(
         account,
         settings,
         monitor,
         ledger,
         clock,
-        services.get(TELEMETRY),
+        reader,
         named,
         "named with --schema" if named is not None else "",
         user_dir,

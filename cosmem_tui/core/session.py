@@ -144,8 +144,12 @@ class Session:
 
     @property
     def doctor(self) -> DoctorService | None:
-        service: DoctorService | None = self.services.get(DOCTOR)
-        return service
+        """The doctor, built on first use: opening a session loads none of its modules."""
+        service = self.services.get(DOCTOR)
+        if callable(service):
+            service = self.services[DOCTOR] = service()
+        doctor: DoctorService | None = service
+        return doctor
 
     @property
     def writes(self) -> WriteService | None:

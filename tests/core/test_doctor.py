@@ -431,3 +431,25 @@ def test_the_demo_reports_what_is_simulated_and_what_cannot_be_checked():
     merge = check_of(report, "account.merge")
     assert merge.status is CheckStatus.UNKNOWN and "no Azure account" in merge.evidence
     assert report.demo and report.notes and report.blocked_asked() == ()
+
+
+def test_opening_a_session_loads_no_doctor_module_until_it_is_asked_for(demo_path):
+    import subprocess
+    import sys
+
+    program = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from cosmem_tui.compose import open_local_session\n"
+        "from cosmem_tui.core.session import SessionOptions\n"
+        f"session = open_local_session(SessionOptions(workspace=Path({str(demo_path)!r})))\n"
+        "print(sorted(m for m in sys.modules if 'doctor' in m))\n"
+        "assert session.doctor is session.doctor\n"  # built once, then kept
+        "print(sorted(m for m in sys.modules if 'doctor' in m))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True
+    )
+    before, after = result.stdout.splitlines()
+    assert before == "[]"
+    assert "'cosmem_tui.core.doctor_service'" in after
