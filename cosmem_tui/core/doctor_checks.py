@@ -166,12 +166,13 @@ def _action(e: DoctorEvidence, action: str) -> Outcome:
     if all(p.access is Access.LOCAL for p in probes):
         return Outcome(OK, probes[0].what, cost=cost)
     denied = [p for p in probes if p.access is Access.DENIED]
-    if denied:
+    if denied:  # what decides it first: the list row shows the start of the line
         probe = denied[0]
         named = probe.named_action or action
         return Outcome(
             MISSING,
-            f"{probe.what}: {_said(probe)} — the identity lacks {named} ({probe.message})",
+            f"refused ({_said(probe)}): the identity lacks {named} — asked with "
+            f"{probe.what}; the service said: {probe.message}",
             _denied_fix(e, probe),
             cost,
         )
@@ -184,21 +185,11 @@ def _action(e: DoctorEvidence, action: str) -> Outcome:
             if probe.status == 401
             else ""
         )
-        return Outcome(UNKNOWN, f"{probe.what}: no verdict — {probe.message}", fix, cost)
-    said = "; ".join(
-        f"{p.what}: {p.message or p.status}" if p.message else f"{p.what}: {p.status}"
-        for p in probes
-    )
-    key = (
-        " (an account key: data-plane RBAC does not apply)"
-        if e.session.auth
-        in (
-            "key",
-            "connection-string",
-        )
-        else ""
-    )
-    return Outcome(OK, f"{said}{key}", cost=cost)
+        return Outcome(UNKNOWN, f"no verdict: {probe.message} — asked with {probe.what}", fix, cost)
+    said = "; ".join(f"{p.what}: {p.message or p.status}" for p in probes)
+    keyed = e.session.auth in ("key", "connection-string")
+    key = " (an account key: data-plane RBAC does not apply)" if keyed else ""
+    return Outcome(OK, f"allowed{key} — {said}", cost=cost)
 
 
 # -- settings ---------------------------------------------------------------------------------
