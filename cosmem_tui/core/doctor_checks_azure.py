@@ -58,18 +58,10 @@ def _account_feature(e: DoctorEvidence) -> tuple[AccountFeatures | None, Outcome
         )
     if reading.value is None:
         failure = reading.failure
-        fix = (
-            fixes.account_reader(e.session)
-            if failure
-            and failure.kind
-            in (
-                "forbidden",
-                "unauthorized",
-            )
-            else (failure.fix if failure else "")
-        )
-        message = failure.message if failure else "no answer"
-        return None, Outcome(UNKNOWN, f"{reading.what}: {message}", fix, reading.cost)
+        refused = failure is not None and _denied(failure.kind)
+        fix = fixes.account_reader(e.session) if refused else (failure.fix if failure else "")
+        said = f"{'refused' if refused else 'no answer'}: {failure.message if failure else ''}"
+        return None, Outcome(UNKNOWN, f"{said} — {reading.what}", fix, reading.cost)
     return reading.value, None
 
 
@@ -118,20 +110,23 @@ def _monitor_reader(e: DoctorEvidence) -> Outcome:
     if reading is None:
         return Outcome(UNKNOWN, "not asked: no --resource-id")
     if reading.ok:
-        return Outcome(OK, f"{reading.what}: answered, {reading.value} series", cost=reading.cost)
+        return Outcome(OK, f"answered ({reading.value} series) — {reading.what}", cost=reading.cost)
     failure = reading.failure
     message = failure.message if failure else "no answer"
     if failure is not None and _denied(failure.kind):
         return Outcome(
             MISSING,
-            f"{reading.what}: {message}",
+            f"refused: {message} — {reading.what}",
             fixes.monitoring_reader(e.session)
             + (" — or register Microsoft.Insights: az provider register --namespace "
                "Microsoft.Insights" if failure.kind == "forbidden" else ""),
             reading.cost,
         )  # fmt: skip
     return Outcome(
-        UNKNOWN, f"{reading.what}: {message}", failure.fix if failure else "", reading.cost
+        UNKNOWN,
+        f"no answer: {message} — {reading.what}",
+        failure.fix if failure else "",
+        reading.cost,
     )
 
 
@@ -157,18 +152,21 @@ def _logs_reader(e: DoctorEvidence) -> Outcome:
         return Outcome(UNKNOWN, "not asked: no --workspace-id")
     if reading.ok:
         tables = ", ".join(f"{t} ({n:,})" for t, n in reading.value or ()) or "no Cosmos DB rows"
-        return Outcome(OK, f"{reading.what}: answered — {tables}", cost=reading.cost)
+        return Outcome(OK, f"answered: {tables} — {reading.what}", cost=reading.cost)
     failure = reading.failure
     message = failure.message if failure else "no answer"
     if failure is not None and _denied(failure.kind):
         return Outcome(
             MISSING,
-            f"{reading.what}: {message}",
+            f"refused: {message} — {reading.what}",
             log_fix(e),
             reading.cost,
         )
     return Outcome(
-        UNKNOWN, f"{reading.what}: {message}", failure.fix if failure else "", reading.cost
+        UNKNOWN,
+        f"no answer: {message} — {reading.what}",
+        failure.fix if failure else "",
+        reading.cost,
     )
 
 

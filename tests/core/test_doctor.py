@@ -453,3 +453,18 @@ def test_opening_a_session_loads_no_doctor_module_until_it_is_asked_for(demo_pat
     before, after = result.stdout.splitlines()
     assert before == "[]"
     assert "'cosmem_tui.core.doctor_service'" in after
+
+
+def test_an_arm_403_names_the_account_reader_role_and_leaves_the_features_unknown():
+    refused = Reading(
+        "the account in Azure Resource Manager",
+        failure=ReadFailure("forbidden", "403 forbidden: Azure Resource Manager refused the call"),
+    )
+    report = diagnose(healthy(account=refused, offer=None), at=0)
+    reader = check_of(report, "arm.reader")
+    assert reader.status is CheckStatus.MISSING and reader.evidence.startswith("refused: 403")
+    assert '--role "Cosmos DB Account Reader Role" --scope ' + RID in reader.fix
+    assert check_of(report, "account.merge").status is CheckStatus.UNKNOWN
+    # Reading the account is an improvement to the metrics, not a need.
+    assert rows(report)["throughput"].verdict is Verdict.DEGRADED
+    assert rows(report)["browse"].verdict is Verdict.WORKS
