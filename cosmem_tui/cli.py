@@ -373,6 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     _source_options(advise, suppress=True)
     _monitor_options(advise)  # RU per tenant and 429s feed the hotspot rule, as in the view
     _output_options(advise)
+    _doctor_parser(commands)
     _write_parsers(commands)
     _ttl_parser(commands)
 
@@ -385,6 +386,28 @@ def build_parser() -> argparse.ArgumentParser:
         _debug_option(command, suppress=True)
         command.formatter_class = _UsageFormatter
     return parser
+
+
+def _doctor_parser(commands: Any) -> None:
+    doctor = commands.add_parser(
+        "doctor",
+        help="what this account, container and workspace let the console do: each "
+        "capability works, is degraded, blocked or unknown, with the evidence and the fix",
+        description="Checks the data-plane roles (a 403's sub-status and missing action), "
+        "Monitoring Reader, Log Analytics Reader, the diagnostic settings, the throughput "
+        "mode, partition merge, priority-based execution, backup and the change feed, the "
+        "container's TTL, vector and full-text policies. It reads metadata only, every "
+        "request in the ledger; it exits 1 only when a capability the session is "
+        "configured for is blocked.",
+    )
+    doctor.add_argument(
+        "--checks",
+        action="store_true",
+        help="one row per check (need, status, evidence, cost, fix) instead of per capability",
+    )
+    _source_options(doctor, suppress=True)
+    _monitor_options(doctor)
+    _output_options(doctor)
 
 
 def _debug_option(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -549,8 +572,9 @@ def _cmd_import(args: argparse.Namespace) -> int:
 # -- commands ----------------------------------------------------------------------
 
 
-def _session_options(args: argparse.Namespace) -> SessionOptions:
-    """A workspace, or a Cosmos container when an endpoint is named (option or environment)."""
+def _session_options(args: argparse.Namespace, *, monitor_alone: bool = False) -> SessionOptions:
+    """A workspace, or a Cosmos container when an endpoint is named (option or environment);
+    ``monitor_alone``: Azure Monitor settings without a container are let through."""
     cosmos = None
     from cosmem_tui.sources.cosmos.settings import (  # only options parsing: no SDK
         ENV_CONNECTION_STRING,
@@ -578,7 +602,7 @@ def _session_options(args: argparse.Namespace) -> SessionOptions:
             **tuning,
         )
     monitor = _monitor_settings(args, cosmos)
-    if monitor is not None and cosmos is None:
+    if monitor is not None and cosmos is None and not (monitor_alone and args.workspace is None):
         raise CliError(
             "Azure Monitor settings (--resource-id, --workspace-id, COSMEM_*) go with a "
             "Cosmos container (--endpoint); 'cosmem hot' and 'cosmem throttle' need only them"
@@ -634,6 +658,21 @@ async def _session(args: argparse.Namespace) -> Session:
     if sys.stdin.isatty() and sys.stderr.isatty():
         session.gateway.set_confirmer(_ask_on_terminal)
     return session
+
+
+async def _doctor_session(args: argparse.Namespace) -> Session:
+    """``doctor``: a Cosmos container opened without a read (so a missing role is reported,
+    not fatal), Azure Monitor alone, or the workspace the other commands open."""
+    from cosmem_tui.compose import open_doctor_session
+
+    options = _session_options(args, monitor_alone=True)
+    if options.needs_demo_build():
+        print(f"cosmem: creating the demo workspace at {options.workspace_path} …", file=sys.stderr)
+    return await open_doctor_session(
+        options,
+        auth=getattr(args, "auth", None),
+        notice=lambda line: print(f"cosmem: {visible(line)}", file=sys.stderr),
+    )
 
 
 async def _ask_on_terminal(question: BudgetQuestion) -> bool:
@@ -1041,6 +1080,40 @@ async def _cmd_advise(session: Session, args: argparse.Namespace, out: TextIO) -
     return EXIT_PARTIAL if report.sample_failed else EXIT_OK
 
 
+async def _cmd_doctor(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    doctor = session.doctor
+    if doctor is None:
+        raise CliError("no doctor for this session")
+    report = await doctor.run()
+    if args.checks:
+        with Output(args.format, records.CHECK_FIELDS, records.CHECK_TABLE_FIELDS, out) as output:
+            for check in report.checks:
+                output.write(records.check_record(check))
+    else:
+        with Output(args.format, records.DOCTOR_FIELDS, records.DOCTOR_TABLE_FIELDS, out) as output:
+            for row in report.rows:
+                output.write(records.doctor_record(row))
+    from cosmem_tui.model.doctor import Verdict
+
+    counts = ", ".join(f"{report.count(v)} {v.value}" for v in Verdict if report.count(v))
+    print(
+        f"cosmem: doctor: {visible(report.label)}: {counts} · read {report.cost.describe()}",
+        file=sys.stderr,
+    )
+    for row in report.rows:  # each fix whole (a table cuts long cells)
+        if row.fix or (row.asked and row.verdict is not Verdict.WORKS):
+            asked = " (asked for)" if row.asked else ""
+            fix = f" — fix: {visible(row.fix)}" if row.fix else ""
+            print(
+                f"cosmem: {row.verdict.value}: {visible(row.title)}{asked} — "
+                f"{visible(row.evidence)}{fix}",
+                file=sys.stderr,
+            )
+    for note in (*report.notes, *session.notes):
+        print(f"cosmem: note: {visible(note)}", file=sys.stderr)
+    return EXIT_ERROR if report.blocked_asked() else EXIT_OK
+
+
 async def _cmd_write(session: Session, args: argparse.Namespace, out: TextIO) -> int:
     """pin / set-ttl / erase-thread: plan from a fresh read, confirm, apply, report."""
     writes = session.writes
@@ -1206,6 +1279,7 @@ _HEADLESS: dict[str, Command] = {
     "throttle": _cmd_throttle,
     "hot": _cmd_hot,
     "advise": _cmd_advise,
+    "doctor": _cmd_doctor,
     "pin": _cmd_write,
     "set-ttl": _cmd_write,
     "erase-thread": _cmd_write,
@@ -1218,7 +1292,8 @@ async def _run_headless(command: Command, args: argparse.Namespace) -> int:
     ledger = _ledger_file(args)  # before the session: a bad path costs no request
     try:
         telemetry = args.command in ("hot", "throttle")
-        session = await (_telemetry_session if telemetry else _session)(args)
+        opener = _doctor_session if args.command == "doctor" else _session
+        session = await (_telemetry_session if telemetry else opener)(args)
         if ledger is not None:
             ledger.attach(session.gateway)  # with what opening the session requested
         if args.verbose and session.has_store:

@@ -23,6 +23,7 @@ from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.session import (
     ADVISOR,
     BROWSE,
+    DOCTOR,
     HOT_KEYS,
     MEMORY,
     TELEMETRY,
@@ -42,8 +43,10 @@ from cosmem_tui.sources.local import LocalStore, Workspace
 if TYPE_CHECKING:
     from cosmem_tui.core.audit import AuditLog
     from cosmem_tui.core.demo.manifest import DemoManifest
+    from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.schema_choice import SchemaChoice
     from cosmem_tui.core.throughput import Container
+    from cosmem_tui.model.doctor import SessionFacts
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
     from cosmem_tui.sources.monitor.settings import MonitorSettings
     from cosmem_tui.sources.telemetry import Telemetry
@@ -152,10 +155,19 @@ async def open_telemetry_session(
     closers: list[Callable[[], Awaitable[None]]] = [telemetry.close]
     if owned:
         closers.insert(0, lambda: close_credential(credential))
+    services = telemetry_services(
+        telemetry, clock, Container(settings.database, settings.container)
+    )
+    reader = services[TELEMETRY]
+    services[DOCTOR] = lambda: _doctor(  # built on first use (Session.doctor)
+        _monitor_facts(settings, auth or ""),
+        ledger,
+        clock,
+        telemetry=reader,
+        inspector=_inspector(reader),
+    )
     return Session(
-        services=telemetry_services(
-            telemetry, clock, Container(settings.database, settings.container)
-        ),
+        services=services,
         ledger=ledger,
         clock=clock,
         is_demo=False,
@@ -241,6 +253,10 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         )
     )
     closers.append(telemetry.close)
+    reader = services[TELEMETRY]
+    services[DOCTOR] = lambda: _local_doctor(  # built on first use (Session.doctor)
+        store, ledger, clock, reader, options, label, choice.schema, choice.reason
+    )
     if options.allow_writes:  # the only place a workspace is opened for writing
         from cosmem_tui.core.writes import WriteService
         from cosmem_tui.sources.local.writer import LocalWriter
@@ -393,6 +409,19 @@ async def open_cosmos_session(
             raise
         services.update(monitor_services)
         closers.extend(monitor_closers)
+    reader = services.get(TELEMETRY)
+    services[DOCTOR] = lambda: _cosmos_doctor(  # built on first use (Session.doctor)
+        account,
+        settings,
+        monitor,
+        ledger,
+        clock,
+        reader,
+        choice.schema,
+        choice.reason or "named with --schema",
+        user_dir,
+        allow_writes=allow_writes,
+    )
     return Session(
         services=services,
         ledger=ledger,
@@ -441,3 +470,249 @@ async def _monitor_for_cosmos(
         levels = None  # storage per tenant is then shown as a lower bound
     where = Container(settings.database, settings.container, key_levels=levels)
     return telemetry_services(telemetry, clock, where), closers, notes
+
+
+# -- the doctor -----------------------------------------------------------------------------
+
+
+def _doctor(facts: SessionFacts, ledger: Gateway, clock: Clock, **parts: Any) -> DoctorService:
+    from cosmem_tui.core.doctor_service import DoctorService
+
+    return DoctorService(facts, ledger, clock, **parts)
+
+
+def _inspector(reader: Any) -> Any:
+    """Azure Resource Manager's view of the account, through the Azure Monitor source's
+    own runner and ARM client (None for the simulator: there is no account to read)."""
+    from cosmem_tui.sources.monitor.arm_account import ArmAccount
+    from cosmem_tui.sources.monitor.telemetry import MonitorTelemetry
+
+    source = getattr(reader, "telemetry", None)
+    if not isinstance(source, MonitorTelemetry):
+        return None
+    return ArmAccount(source.calls, source.clients, source.settings)
+
+
+def _monitor_facts(settings: MonitorSettings, auth: str) -> SessionFacts:
+    from cosmem_tui.model.doctor import Backend, SessionFacts, TelemetryKind
+
+    return SessionFacts(
+        backend=Backend.NONE,
+        label=f"Azure Monitor · {settings.account}",
+        auth=auth or "aad",
+        telemetry=TelemetryKind.AZURE,
+        **_monitor_names(settings),
+    )
+
+
+def _monitor_names(settings: MonitorSettings | None) -> dict[str, Any]:
+    if settings is None:
+        return {}
+    return {
+        "account": settings.account,
+        "resource_id": settings.resource_id,
+        "subscription": settings.resource.subscription,
+        "resource_group": settings.resource.resource_group,
+        "workspace_id": settings.workspace_id,
+        "database": settings.database,
+        "container": settings.container,
+    }
+
+
+def _local_doctor(
+    store: LocalStore,
+    ledger: Gateway,
+    clock: Clock,
+    reader: Any,
+    options: SessionOptions,
+    label: str,
+    schema: Any,
+    reason: str,
+) -> DoctorService:
+    from cosmem_tui.model.doctor import Backend, SessionFacts, TelemetryKind
+    from cosmem_tui.sources.local.access_probe import LocalAccessProbe
+
+    container = store.workspace.container
+    facts = SessionFacts(
+        backend=Backend.WORKSPACE,
+        label=label,
+        demo=options.is_demo,
+        auth="local",
+        writes_allowed=options.allow_writes,
+        telemetry=TelemetryKind.SIMULATED,
+        database=container.database,
+        container=container.container,
+    )
+    return _doctor(
+        facts,
+        ledger,
+        clock,
+        access=LocalAccessProbe(store),
+        telemetry=reader,
+        schema=schema,
+        schema_note=reason or ("named with --schema" if options.schema else "recorded"),
+        user_dir=config_dir() / "schemas",
+    )
+
+
+def _cosmos_doctor(
+    account: Any,
+    settings: CosmosSettings,
+    monitor: MonitorSettings | None,
+    ledger: Gateway,
+    clock: Clock,
+    reader: Any,
+    schema: Any,
+    reason: str,
+    user_dir: Path,
+    *,
+    allow_writes: bool,
+) -> DoctorService:
+    from urllib.parse import urlparse
+
+    from cosmem_tui.model.doctor import Backend, SessionFacts, TelemetryKind
+    from cosmem_tui.sources.cosmos.access_probe import CosmosAccessProbe
+
+    names = _monitor_names(monitor)
+    host = urlparse(settings.endpoint).hostname or ""
+    if ".documents." in host:  # ACCOUNT.documents.azure.com (or a sovereign cloud's)
+        names.setdefault("account", host.split(".")[0])
+    names["database"], names["container"] = settings.database, settings.container
+    facts = SessionFacts(
+        backend=Backend.COSMOS,
+        label=f"cosmos {settings.endpoint.rstrip('/')}",
+        auth=settings.auth.value,
+        writes_allowed=allow_writes,
+        telemetry=TelemetryKind.AZURE if reader is not None else TelemetryKind.NONE,
+        **names,
+    )
+    return _doctor(
+        facts,
+        ledger,
+        clock,
+        access=CosmosAccessProbe(account),
+        inspector=_inspector(reader),
+        telemetry=reader,
+        schema=schema,
+        schema_note=reason,
+        user_dir=user_dir,
+    )
+
+
+async def open_doctor_session(
+    options: SessionOptions,
+    clock: Clock | None = None,
+    *,
+    auth: str | None = None,
+    notice: Notice | None = None,
+    transport: Any = None,
+    credential: Any = None,
+    monitor_transport: Any = None,
+    monitor_credential: Any = None,
+) -> Session:
+    """A session for ``cosmem doctor``: like ``open_session``, but a Cosmos container is
+    opened without reading anything (no schema detection, no region lookup), so that
+    what the identity may not do is reported, not a reason the session cannot open."""
+    clock = clock or SystemClock()
+    if options.cosmos is not None:
+        return await open_cosmos_doctor_session(
+            options.cosmos,
+            options.schema,
+            clock,
+            config_dir() / "schemas",
+            transport=transport,
+            credential=credential,
+            notice=notice,
+            monitor=options.monitor,
+            monitor_transport=monitor_transport,
+            monitor_credential=monitor_credential,
+            allow_writes=options.allow_writes,
+        )
+    if options.monitor is not None and options.workspace is None:
+        return await open_telemetry_session(
+            options.monitor,
+            clock,
+            auth=auth,
+            transport=monitor_transport,
+            credential=credential,
+            notice=notice,
+        )
+    return await open_session(options, clock, notice=notice)
+
+
+async def open_cosmos_doctor_session(
+    settings: CosmosSettings,
+    schema: str | None,
+    clock: Clock,
+    user_dir: Path,
+    *,
+    transport: Any = None,
+    credential: Any = None,
+    notice: Notice | None = None,
+    monitor: MonitorSettings | None = None,
+    monitor_transport: Any = None,
+    monitor_credential: Any = None,
+    allow_writes: bool = False,
+) -> Session:
+    """The doctor's Cosmos session: the account client, Azure Monitor beside it, and the
+    DoctorService; no request is sent until the doctor runs. The ledger never allows a
+    write (the doctor sends none), whatever ``allow_writes`` reports as asked for."""
+    from cosmem_tui.core.schema_choice import AUTO
+    from cosmem_tui.core.throughput import Container
+    from cosmem_tui.schemas import get_schema
+    from cosmem_tui.schemas.generic import GENERIC
+    from cosmem_tui.sources.cosmos.account import CosmosAccount
+    from cosmem_tui.sources.cosmos.auth import build_credential, build_token_credential
+    from cosmem_tui.sources.cosmos.settings import AuthMode
+
+    named = get_schema(schema, user_dir) if schema and schema not in (AUTO, GENERIC) else None
+    ledger = Gateway(budget_ru=settings.ru_budget, clock=clock)
+    if notice is not None:
+        ledger.subscribe_notice(notice)
+    owned = credential is None
+    if credential is None:
+        credential = build_credential(settings, ledger.notice)
+    account = CosmosAccount(settings, ledger, credential, transport=transport)
+    closers: list[Callable[[], Awaitable[None]]] = [account.close]
+    if owned:
+        closers.insert(0, lambda: close_credential(credential))
+    services: dict[str, Any] = {}
+    notes: list[str] = []
+    if monitor is not None:
+        token_credential = monitor_credential or credential
+        if not hasattr(token_credential, "get_token"):  # a key cannot sign Azure Monitor calls
+            token_credential = build_token_credential(AuthMode.AAD, ledger.notice)
+            closers.append(lambda: close_credential(token_credential))
+        try:
+            telemetry, notes = await _open_monitor(
+                monitor, ledger, token_credential, clock, transport=monitor_transport
+            )
+        except BaseException:
+            for close in reversed(closers):
+                await close()
+            raise
+        closers.append(telemetry.close)
+        where = Container(settings.database, settings.container)
+        services.update(telemetry_services(telemetry, clock, where))
+    reader = services.get(TELEMETRY)
+    services[DOCTOR] = lambda: _cosmos_doctor(
+        account,
+        settings,
+        monitor,
+        ledger,
+        clock,
+        reader,
+        named,
+        "named with --schema" if named is not None else "",
+        user_dir,
+        allow_writes=allow_writes,
+    )
+    return Session(
+        services=services,
+        ledger=ledger,
+        clock=clock,
+        is_demo=False,
+        credential=credential if owned else None,
+        notes=notes,
+        closers=closers,
+    )

@@ -4,8 +4,8 @@
     python scripts/export_screenshots.py turns-80x24 help-80x24   # some
 
 Writes ``screenshots/NAME.svg`` for every view (browse at each level, the request
-ledger, throughput, hot tenants, the lifecycle, the advisor, the help) at 120×40, the
-main ones at 80×24 and 200×60, and the production skin. The demo workspace is anchored
+ledger, throughput, hot tenants, the lifecycle, the advisor, the doctor, the help) at
+120×40, the main ones at 80×24 and 200×60, and the production skin. The demo workspace is anchored
 at a fixed time and the clock frozen, like the snapshot tests, so running it twice
 writes identical files and a picture only changes when the UI does
 (``tests/test_screenshots.py`` checks that). A PNG goes beside each SVG when a
@@ -62,6 +62,7 @@ VIEWS: dict[str, Shot] = {
     "hot": Shot((BURST, "H"), ("80x24", "120x40")),
     "ttl": Shot((*HOT, "L"), ("80x24", "120x40")),  # the hot tenant's lifecycle
     "advise": Shot(("A",), ("80x24", "120x40")),
+    "doctor": Shot(("D",), ("80x24", "120x40")),
     "help": Shot(("question_mark",), ("80x24", "120x40")),
     "production": Shot((), ("80x24", "120x40"), theme="production"),
     "high-contrast": Shot(tuple(TURNS), ("80x24",), theme="high-contrast"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from cosmem_tui.model import MISSING, Finding, JsonValue, Key, KeyCounts, Thread, Turn
+from cosmem_tui.model.doctor import CapabilityRow, CheckResult
 from cosmem_tui.model.keys import value_text
 from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlSummary, horizon_label
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
@@ -294,3 +295,61 @@ def ttl_records(summary: TtlSummary, *, typed: bool) -> list[dict[str, Any]]:
         total[f"within_{horizon_label(horizon)}"] = count
     rows.append(total)
     return rows
+
+
+# -- the doctor (cosmem doctor) -----------------------------------------------------------
+
+DOCTOR_FIELDS = (
+    "capability",
+    "title",
+    "verdict",
+    "asked",
+    "upcoming",
+    "simulated",
+    "evidence",
+    "fix",
+    "checks",
+)
+DOCTOR_TABLE_FIELDS = ("title", "verdict", "asked", "evidence")
+CHECK_FIELDS = (
+    "check",
+    "title",
+    "need",
+    "needs",
+    "status",
+    "evidence",
+    "requests",
+    "request_units",
+    "fix",
+)
+CHECK_TABLE_FIELDS = ("check", "status", "needs", "evidence")
+
+
+def check_record(check: CheckResult) -> dict[str, Any]:
+    """One check: the need, what was found, what reading it cost, the fix."""
+    return {
+        "check": check.check,
+        "title": check.title,
+        "need": check.need.value,
+        "needs": check.needs,
+        "status": check.status.value,
+        "evidence": check.evidence,
+        "requests": check.cost.requests,
+        "request_units": round(check.cost.request_units, 2),
+        "fix": check.fix or None,
+    }
+
+
+def doctor_record(row: CapabilityRow) -> dict[str, Any]:
+    """One capability: its verdict, the evidence that decides it, the fix, its checks."""
+    return {
+        "capability": row.capability,
+        "title": row.title,
+        "verdict": row.verdict.value,
+        "asked": row.asked,
+        "upcoming": row.upcoming,
+        "simulated": row.simulated,
+        "evidence": row.evidence,
+        "fix": row.fix or None,
+        "checks": [check_record(c) for c in row.checks],
+    }

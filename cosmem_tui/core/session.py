@@ -22,6 +22,7 @@ from cosmem_tui.sources.store import MemoryStore
 if TYPE_CHECKING:  # the services' modules load when a session builds them
     from cosmem_tui.core.advisor import AdvisorService
     from cosmem_tui.core.demo.manifest import DemoManifest
+    from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.hot_keys import HotKeysService
     from cosmem_tui.core.telemetry_reader import TelemetryReader
     from cosmem_tui.core.throughput import ThroughputService
@@ -36,6 +37,7 @@ THROUGHPUT = "throughput"  # the ThroughputService over it
 HOT_KEYS = "hot_keys"  # the HotKeysService over it
 ADVISOR = "advisor"  # the AdvisorService over the memory store
 WRITES = "writes"  # the WriteService: only in a session opened with --allow-writes
+DOCTOR = "doctor"  # the DoctorService: what this account lets the console do
 
 APP_NAME = "cosmem"
 DEMO_FILE = "demo.sqlite"
@@ -139,6 +141,15 @@ class Session:
     def advisor(self) -> AdvisorService | None:
         service: AdvisorService | None = self.services.get(ADVISOR)
         return service
+
+    @property
+    def doctor(self) -> DoctorService | None:
+        """The doctor, built on first use: opening a session loads none of its modules."""
+        service = self.services.get(DOCTOR)
+        if callable(service):
+            service = self.services[DOCTOR] = service()
+        doctor: DoctorService | None = service
+        return doctor
 
     @property
     def writes(self) -> WriteService | None:

@@ -109,7 +109,7 @@ ADVISE = frozenset({"advise"})
 LIFECYCLE = frozenset({"ttl"})
 HOT = frozenset({"hot"})
 TELEMETRY = frozenset({"throttle", "hot"})  # the views fed by Azure Monitor (or the simulator)
-LISTS = frozenset({"browse", "requests", "advise", "ttl", "hot"})
+LISTS = frozenset({"browse", "requests", "advise", "ttl", "hot", "doctor"})
 # Esc clears the focused list's filter in every list view (ViewScreen.action_back); hot
 # tenants has its own back (to the tenants from their keys), which clears it first too.
 BACK = LISTS - HOT
@@ -321,6 +321,16 @@ ACTIONS: tuple[UiAction, ...] = (
             Command(("expiring",), ("1h|24h|7d|off",), "narrow the turns to those expiring"),
         ),
         priority=True,
+    ),
+    UiAction(
+        "doctor.run",
+        "r",
+        "run_doctor",
+        "check again (metadata only; every request in the ledger)",
+        "Doctor",
+        frozenset({"doctor"}),
+        hint="check again",
+        hint_rank=1,
     ),
     # -- lifecycle (TTL) ----------------------------------------------------------------
     UiAction(

@@ -60,6 +60,12 @@ def _throughput() -> Screen[None]:
     return ThroughputScreen()
 
 
+def _doctor() -> Screen[None]:
+    from cosmem_tui.ui.doctor import DoctorScreen
+
+    return DoctorScreen()
+
+
 def _hot() -> Screen[None]:
     from cosmem_tui.ui.hot import HotScreen
 
@@ -114,6 +120,14 @@ VIEWS: tuple[ViewSpec, ...] = (
         _lifecycle,
         frozenset({"memory"}),
         "what expires, when and why: TTL classes, forecast, soonest, long-term, idle, drift",
+    ),
+    ViewSpec(
+        "doctor",
+        "Doctor",
+        "D",
+        _doctor,
+        frozenset({"doctor"}),
+        "what this account lets the console do: each capability's verdict, evidence and fix",
     ),
 )
 

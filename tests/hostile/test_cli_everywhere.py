@@ -26,6 +26,7 @@ def commands() -> list[tuple[str, ...]]:
     """Each command, with hostile names as its arguments where it takes names."""
     runs: list[tuple[str, ...]] = [("tenants",), ("ttl",), ("advise",), ("throttle",), ("hot",)]
     runs += [("hot", "--level", "key"), ("turns", EVERYTHING, THREAD, "--last", "3")]
+    runs += [("doctor",), ("doctor", "--checks")]
     runs += [("threads", EVERYTHING), ("turns", EVERYTHING, THREAD), ("ttl", EVERYTHING)]
     runs += [("threads", "42"), ("turns", "42", "7"), ("ttl", "true", "-0.5")]
     for h in STORABLE:

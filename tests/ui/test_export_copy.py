@@ -209,6 +209,7 @@ def shown_rows(app: Any, list_id: str) -> int:
         ("R", "ledger", LEDGER_FIELDS, "requests"),
         ("A", "findings", records.ADVICE_FIELDS, "findings"),
         ("H", "keys", records.HOT_FIELDS, "hot-tenants"),
+        ("D", "capabilities", records.DOCTOR_FIELDS, "doctor"),
     ],
 )
 async def test_every_list_view_exports_its_rows(

@@ -110,6 +110,17 @@ async def test_lifecycle_view(svg_snapshot, make_app, demo_path, size):
         assert normalise(app.export_screenshot()) == svg_snapshot
 
 
+@pytest.mark.parametrize("size", ["80x24", "120x40"])
+async def test_doctor_view(svg_snapshot, make_app, demo_path, size):
+    """The doctor on the demo: what works, what is simulated, what cannot be checked."""
+    app = make_app(demo_path)
+    async with app.run_test(size=SIZES[size]) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await settle(pilot)
+        assert normalise(app.export_screenshot()) == svg_snapshot
+
+
 AFTER_BURST_S = 240  # the hot tenant's burst starts 45 s into the session
 
 

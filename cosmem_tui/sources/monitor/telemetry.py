@@ -103,6 +103,15 @@ class MonitorTelemetry:
         return self._region
 
     @property
+    def calls(self) -> MonitorCalls:
+        """The runner (ledger, hold-offs) other reads of this account share (the doctor's)."""
+        return self._calls
+
+    @property
+    def clients(self) -> MonitorClients:
+        return self._clients
+
+    @property
     def about(self) -> TelemetryAbout:
         mode = self._logs.mode
         return TelemetryAbout(
