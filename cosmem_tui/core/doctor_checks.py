@@ -22,7 +22,6 @@ from cosmem_tui.model.doctor import (
     EXECUTE_QUERY,
     ITEMS_ALL,
     ITEMS_READ,
-    RBAC_SUB_STATUS,
     READ_CHANGE_FEED,
     READ_METADATA,
     READER_ROLE,
@@ -38,6 +37,7 @@ from cosmem_tui.model.doctor import (
     TelemetryKind,
 )
 from cosmem_tui.model.entities import ContainerProperties
+from cosmem_tui.model.substatus import sub_status_name
 from cosmem_tui.model.ttl import container_ttl_words
 
 OK, MISSING, UNKNOWN, NOTE = (
@@ -134,7 +134,7 @@ def cost_of(*readings: Reading[Any] | None) -> Cost:
 
 def _said(probe: DataActionProbe) -> str:
     sub = f", sub-status {probe.sub_status}" if probe.sub_status else ""
-    name = RBAC_SUB_STATUS.get(probe.sub_status or 0)
+    name = sub_status_name(probe.status, probe.sub_status)
     sub += f" {name}" if name else ""
     return f"{probe.status}{sub}"
 

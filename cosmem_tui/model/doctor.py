@@ -33,19 +33,6 @@ READER_ROLE_ID = "00000000-0000-0000-0000-000000000001"
 CONTRIBUTOR_ROLE = "Cosmos DB Built-in Data Contributor"  # …-000000000002: items/*
 CONTRIBUTOR_ROLE_ID = "00000000-0000-0000-0000-000000000002"
 
-# 403 sub-statuses of Cosmos DB's data-plane RBAC, as the .NET SDK's SubStatusCodes name
-# them (azure-cosmos 4.17 names only 5300, AAD_REQUEST_NOT_AUTHORIZED). Kept here until
-# the Cosmos failure module names sub-statuses in one place.
-RBAC_SUB_STATUS: dict[int, str] = {
-    5300: "AadRequestNotAuthorized",
-    5301: "RbacUnauthorizedMetadataRequest",
-    5302: "RbacUnauthorizedNameBasedDataRequest",
-    5303: "RbacUnauthorizedRidBasedDataRequest",
-    5304: "RbacRidCannotBeResolved",
-    5305: "RbacMissingUserId",
-    5306: "RbacMissingAction",
-}
-
 
 class Verdict(StrEnum):
     """What one capability can do here."""

@@ -12,7 +12,7 @@ deadline), in the order the SDK itself needs them:
    one partition (``executeQuery``).
 
 A 403 from Cosmos DB's RBAC carries a sub-status in 5300–5306 (named in
-``model.doctor.RBAC_SUB_STATUS``, after the .NET SDK's ``SubStatusCodes``: 5301 a
+``model.substatus.SUB_STATUS_NAMES``, after the .NET SDK's ``SubStatusCodes``: 5301 a
 metadata request, 5302 a data request by name) and a message naming the action ("… does
 not have required RBAC permissions to perform action [X] on resource [Y]"): both are
 kept, so the fix names the role for exactly what was refused. A firewall or "local auth
