@@ -201,11 +201,16 @@ def _arm_reader(e: DoctorEvidence) -> Outcome:
 def _account_merge(e: DoctorEvidence) -> Outcome:
     def read(f: AccountFeatures) -> Outcome:
         if f.partition_merge is True:
+            # Learn ("Merge partitions") still says Python SDKs are blocked, but
+            # azure-cosmos declares merge support since 4.14.2 (its changelog), and
+            # 4.17.1 sends x-ms-cosmos-sdk-supportedcapabilities on every request: the
+            # data-plane probes' own answers say whether the account serves it.
             return Outcome(
-                MISSING,
-                'enablePartitionMerge is true: Learn ("Merge partitions") says requests from '
-                "any Python SDK — this console's — are blocked on such an account",
-                fixes.account_update(e.session, "--enable-partition-merge false")
+                NOTE,
+                "enablePartitionMerge is true: the console's SDK (azure-cosmos 4.17.1) "
+                "declares merge support, so it is served; if every request is refused, a "
+                "proxy may strip x-ms-cosmos-sdk-supportedcapabilities, or turn merge off: "
+                + fixes.account_update(e.session, "--enable-partition-merge false")
                 + " (takes 15–20 minutes to apply)",
             )
         if f.partition_merge is False:

@@ -233,17 +233,18 @@ def test_a_firewall_403_is_told_as_a_firewall_not_a_role():
     assert "firewall" in fix and "role assignment" not in fix
 
 
-def test_partition_merge_enabled_is_said_with_its_fix():
+def test_partition_merge_enabled_is_noted_not_held_against_browsing():
+    """azure-cosmos 4.17.1 declares merge support (Learn's "Python SDKs are blocked"
+    predates 4.14.2): the probes' answers decide, the flag is a note with the way out."""
     account = healthy().account
     assert account is not None and account.value is not None
     merged = replace(account, value=replace(account.value, partition_merge=True))
     report = diagnose(healthy(account=merged), at=0)
-    browse = rows(report)["browse"]
-    # The probes answered, so browsing works now; the flag is what Learn warns of.
-    assert browse.verdict is Verdict.DEGRADED
-    assert "any Python SDK" in browse.evidence
-    assert "az cosmosdb update --name agentmem --resource-group rg-agents" in browse.fix
-    assert "--enable-partition-merge false" in browse.fix
+    assert rows(report)["browse"].verdict is Verdict.WORKS
+    merge = check_of(report, "account.merge")
+    assert merge.status is CheckStatus.NOTE and "declares merge support" in merge.evidence
+    assert "az cosmosdb update --name agentmem --resource-group rg-agents" in merge.evidence
+    assert "--enable-partition-merge false" in merge.evidence
 
 
 def test_priority_based_execution_off_degrades_the_data_views():
