@@ -1,8 +1,12 @@
-"""Log questions → KQL aggregations in Log Analytics, sent together in ``query_batch``.
+"""Log questions → KQL aggregations in Log Analytics, one ``query_workspace`` each.
 
-All ``LogQuery``s of one call go out in one batch (split every 10 requests, the batch
-API's limit), with the TABLES probe beside them unless the caller asked for it: the
-probe counts, for this account and window, the rows of each diagnostic table. From it:
+All ``LogQuery``s of one call go out together, each its own ``query_workspace`` call
+(concurrently, at most ``CONCURRENT`` at a time: Log Analytics runs five queries of a
+user at once and queues the rest), with the TABLES probe beside them unless the caller
+asked for it. The ``$batch`` endpoint ``query_batch`` used is deprecated (support ends
+31 March 2028, "migrate batch and beta"); separate calls are still one round per
+refresh, and each is one call in the ledger, under its own deadline. The probe counts,
+for this account and window, the rows of each diagnostic table. From it:
 
 * the **mode**: resource-specific tables (``CDB*``) when they hold rows, else the legacy
   ``AzureDiagnostics`` table when it holds Cosmos rows — then the questions are asked
@@ -18,6 +22,7 @@ a failed item says what the service said, innermost message first.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,8 +30,6 @@ from datetime import datetime
 from typing import Any
 
 from azure.monitor.query import (
-    LogsBatchQuery,
-    LogsQueryError,
     LogsQueryPartialResult,
     LogsQueryResult,
     LogsTable,
@@ -44,19 +47,16 @@ from cosmem_tui.model.telemetry import (
 )
 from cosmem_tui.sources.monitor.calls import MonitorCalls
 from cosmem_tui.sources.monitor.clients import MonitorClients
-from cosmem_tui.sources.monitor.failures import (
-    BAD_REQUEST_FIX,
-    MonitorFailure,
-    Service,
-    one_line,
-)
+from cosmem_tui.sources.monitor.failures import MonitorFailure, Service, one_line
 from cosmem_tui.sources.monitor.kql import NEEDS, Category, KqlError, LogMode, render
 from cosmem_tui.sources.monitor.metrics import span_datetimes
 from cosmem_tui.sources.monitor.settings import ENV, MonitorSettings
 
-BATCH_LIMIT = 10  # requests per query_batch (the Log Analytics batch API's limit)
+# Queries in flight at once: Log Analytics runs five of a user concurrently and queues
+# the others (learn "Azure Monitor service limits", log queries).
+CONCURRENT = 5
 PROBE_TOP = 100
-ItemResult = LogsQueryResult | LogsQueryPartialResult | LogsQueryError | MonitorFailure
+ItemResult = LogsQueryResult | LogsQueryPartialResult | MonitorFailure
 
 
 def about(name: LogName) -> str:
@@ -269,32 +269,15 @@ class LogsSource:
                 about(query.name),
             )
             return LogAnswer(query, table, problem, as_of(query.name, table))
-        if isinstance(result, LogsQueryError):
-            raise self._item_failure(result)
         raise MonitorFailure(ProblemKind.QUERY_ERROR, "Log Analytics sent no answer for it")
-
-    def _item_failure(self, error: LogsQueryError) -> MonitorFailure:
-        said = one_line(error.message or error.code or "")
-        if "throttl" in (error.code or "").lower():
-            self._calls.hold(Service.LOGS, None)
-            return MonitorFailure(
-                ProblemKind.THROTTLED,
-                f"Log Analytics is throttling the console: {said}",
-                "the console holds off Log Analytics for a while",
-                retry_after_s=self._calls.held_for(Service.LOGS),
-            )
-        return MonitorFailure(
-            ProblemKind.QUERY_ERROR,
-            f"Log Analytics refused the query: {said or 'it gave no reason'}",
-            BAD_REQUEST_FIX[Service.LOGS],
-        )
 
     async def _ask(
         self, workspace: str, queries: Sequence[LogQuery], mode: LogMode
     ) -> list[ItemResult | None]:
-        """Each query's result (or the failure of its batch), in order."""
+        """Each query's result (or the failure of its call), in order: every text sent at
+        once, each in its own call."""
         results: list[ItemResult | None] = [None] * len(queries)
-        sendable: list[tuple[int, LogsBatchQuery]] = []
+        sendable: list[tuple[int, str]] = []
         for i, query in enumerate(queries):
             try:
                 text = render(
@@ -307,35 +290,36 @@ class LogsSource:
             except KqlError as exc:
                 results[i] = MonitorFailure(ProblemKind.QUERY_ERROR, str(exc))
                 continue
-            batch_query = LogsBatchQuery(
+            sendable.append((i, text))
+        gate = asyncio.Semaphore(CONCURRENT)
+        answers = await asyncio.gather(
+            *(self._send(workspace, queries[i], text, gate) for i, text in sendable)
+        )
+        for (i, _), answer in zip(sendable, answers, strict=True):
+            results[i] = answer
+        return results
+
+    async def _send(
+        self, workspace: str, query: LogQuery, text: str, gate: asyncio.Semaphore
+    ) -> ItemResult:
+        client = self._clients.logs()
+
+        async def send() -> LogsQueryResult | LogsQueryPartialResult:
+            return await client.query_workspace(
                 workspace,
                 text,
                 timespan=span_datetimes(query.span),
                 server_timeout=max(1, int(self._settings.timeout_s)),
             )
-            sendable.append((i, batch_query))
-        for first in range(0, len(sendable), BATCH_LIMIT):
-            chunk = sendable[first : first + BATCH_LIMIT]
-            names = [queries[i].name.value for i, _ in chunk]
+
+        async with gate:
             try:
-                answers = await self._send(chunk, names)
+                return await self._calls.run(Service.LOGS, about(query.name), target(query), send)
             except MonitorFailure as failure:
-                for i, _ in chunk:
-                    results[i] = failure
-                continue
-            for (i, _), answer in zip(chunk, answers, strict=True):
-                results[i] = answer
-        return results
+                return failure
 
-    async def _send(
-        self, chunk: Sequence[tuple[int, LogsBatchQuery]], names: Sequence[str]
-    ) -> list[LogsQueryResult | LogsQueryPartialResult | LogsQueryError]:
-        client = self._clients.logs()
-        requests = [q for _, q in chunk]
 
-        async def send() -> list[LogsQueryResult | LogsQueryPartialResult | LogsQueryError]:
-            return await client.query_batch(requests)
-
-        return await self._calls.run(
-            Service.LOGS, "logs: " + "+".join(names), ", ".join(names), send
-        )
+def target(query: LogQuery) -> str:
+    """What a logs call asked, for the ledger (the simulator names its calls alike)."""
+    text = f"{query.name.value} by {query.level.value}"
+    return text + (f" of {query.tenant.text}" if query.tenant is not None else "")

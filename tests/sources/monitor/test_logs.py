@@ -1,10 +1,12 @@
-"""Logs through the real ``LogsQueryClient``: one batch per call, what each item sends,
-the tables probe and the AzureDiagnostics fallback, cells as plain values, and every
-failure a problem on the answers it concerns."""
+"""Logs through the real ``LogsQueryClient``: one ``query_workspace`` call per question,
+what each sends, the tables probe and the AzureDiagnostics fallback, cells as plain
+values, and every failure a problem on the answers it concerns."""
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -29,12 +31,13 @@ from tests.sources.monitor.azure_fake import (
     AzureFake,
     FakeCredential,
     Reply,
-    batch,
+    Sent,
     error_body,
     iso,
     metric,
     metrics_body,
     table,
+    workspace_query,
 )
 from tests.sources.monitor.conftest import FrozenClock, Opener
 from tests.sources.monitor.test_kql import lex
@@ -82,7 +85,7 @@ ROWS: dict[LogName, list[list[Any]]] = {
 
 
 def which(text: str) -> tuple[LogName, LogMode]:
-    """Which question, in which dialect, a batch item asks (the text ends with its file)."""
+    """Which question, in which dialect, a text asks (the text ends with its file)."""
     for mode in (AD, RS):
         for name in LogName:
             if text.endswith(query_text(name, mode) + "\n"):
@@ -95,7 +98,7 @@ def result(name: LogName, rows: list[list[Any]]) -> dict[str, Any]:
 
 
 class Workspace:
-    """A Log Analytics workspace behind the $batch endpoint: which tables hold rows, and
+    """A Log Analytics workspace behind its query endpoint: which tables hold rows, and
     what each question answers (per question, optionally per dialect)."""
 
     def __init__(self, tables: dict[str, int] | None = None, mode: LogMode = RS) -> None:
@@ -125,36 +128,42 @@ class Workspace:
         return Reply(200, result(name, ROWS[name]))
 
     def responder(self) -> Any:
-        return batch(self.answer)
+        return workspace_query(self.answer)
 
 
 def ask(*names: LogName, **fields: Any) -> list[LogQuery]:
     return [LogQuery(name, SPAN, **fields) for name in names]
 
 
-async def test_one_batch_carries_every_question_and_the_probe(
+def sent_questions(fake: AzureFake) -> list[tuple[LogName, LogMode]]:
+    """What each logs request asked, in the order they reached the service (concurrent
+    calls may arrive in any order: compare them sorted)."""
+    return [which(s.json()["query"]) for s in fake.requests_to("logs")]
+
+
+async def test_each_question_and_the_probe_is_its_own_query_call(
     open_source: Opener, fake: AzureFake, gateway: Gateway, credential: FakeCredential
 ):
+    """``query_workspace`` per question (the ``$batch`` endpoint is deprecated), all of
+    them in one round, each a call of its own in the ledger."""
     workspace = Workspace()
     fake.answer("logs", workspace.responder())
     source = await open_source()
     usage, throttles = await source.logs(ask(LogName.KEY_USAGE, LogName.THROTTLES))
 
-    (sent,) = fake.requests_to("logs")
-    assert sent.method == "POST" and sent.url == "https://api.loganalytics.io/v1/$batch"
-    assert credential.scopes == [("https://api.loganalytics.io/.default",)]
-    items = sent.json()["requests"]
-    assert [which(i["body"]["query"])[0] for i in items] == [
-        LogName.KEY_USAGE,
-        LogName.THROTTLES,
-        LogName.TABLES,
-    ]
-    for item in items:
-        assert item["workspace"] == WORKSPACE
-        assert (item["path"], item["method"]) == ("/query", "POST")
-        assert item["body"]["timespan"] == f"{iso(SPAN.start)}/{iso(SPAN.end)}"
-        assert item["headers"]["Prefer"] == "wait=30"
-        text = item["body"]["query"]
+    sent = fake.requests_to("logs")
+    assert sorted(which(s.json()["query"])[0] for s in sent) == sorted(
+        [LogName.KEY_USAGE, LogName.THROTTLES, LogName.TABLES]
+    )
+    assert set(credential.scopes) == {("https://api.loganalytics.io/.default",)}
+    for one in sent:
+        assert one.method == "POST"
+        assert one.url == f"https://api.loganalytics.io/v1/workspaces/{WORKSPACE}/query"
+        assert "$batch" not in one.url
+        assert one.headers["Prefer"] == "wait=30"
+        body = one.json()
+        assert body["timespan"] == f"{iso(SPAN.start)}/{iso(SPAN.end)}"
+        text = body["query"]
         assert 'let p_database = "memory";\nlet p_container = "turns";\n' in text
         assert text.startswith('let p_resource_id = "/subscriptions/')
 
@@ -184,16 +193,54 @@ async def test_one_batch_carries_every_question_and_the_probe(
     assert (about.log_mode, about.has_logs, about.workspace_id) == (RS.value, True, WORKSPACE)
     assert about.label == "Azure Monitor · agentmem" and about.min_refresh_s == 60
 
-    (record,) = gateway.records()
-    assert (record.kind, record.scope, record.unit, record.status) == (
-        Kind.MONITOR,
-        Scope.LOGS,
-        "call",
-        200,
-    )
-    assert record.operation == "logs: key_usage+throttles+tables"
-    assert record.target == "key_usage, throttles, tables"
+    records = gateway.records()
+    assert sorted(r.operation for r in records) == [
+        "logs: key_usage",
+        "logs: tables",
+        "logs: throttles",
+    ]
+    assert len({r.call for r in records}) == 3  # three calls, not one
+    for record in records:
+        assert (record.kind, record.scope, record.unit, record.status) == (
+            Kind.MONITOR,
+            Scope.LOGS,
+            "call",
+            200,
+        )
+    targets = {r.operation: r.target for r in records}
+    assert targets["logs: key_usage"] == "key_usage by tenant"
     assert gateway.totals().request_units == 0
+
+
+async def test_no_more_than_five_queries_are_in_flight_at_once(
+    open_source: Opener, fake: AzureFake, gateway: Gateway
+):
+    """Log Analytics runs five queries of a user at a time and queues the rest: twelve
+    questions and the probe go out together, never more than five in flight."""
+    workspace = Workspace()
+    lock = threading.Lock()
+    flight = {"now": 0, "most": 0}
+    answer = workspace.responder()
+
+    def slow(sent: Sent) -> Reply:
+        with lock:
+            flight["now"] += 1
+            flight["most"] = max(flight["most"], flight["now"])
+        time.sleep(0.05)  # long enough for the others to arrive if they were sent
+        try:
+            return answer(sent)
+        finally:
+            with lock:
+                flight["now"] -= 1
+
+    fake.answer("logs", slow)
+    source = await open_source()
+    questions = [LogQuery(LogName.KEY_USAGE, SPAN, top=5 + i) for i in range(12)]
+    answers = await source.logs(questions)
+    assert all(a.problem is None for a in answers)
+    assert len(fake.requests_to("logs")) == 13
+    assert 1 < flight["most"] <= 5
+    assert len(gateway.records()) == 13
 
 
 async def test_dynamic_cells_are_decoded_and_nulls_stay_null(open_source: Opener, fake: AzureFake):
@@ -268,7 +315,7 @@ async def test_an_empty_workspace_answers_no_category_everywhere(
     assert all(a.problem and a.problem.kind is ProblemKind.NO_CATEGORY for a in answers)
     assert "PartitionKeyRUConsumption" in answers[0].problem.message  # type: ignore[union-attr]
     assert source.about.log_mode == ""
-    assert len(fake.requests_to("logs")) == 1  # nothing to fall back to: no second batch
+    assert len(fake.requests_to("logs")) == 3  # nothing to fall back to: no second round
 
 
 async def test_azurediagnostics_only_switches_to_the_legacy_texts_and_remembers(
@@ -288,21 +335,21 @@ async def test_azurediagnostics_only_switches_to_the_legacy_texts_and_remembers(
     assert usage.table.rows[0][0] == '["contoso"]'
     assert storage.problem is not None and storage.problem.kind is ProblemKind.NO_CATEGORY
     assert source.about.log_mode == "AzureDiagnostics"
-    first, again = fake.requests_to("logs")
-    assert [which(i["body"]["query"]) for i in first.json()["requests"]] == [
-        (LogName.KEY_USAGE, RS),
-        (LogName.KEY_STORAGE, RS),
-        (LogName.TABLES, AD),
-    ]
-    assert [which(i["body"]["query"])[1] for i in again.json()["requests"]] == [AD, AD]
+    asked = sent_questions(fake)
+    assert sorted(asked[:3]) == sorted(
+        [(LogName.KEY_USAGE, RS), (LogName.KEY_STORAGE, RS), (LogName.TABLES, AD)]
+    )
+    assert sorted(asked[3:]) == sorted([(LogName.KEY_USAGE, AD), (LogName.KEY_STORAGE, AD)])
 
     (throttles,) = await source.logs(ask(LogName.THROTTLES))
     assert throttles.problem is None
-    third = fake.requests_to("logs")[-1]
-    assert len(fake.requests_to("logs")) == 3  # known now: one batch, legacy texts at once
-    first_item = third.json()["requests"][0]
-    assert which(first_item["body"]["query"]) == (LogName.THROTTLES, AD)
-    assert [r.status for r in gateway.records()] == [200, 200, 200]
+    # Known now: one round, the legacy texts at once.
+    assert sorted(sent_questions(fake)[5:]) == sorted(
+        [(LogName.THROTTLES, AD), (LogName.TABLES, AD)]
+    )
+    statuses = [r.status for r in gateway.records()]
+    # The first round's resource-specific texts fail to resolve the tables (400).
+    assert statuses.count(400) == 2 and statuses.count(200) == 5
 
 
 async def test_one_failed_item_leaves_the_others_and_says_what_the_service_said(
@@ -365,15 +412,29 @@ async def test_a_throttled_item_holds_logs_off(
     clock.advance(10)
     (held,) = await source.logs(ask(LogName.THROTTLES))
     assert held.problem is not None and held.problem.kind is ProblemKind.THROTTLED
-    assert len(fake.requests_to("logs")) == 1
+    assert len(fake.requests_to("logs")) == 3  # the round's three calls, then none
 
 
-async def test_a_throttled_batch_holds_logs_off_but_not_metrics(
+class Phases:
+    """A responder that answers every request with the current phase's reply (concurrent
+    calls arrive in any order: each phase answers all of them alike)."""
+
+    def __init__(self, *phases: Reply | Callable[[Sent], Reply]) -> None:
+        self.phases = list(phases)
+        self.now = 0
+
+    def __call__(self, sent: Sent) -> Reply:
+        phase = self.phases[self.now]
+        return phase(sent) if callable(phase) else phase
+
+
+async def test_a_throttled_round_holds_logs_off_but_not_metrics(
     open_source: Opener, fake: AzureFake, gateway: Gateway, clock: FrozenClock
 ):
     workspace = Workspace()
     busy = Reply(429, error_body("ThrottledError", "Too many requests"), {"Retry-After": "30"})
-    fake.answer("logs", busy, workspace.responder())
+    phases = Phases(busy, workspace.responder())
+    fake.answer("logs", phases)
     body = metrics_body(SPAN.start, SPAN.end, metric("TotalRequests", "Count", []))
     fake.answer("metrics", Reply(200, body))
     source = await open_source()
@@ -381,21 +442,21 @@ async def test_a_throttled_batch_holds_logs_off_but_not_metrics(
     for answer in answers:
         assert answer.problem is not None and answer.problem.kind is ProblemKind.THROTTLED
         assert answer.problem.retry_after_s == 30.0
+    phases.now = 1
     clock.advance(15)
     (held,) = await source.logs(ask(LogName.KEY_USAGE))
     assert held.problem is not None and held.problem.retry_after_s == 15.0
-    assert len(fake.requests_to("logs")) == 1  # a second call within 30 s sends nothing
+    assert len(fake.requests_to("logs")) == 3  # a second call within 30 s sends nothing
     (metrics,) = await source.metrics([MetricQuery("req", ("TotalRequests",), "Count", 60, SPAN)])
     assert metrics.problem is None  # metrics are held off on their own, not with logs
     clock.advance(16)
     (usage,) = await source.logs(ask(LogName.KEY_USAGE))
-    assert usage.problem is None and len(fake.requests_to("logs")) == 2
-    assert gateway.totals().monitor_throttled == 1
+    assert usage.problem is None and len(fake.requests_to("logs")) == 5
+    assert gateway.totals().monitor_throttled == 3
 
 
-async def test_denied_batches_name_the_workspace_role(open_source: Opener, fake: AzureFake):
-    fake.answer(
-        "logs",
+async def test_denied_calls_name_the_workspace_role(open_source: Opener, fake: AzureFake):
+    phases = Phases(
         Reply(
             401, error_body("AuthorizationRequiredError", "Valid authentication was not provided")
         ),
@@ -406,8 +467,10 @@ async def test_denied_batches_name_the_workspace_role(open_source: Opener, fake:
             ),
         ),
     )
+    fake.answer("logs", phases)
     source = await open_source()
     (unauthorized,) = await source.logs(ask(LogName.KEY_USAGE))
+    phases.now = 1
     (forbidden,) = await source.logs(ask(LogName.KEY_USAGE))
     assert unauthorized.problem is not None
     assert unauthorized.problem.kind is ProblemKind.UNAUTHORIZED
@@ -416,7 +479,7 @@ async def test_denied_batches_name_the_workspace_role(open_source: Opener, fake:
     assert "insufficient access" in forbidden.problem.message
 
 
-async def test_a_bad_batch_is_a_query_error_with_the_innermost_message(
+async def test_a_refused_query_is_a_query_error_with_the_innermost_message(
     open_source: Opener, fake: AzureFake
 ):
     fake.answer(
@@ -426,7 +489,7 @@ async def test_a_bad_batch_is_a_query_error_with_the_innermost_message(
             error_body(
                 "BadArgumentError",
                 "The request had some invalid properties",
-                "Batch request contains too many requests",
+                "Query contains too many requests",
             ),
         ),
     )
@@ -453,23 +516,20 @@ async def test_without_a_workspace_every_log_answer_says_how_to_add_one(
     assert metrics.problem is None
 
 
-async def test_many_questions_go_in_batches_of_ten(open_source: Opener, fake: AzureFake):
+async def test_each_question_carries_its_own_top(open_source: Opener, fake: AzureFake):
     workspace = Workspace()
     fake.answer("logs", workspace.responder())
     source = await open_source()
     questions = [LogQuery(LogName.KEY_USAGE, SPAN, top=5 + i) for i in range(12)]
     answers = await source.logs(questions)
     assert all(a.problem is None for a in answers)
-    sizes = [len(s.json()["requests"]) for s in fake.requests_to("logs")]
-    assert sizes == [10, 3]  # 12 questions and the probe
     tops = [
         int(line.split("=")[1].strip(" ;"))
         for s in fake.requests_to("logs")
-        for item in s.json()["requests"]
-        for line in item["body"]["query"].splitlines()
+        for line in s.json()["query"].splitlines()
         if line.startswith("let p_top")
     ]
-    assert tops == [5 + i for i in range(12)] + [100]
+    assert sorted(tops) == sorted([5 + i for i in range(12)] + [100])  # and the probe's
 
 
 async def test_the_callers_tables_question_is_the_probe(open_source: Opener, fake: AzureFake):
@@ -477,8 +537,7 @@ async def test_the_callers_tables_question_is_the_probe(open_source: Opener, fak
     fake.answer("logs", workspace.responder())
     source = await open_source()
     tables, usage = await source.logs(ask(LogName.TABLES, LogName.KEY_USAGE))
-    (sent,) = fake.requests_to("logs")
-    assert len(sent.json()["requests"]) == 2
+    assert len(fake.requests_to("logs")) == 2
     assert tables.table is not None
     assert {row[0]: row[1] for row in tables.table.rows} == ALL_TABLES
     assert {row[2] for row in tables.table.rows} == {PROBE_NEWEST}
@@ -492,12 +551,9 @@ async def test_a_tables_question_cut_short_is_not_the_probe(open_source: Opener,
     tables, usage = await source.logs(
         [LogQuery(LogName.TABLES, SPAN, top=1), *ask(LogName.KEY_USAGE)]
     )
-    (sent,) = fake.requests_to("logs")
-    assert [which(i["body"]["query"])[0] for i in sent.json()["requests"]] == [
-        LogName.TABLES,
-        LogName.KEY_USAGE,
-        LogName.TABLES,
-    ]
+    assert sorted(name for name, _ in sent_questions(fake)) == sorted(
+        [LogName.TABLES, LogName.KEY_USAGE, LogName.TABLES]
+    )
     assert tables.problem is None and usage.problem is None
 
 
@@ -509,7 +565,11 @@ async def test_a_hostile_tenant_reaches_the_service_as_one_literal(
     source = await open_source()
     hostile = 'x" | take 1000000 //\n\\"\r'
     await source.logs(ask(LogName.KEY_USAGE, level=KeyLevel.KEY, tenant=Key.of(hostile)))
-    text = fake.requests_to("logs")[0].json()["requests"][0]["body"]["query"]
+    (text,) = [
+        s.json()["query"]
+        for s in fake.requests_to("logs")
+        if which(s.json()["query"])[0] is LogName.KEY_USAGE
+    ]
     tenant_lines = [line for line in text.splitlines() if line.startswith("let p_tenant")]
     assert len(tenant_lines) == 1
     strings = [value for kind, value in lex(tenant_lines[0]) if kind == "string"]
