@@ -149,6 +149,11 @@ async def test_hot_prints_the_reports_rows(capsys: pytest.CaptureFixture[str]):
     err = capsys.readouterr().err
     assert "top 2 of 57 keys by RU (raise --top to see more)" in err
     assert "contoso = 71 % of RU on partition 2" in err  # 1,500 of partition 2's 2,100
+    # The window ends now: its newest ten minutes of logs may not have arrived yet.
+    assert (
+        "cosmem: logs arrive 3–10 min after the requests: the newest 10 min "
+        "(67 % of the window) may be incomplete; data as of 23:59:40 UTC"
+    ) in err
 
 
 async def test_throttle_prints_every_series_point(capsys: pytest.CaptureFixture[str]):

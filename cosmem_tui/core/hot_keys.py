@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -49,11 +50,14 @@ from cosmem_tui.model.telemetry import (
     Window,
 )
 
+# PartitionKeyStatistics is emitted now and then (the cadence is not documented), not
+# per request: a window of minutes would mostly hold none. The latest report of each
+# key within this lookback is its size.
+STORAGE_LOOKBACK_S = 24 * 3600
 STORAGE_CAVEAT = (
-    "storage: only each partition's largest keys are logged (estimates), so a tenant's "
-    "is a lower bound (≥); a blank is not zero"
+    "storage: the last 24 h's latest statistics, which log only each partition's largest "
+    "keys (estimates), so a tenant's is a lower bound (≥); a blank is not zero"
 )
-LAG_CAVEAT = "logs lag 20 s – 3 min behind the requests"
 BUDGET_CAVEAT = (
     "BUDGET: busiest second served ÷ the partition's RU/s; a 429 is not served, "
     "so it tops out at 100 %"
@@ -212,7 +216,7 @@ class HotKeysService:
                     top=top,
                 ),
                 query(LogName.KEY_THROTTLES),
-                query(LogName.KEY_STORAGE),
+                replace(query(LogName.KEY_STORAGE), span=storage_span(span)),
             ],
         )
         return _Logs(*answers)
@@ -322,13 +326,12 @@ def build_report(
     if keys_total is None and logs.usage.table is not None:
         keys_total = 0
 
-    caveats = [LAG_CAVEAT, BUDGET_CAVEAT, STORAGE_CAVEAT, THROTTLE_CAVEAT]
+    caveats = [BUDGET_CAVEAT, STORAGE_CAVEAT, THROTTLE_CAVEAT]
     if keys_total is not None and keys_total > len(rows):
         caveats.insert(0, f"top {len(rows):,} of {keys_total:,} keys by RU")
     as_of = [a.as_of for a in (logs.usage, logs.partitions) if a.as_of is not None]
     data_as_of = max(as_of) if as_of else None
-    if data_as_of is not None:
-        caveats[caveats.index(LAG_CAVEAT)] = f"{LAG_CAVEAT}: data as of {_clock_text(data_as_of)}"
+    incomplete = incomplete_from(span, about, data_as_of)
 
     return HotKeysReport(
         window=window,
@@ -345,7 +348,63 @@ def build_report(
         data_as_of=data_as_of,
         caveats=tuple(caveats),
         problems=tuple(problems),
+        incomplete_from=incomplete,
+        lag_note=lag_note(span, about, data_as_of, incomplete),
     )
+
+
+def storage_span(span: Span) -> Span:
+    """Where the storage statistics are read: ``STORAGE_LOOKBACK_S`` back from the
+    window's end (or the window, when it is longer)."""
+    return Span(min(span.start, span.end - STORAGE_LOOKBACK_S), span.end)
+
+
+def incomplete_from(span: Span, about: TelemetryAbout, data_as_of: float | None) -> float | None:
+    """From when on the window's logs may not all have arrived: the source's usual
+    longest delay before the window's end, or where the logs stop if that is earlier
+    (None: the window ended longer ago than that, it is whole)."""
+    since = span.end - about.log_delay_s[1]
+    if data_as_of is not None:
+        since = min(since, data_as_of)
+    return max(span.start, since) if since < span.end else None
+
+
+def delay_text(seconds: float) -> str:
+    """``30 s``, ``3 min``, ``2 h``: a delay as a person says it."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{math.ceil(seconds / 60):.0f} min"
+    return f"{seconds / 3600:.0f} h"
+
+
+def arrival_text(about: TelemetryAbout) -> str:
+    """How late the source's logs arrive: ``3–10 min`` (Azure), ``30 s`` (the simulator)."""
+    least, most = about.log_delay_s
+    if least == most:
+        return delay_text(most)
+    if least >= 60 and most < 3600:
+        return f"{math.ceil(least / 60):.0f}–{math.ceil(most / 60):.0f} min"
+    return f"{delay_text(least)} – {delay_text(most)}"
+
+
+def lag_note(
+    span: Span, about: TelemetryAbout, data_as_of: float | None, incomplete: float | None
+) -> str:
+    """``logs arrive 3–10 min after the requests: the newest 10 min (67 % of the
+    window) may be incomplete; data as of 07:59:50 UTC`` — said beside every logs
+    window, so a quiet tail is not read as the load going away."""
+    text = f"logs arrive {arrival_text(about)} after the requests"
+    if incomplete is not None:
+        missing = span.end - incomplete
+        share = missing / span.seconds if span.seconds else 1.0
+        text += (
+            f": the newest {delay_text(missing)} ({share * 100:.0f} % of the window) "
+            "may be incomplete"
+        )
+    if data_as_of is not None:
+        text += f"; data as of {_clock_text(data_as_of)}"
+    return text
 
 
 def touched_partitions(main: str, cell: Any) -> tuple[str, ...]:

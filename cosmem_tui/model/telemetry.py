@@ -268,6 +268,12 @@ class LogAnswer:
     as_of: float | None = None  # the newest log time in the answer (ingestion lags)
 
 
+# How long resource logs take to reach Log Analytics: "usually available within 3 to 10
+# minutes end-to-end" (learn "Log data ingestion time"). A logs window ending now has
+# its newest minutes only partly ingested: up to two-thirds of a 15-minute window.
+RESOURCE_LOG_DELAY_S = (180.0, 600.0)
+
+
 @dataclass(frozen=True, slots=True)
 class TelemetryAbout:
     """What a telemetry source is, for the header and for the notes beside its numbers."""
@@ -281,6 +287,9 @@ class TelemetryAbout:
     # Answers younger than this are reused rather than asked again: Azure Monitor's
     # metrics move once a minute and every call is billed; the simulator moves each second.
     min_refresh_s: float = 60.0
+    # How late its logs arrive (usual least, usual most), in seconds: past the most, a
+    # window's logs are taken as whole; newer minutes may still be filling.
+    log_delay_s: tuple[float, float] = RESOURCE_LOG_DELAY_S
 
 
 # -- storage without Log Analytics --------------------------------------------------------
@@ -401,5 +410,9 @@ class HotKeysReport:
     partitions: tuple[PartitionUsage, ...]
     headline: str  # "contoso = 63 % of RU on partition 2"
     data_as_of: float | None
-    caveats: tuple[str, ...] = ()  # e.g. storage only for the largest keys; logs lag
+    caveats: tuple[str, ...] = ()  # e.g. storage only for the largest keys; a cut list
     problems: tuple[TelemetryProblem, ...] = ()
+    # Logs newer than this may not all have arrived (``TelemetryAbout.log_delay_s``):
+    # the window's RU and 429s after it are a floor. None: the window is whole.
+    incomplete_from: float | None = None
+    lag_note: str = ""  # how late the logs are and what of the window that leaves out

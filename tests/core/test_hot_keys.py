@@ -119,7 +119,39 @@ async def test_rows_and_shares():
         report.headline == "contoso = 72 % of RU on partition 2, 63 % of the container's RU in 15m"
     )
     assert report.data_as_of == NOW - 40
-    assert "logs lag 20 s – 3 min behind the requests: data as of 07:59:50 UTC" in report.caveats
+    assert not any("lag" in c or "arrive" in c for c in report.caveats)  # the lag note's
+
+
+async def test_the_newest_minutes_of_a_logs_window_are_marked_incomplete():
+    """Resource logs arrive 3–10 min after the requests (learn "Log data ingestion
+    time"): of a 15-minute window ending now, the newest 10 minutes may be incomplete —
+    two-thirds of it — and the report says so, with where the logs stop."""
+    report = await service(ScriptedTelemetry(metrics=metrics, logs=logs)).report(Window.M15)
+    assert report.incomplete_from == NOW - 600
+    assert report.lag_note == (
+        "logs arrive 3–10 min after the requests: the newest 10 min (67 % of the window) "
+        "may be incomplete; data as of 07:59:50 UTC"
+    )
+    day = await service(ScriptedTelemetry(metrics=metrics, logs=logs)).report(Window.H24)
+    assert day.incomplete_from == NOW - 600
+    assert "the newest 10 min (1 % of the window)" in day.lag_note
+
+    def stale(query: LogQuery) -> LogAnswer:  # ingestion stopped 20 min ago
+        return LogAnswer(query, logs(query).table, as_of=NOW - 1200)
+
+    behind = await service(ScriptedTelemetry(metrics=metrics, logs=stale)).report(Window.M15)
+    assert behind.incomplete_from == NOW - 1200 + 300  # never before the window starts
+    assert "the newest 15 min (100 % of the window)" in behind.lag_note
+
+
+async def test_a_source_whose_logs_arrive_sooner_marks_less():
+    """The simulator's logs are there 30 s after the requests: only that is marked."""
+    scripted = ScriptedTelemetry(metrics=metrics, logs=logs, log_delay_s=(30.0, 30.0))
+    report = await service(scripted).report(Window.M15)
+    assert report.incomplete_from == NOW - 40  # where its logs stop, 40 s back
+    assert report.lag_note.startswith(
+        "logs arrive 30 s after the requests: the newest 40 s (4 % of the window)"
+    )
 
 
 async def test_a_tenants_storage_is_a_lower_bound_where_it_is_many_keys():
@@ -181,6 +213,9 @@ async def test_the_questions_asked():
     assert usage.span.end == NOW and usage.span.seconds == 3600  # logs: up to now
     # The partitions' totals are the container's, whatever tenant is drilled into.
     assert asked[LogName.PARTITION_USAGE].tenant is None
+    # Storage statistics come now and then, not per request: the last day's, not the hour's.
+    storage = asked[LogName.KEY_STORAGE]
+    assert storage.span.end == NOW and storage.span.seconds == 24 * 3600
     assert {q.name for q in telemetry.asked if isinstance(q, MetricQuery)} == {
         CAPACITY,
         NORMALIZED_BY_RANGE,

@@ -103,6 +103,9 @@ async def test_hot_tenants_from_azure_monitor(demo_path: Path):
         assert "contoso = 71 % of RU on partition 2" in text  # 1,500 of partition 2's 2,100
         assert "data as of 23:59:40 UTC" in text  # how far the workspace has ingested
         assert "top 2 of 57 keys" in text  # a cut table says so
+        # Resource logs arrive 3–10 min late: two-thirds of the 15 minutes may be missing.
+        assert "(logs arrive 3–10 min late: after 23:50 incomplete, 67 % of 15m)" in text
+        assert "by RU · last 15m · newest 10 min incomplete" in text
 
 
 async def test_a_metrics_403_is_explained_while_the_hot_table_still_works(demo_path: Path):

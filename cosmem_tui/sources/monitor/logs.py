@@ -6,13 +6,15 @@ user at once and queues the rest), with the TABLES probe beside them unless the 
 asked for it. The ``$batch`` endpoint ``query_batch`` used is deprecated (support ends
 31 March 2028, "migrate batch and beta"); separate calls are still one round per
 refresh, and each is one call in the ledger, under its own deadline. The probe counts,
-for this account and window, the rows of each diagnostic table. From it:
+for this account over the last ``PROBE_LOOKBACK_S`` (24 h, not the window: a quiet
+quarter of an hour is not a category that was never enabled), the rows of each
+diagnostic table. From it:
 
 * the **mode**: resource-specific tables (``CDB*``) when they hold rows, else the legacy
   ``AzureDiagnostics`` table when it holds Cosmos rows — then the questions are asked
   again in that dialect, and the mode is remembered for the next calls;
-* **NO_CATEGORY** for a question whose table holds nothing: the answer names the
-  diagnostic category to send to the workspace.
+* **NO_CATEGORY** for a question whose table held nothing in those 24 h: the answer
+  names the diagnostic category to send to the workspace.
 
 Every text aggregates where the logs are and ends in ``top N``: no raw log rows are
 downloaded. Cells come back as plain values (datetimes as epoch seconds, ``dynamic``
@@ -56,6 +58,10 @@ from cosmem_tui.sources.monitor.settings import ENV, MonitorSettings
 # the others (learn "Azure Monitor service limits", log queries).
 CONCURRENT = 5
 PROBE_TOP = 100
+# How far back the probe looks for each table's rows: logs arrive minutes late and an
+# idle account writes none for a while, so a window's emptiness says nothing of the
+# diagnostic setting; a day without a single row does.
+PROBE_LOOKBACK_S = 24 * 3600
 ItemResult = LogsQueryResult | LogsQueryPartialResult | MonitorFailure
 
 
@@ -113,7 +119,7 @@ def no_category(
         problem=TelemetryProblem(
             ProblemKind.NO_CATEGORY,
             f"no {names} logs from {settings.account} in workspace {settings.workspace_id} "
-            "for this window",
+            "in the last 24 h",
             f"send the {names} diagnostic category of {settings.account} to this workspace "
             "(diagnostic setting, destination table: resource-specific); logs arrive "
             "minutes after it is saved",
@@ -182,8 +188,22 @@ def probe_counts(result: ItemResult | None) -> TableCounts | None:
     return TableCounts(rows, newest)
 
 
-def covering(spans: Sequence[Span]) -> Span:
-    return Span(min(s.start for s in spans), max(s.end for s in spans))
+def probe_span(spans: Sequence[Span]) -> Span:
+    """The probe's span: ``PROBE_LOOKBACK_S`` up to the latest end asked (or all that
+    was asked, when that reaches further back)."""
+    end = max(s.end for s in spans)
+    return Span(min(end - PROBE_LOOKBACK_S, *(s.start for s in spans)), end)
+
+
+def is_probe(query: LogQuery) -> bool:
+    """Whether a caller's TABLES question can serve as the probe: its top cannot cut the
+    list of tables short (a missing row would read as a missing category) and it looks
+    back as far as the probe does."""
+    return (
+        query.name is LogName.TABLES
+        and query.top >= PROBE_TOP
+        and query.span.seconds >= PROBE_LOOKBACK_S
+    )
 
 
 class LogsSource:
@@ -205,15 +225,11 @@ class LogsSource:
             failure = self._calls.held(Service.LOGS)
             return [LogAnswer(q, problem=failure.problem(about(q.name))) for q in queries]
         asked = list(queries)
-        # The caller's own TABLES question is the probe, unless its top could cut the list
-        # of tables short (a missing row would read as a missing category).
-        probe_at = next(
-            (i for i, q in enumerate(asked) if q.name is LogName.TABLES and q.top >= PROBE_TOP),
-            None,
-        )
+        # The caller's own TABLES question is the probe when it can be (``is_probe``).
+        probe_at = next((i for i, q in enumerate(asked) if is_probe(q)), None)
         if probe_at is None:  # the console's own probe rides along, answered to no one
             asked.append(
-                LogQuery(LogName.TABLES, covering([q.span for q in queries]), top=PROBE_TOP)
+                LogQuery(LogName.TABLES, probe_span([q.span for q in queries]), top=PROBE_TOP)
             )
             probe_at = len(asked) - 1
         mode = self.mode or LogMode.RESOURCE_SPECIFIC

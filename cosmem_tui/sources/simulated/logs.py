@@ -43,11 +43,10 @@ from cosmem_tui.model.telemetry import (
 )
 from cosmem_tui.sources.simulated.operations import BURST, OPERATIONS, REQUESTS_PER_RU, STEADY
 from cosmem_tui.sources.simulated.problems import bad_logs_request
-from cosmem_tui.sources.simulated.rhythm import MINUTE_S
+from cosmem_tui.sources.simulated.rhythm import LOG_LAG_S, MINUTE_S
 from cosmem_tui.sources.simulated.usage import ClassSums, KeyTable, SpanSums
 from cosmem_tui.sources.simulated.workload import Workload
 
-LOG_LAG_S = 30  # logs are queryable this long after the requests they describe
 STORAGE_KEYS_PER_PARTITION = 3  # PartitionKeyStatistics: the largest keys of each partition
 
 Row = tuple[Any, ...]

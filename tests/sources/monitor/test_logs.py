@@ -110,11 +110,11 @@ class Workspace:
     def answer(self, text: str, request: dict[str, Any]) -> Reply:
         name, mode = which(text)
         self.asked.append((name, mode, request))
+        if name in self.special:
+            return self.special[name]()
         if name is LogName.TABLES:
             rows = [[t, n, iso(PROBE_NEWEST)] for t, n in self.tables.items()]
             return Reply(200, result(name, rows))
-        if name in self.special:
-            return self.special[name]()
         if mode is not self.mode:
             return Reply(
                 400,
@@ -162,8 +162,10 @@ async def test_each_question_and_the_probe_is_its_own_query_call(
         assert "$batch" not in one.url
         assert one.headers["Prefer"] == "wait=30"
         body = one.json()
-        assert body["timespan"] == f"{iso(SPAN.start)}/{iso(SPAN.end)}"
         text = body["query"]
+        probe = which(text)[0] is LogName.TABLES  # it looks back a day, not the window
+        start = ANCHOR - 24 * 3600 if probe else SPAN.start
+        assert body["timespan"] == f"{iso(start)}/{iso(SPAN.end)}"
         assert 'let p_database = "memory";\nlet p_container = "turns";\n' in text
         assert text.startswith('let p_resource_id = "/subscriptions/')
 
@@ -303,6 +305,46 @@ async def test_tables_without_rows_name_the_category_to_enable(
         assert f"send the {category} diagnostic category" in problem.fix
         assert "resource-specific" in problem.fix
         assert answer.table is None
+
+
+async def test_the_probe_looks_back_a_day_so_a_quiet_window_is_not_a_missing_category(
+    open_source: Opener, fake: AzureFake
+):
+    """The tables probe counts the last 24 h, not the window: an account whose requests
+    log last wrote two hours ago has the category enabled; its 15 minutes are quiet."""
+    workspace = Workspace()
+    two_hours_ago = ANCHOR - 7200
+
+    def logged_two_hours_ago() -> Reply:
+        (request,) = [r for n, _, r in workspace.asked if n is LogName.TABLES][-1:]
+        start = request["body"]["timespan"].split("/")[0]
+        rows = ALL_TABLES if start <= iso(two_hours_ago) else {}
+        return Reply(
+            200, result(LogName.TABLES, [[t, n, iso(two_hours_ago)] for t, n in rows.items()])
+        )
+
+    workspace.special[LogName.TABLES] = logged_two_hours_ago
+    workspace.special[LogName.THROTTLES] = lambda: Reply(200, result(LogName.THROTTLES, []))
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    (throttles,) = await source.logs(ask(LogName.THROTTLES))
+    assert throttles.problem is None, throttles.problem
+    assert throttles.table is not None and throttles.table.rows == ()
+    (probe,) = [r for n, _, r in workspace.asked if n is LogName.TABLES]
+    assert probe["body"]["timespan"] == f"{iso(ANCHOR - 24 * 3600)}/{iso(ANCHOR)}"
+
+
+async def test_a_short_tables_question_is_not_taken_for_the_probe(
+    open_source: Opener, fake: AzureFake
+):
+    workspace = Workspace()
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    await source.logs(ask(LogName.TABLES))  # 15 minutes: the probe goes beside it
+    spans = sorted(r["body"]["timespan"] for n, _, r in workspace.asked if n is LogName.TABLES)
+    assert spans == sorted(
+        [f"{iso(SPAN.start)}/{iso(SPAN.end)}", f"{iso(ANCHOR - 24 * 3600)}/{iso(ANCHOR)}"]
+    )
 
 
 async def test_an_empty_workspace_answers_no_category_everywhere(
@@ -536,8 +578,9 @@ async def test_the_callers_tables_question_is_the_probe(open_source: Opener, fak
     workspace = Workspace()
     fake.answer("logs", workspace.responder())
     source = await open_source()
-    tables, usage = await source.logs(ask(LogName.TABLES, LogName.KEY_USAGE))
-    assert len(fake.requests_to("logs")) == 2
+    day = Span(ANCHOR - 24 * 3600, ANCHOR)
+    tables, usage = await source.logs([LogQuery(LogName.TABLES, day), *ask(LogName.KEY_USAGE)])
+    assert len(fake.requests_to("logs")) == 2  # a day's tables question: the probe itself
     assert tables.table is not None
     assert {row[0]: row[1] for row in tables.table.rows} == ALL_TABLES
     assert {row[2] for row in tables.table.rows} == {PROBE_NEWEST}
