@@ -985,6 +985,8 @@ async def _cmd_hot(session: Session, args: argparse.Namespace, out: TextIO) -> i
         print(f"cosmem: {note} (raise --top to see more)", file=sys.stderr)
     if report.lag_note:  # the newest minutes of the window may not be logged yet
         print(f"cosmem: {visible(report.lag_note)}", file=sys.stderr)
+    if report.throttle_note:  # "throttled" counts 429s where logged: say what it leaves out
+        print(f"cosmem: {visible(report.throttle_note)}", file=sys.stderr)
     status = _report_telemetry(report.source, report.headline, report.problems, bool(report.rows))
     return status or (EXIT_PARTIAL if notes else EXIT_OK)
 

@@ -3,8 +3,9 @@
 Per-key RU exists only in the logs (``PartitionKeyRUConsumption``), aggregated where the
 logs live (Log Analytics KQL, or the simulator's tallies) and cut to a top-N; the
 console never downloads raw log rows. This module joins the aggregations — usage per
-key, usage per physical partition, 429s per key, storage of the largest keys — with the
-provisioned throughput from metrics, into the rows of the hot-keys table:
+key, usage per physical partition, 429s per key where logged, the window's 429s and
+those no key is logged for, storage of the largest keys — with the provisioned
+throughput from metrics, into the rows of the hot-keys table:
 
 * ``share``: the key's RU against the container's RU in the window;
 * ``partition_share`` (BUDGET): the RU served in its busiest second on its partition
@@ -69,7 +70,10 @@ BUDGET_CAVEAT = (
 # can still be throttled by its neighbours, or by bursts shorter than the second.
 SATURATED = 0.95
 BUSY = 0.8
-THROTTLE_CAVEAT = "429s per key: requests joined to the RU log by activity id"
+# A throttled request charges 0 RU and may have no row in the RU log at all, so a key's
+# 429s are those the request log and the RU log share an activity id for: "where
+# logged". The others are counted apart (REQUEST_TOTALS' Unattributed), never dropped.
+LOGGED_429 = "429 LOGGED"
 
 
 _DECODER = json.JSONDecoder()
@@ -113,6 +117,7 @@ class _Logs:
     partitions: LogAnswer
     throttles: LogAnswer
     storage: LogAnswer
+    totals: LogAnswer  # the container's requests and 429s, and the 429s of no known key
 
 
 def _number(value: Any) -> float:
@@ -168,7 +173,14 @@ class HotKeysService:
         capacity = await self._capacity(window, now)
         # The answers carry their questions (window, level, tenant, top): the same answer
         # objects are the same question, already joined.
-        answers = (logs.usage, logs.partitions, logs.throttles, logs.storage, *capacity)
+        answers = (
+            logs.usage,
+            logs.partitions,
+            logs.throttles,
+            logs.storage,
+            logs.totals,
+            *capacity,
+        )
         last = self._last
         if last is not None and _same_objects(last[0], answers):
             return last[1]
@@ -217,6 +229,13 @@ class HotKeysService:
                 ),
                 query(LogName.KEY_THROTTLES),
                 replace(query(LogName.KEY_STORAGE), span=storage_span(span)),
+                # The container's too: the tenant of a 429 no key is logged for is unknown.
+                LogQuery(
+                    name=LogName.REQUEST_TOTALS,
+                    span=span,
+                    database=self.where.database,
+                    container=self.where.container,
+                ),
             ],
         )
         return _Logs(*answers)
@@ -241,7 +260,7 @@ def build_report(
 ) -> HotKeysReport:
     """``key_levels``: the paths of the container's partition key (None: not known)."""
     problems: list[TelemetryProblem] = []
-    for answer in (logs.usage, logs.partitions, logs.throttles, logs.storage):
+    for answer in (logs.usage, logs.partitions, logs.throttles, logs.storage, logs.totals):
         if answer.problem is not None and answer.problem not in problems:
             problems.append(answer.problem)
     for metric in capacity:
@@ -326,7 +345,9 @@ def build_report(
     if keys_total is None and logs.usage.table is not None:
         keys_total = 0
 
-    caveats = [BUDGET_CAVEAT, STORAGE_CAVEAT, THROTTLE_CAVEAT]
+    throttled_total, unattributed = _throttle_totals(logs.totals)
+    note = throttle_note(throttled_total, unattributed)
+    caveats = [note, BUDGET_CAVEAT, STORAGE_CAVEAT]
     if keys_total is not None and keys_total > len(rows):
         caveats.insert(0, f"top {len(rows):,} of {keys_total:,} keys by RU")
     as_of = [a.as_of for a in (logs.usage, logs.partitions) if a.as_of is not None]
@@ -350,7 +371,32 @@ def build_report(
         problems=tuple(problems),
         incomplete_from=incomplete,
         lag_note=lag_note(span, about, data_as_of, incomplete),
+        throttled_total=throttled_total,
+        unattributed=unattributed,
+        throttle_note=note,
     )
+
+
+def _throttle_totals(answer: LogAnswer) -> tuple[int | None, int | None]:
+    """The window's 429s and those no key is logged for (None: not known — the question
+    failed or came back cut)."""
+    if answer.table is None or answer.problem is not None or len(answer.table.rows) != 1:
+        return None, None
+    (record,) = answer.table.records()
+    return _count(record.get("Throttled")), _count(record.get("Unattributed"))
+
+
+def throttle_note(throttled: int | None, unattributed: int | None) -> str:
+    """What the per-key 429 column counts, and what it cannot: ``429 LOGGED: a key's 429s
+    whose request the RU log names; 12 of the window's 33 429s name no key``."""
+    text = f"{LOGGED_429}: a key's 429s whose request the RU log names (distinct requests)"
+    if throttled is None or unattributed is None:
+        return f"{text}; how many of the window's 429s name no key is not known"
+    if not throttled:
+        return f"{text}; no 429s in the window"
+    if not unattributed:
+        return f"{text}; every one of the window's {throttled:,} 429s names its key"
+    return f"{text}; {unattributed:,} of the window's {throttled:,} 429s name no key"
 
 
 def storage_span(span: Span) -> Span:

@@ -162,7 +162,8 @@ class LogName(StrEnum):
     KEY_USAGE = "key_usage"  # RU per key in the window, its peak second, its partition
     PARTITION_USAGE = "partition_usage"  # RU per physical partition, its peak second
     THROTTLES = "throttles"  # 429s per minute by operation and physical partition
-    KEY_THROTTLES = "key_throttles"  # 429s per key (requests joined by activity id)
+    KEY_THROTTLES = "key_throttles"  # 429s per key, where logged (joined by activity id)
+    REQUEST_TOTALS = "request_totals"  # the window's requests, 429s, 429s of no known key
     KEY_STORAGE = "key_storage"  # estimated storage of the largest keys
     TABLES = "tables"  # which diagnostic tables hold rows for this account
 
@@ -170,7 +171,9 @@ class LogName(StrEnum):
 # The columns each aggregation returns, in order. ``Key`` is always the key as a JSON
 # array text (``["contoso"]``, ``["contoso","t-1"]``, ``[42]``) so numbers stay numbers;
 # at tenant level it holds the first element only. ``Partition`` is the physical
-# partition (PartitionKeyRangeId in the RU log, PartitionId in the request log).
+# partition's PartitionKeyRangeId (the RU log's, and the metrics' dimension);
+# ``PartitionId`` the request log's physical partition GUID — two names for two kinds
+# of id that cannot be matched to each other, never one column.
 PARTITION_IDS = 16  # partition ids a key_usage row names at most (its count says all)
 
 LOG_COLUMNS: dict[LogName, tuple[str, ...]] = {
@@ -192,8 +195,14 @@ LOG_COLUMNS: dict[LogName, tuple[str, ...]] = {
         "PartitionIds",
     ),
     LogName.PARTITION_USAGE: ("Partition", "RU", "PeakRUps", "Keys"),
-    LogName.THROTTLES: ("TimeGenerated", "OperationName", "Partition", "Throttled"),
+    # Requests and Throttled count distinct requests (activity ids), not log rows.
+    LogName.THROTTLES: ("TimeGenerated", "OperationName", "PartitionId", "Throttled"),
+    # Only the requests an RU-log row names a key for (a 429 charges nothing and may
+    # have none): "where logged".
     LogName.KEY_THROTTLES: ("Key", "Requests", "Throttled"),
+    # One row for the container: its requests and 429s in the window, and how many of
+    # those 429s no RU-log row names a key for (Unattributed).
+    LogName.REQUEST_TOTALS: ("Requests", "Throttled", "Unattributed"),
     LogName.KEY_STORAGE: ("Key", "SizeKb"),
     # Newest: the latest log time in that table (how far ingestion has got: "data as of").
     LogName.TABLES: ("Table", "Rows", "Newest"),
@@ -376,7 +385,7 @@ class KeyUsage(NamedTuple):
     partitions: int  # how many physical partitions it touched
     partition_ru: float  # RU it spent on that partition
     partition_share: float | None  # its busiest second there against the partition's budget
-    throttled: int | None  # 429s on its requests (None: not known)
+    throttled: int | None  # 429s on its requests where logged (None: not known)
     storage_kb: int | None  # estimated storage (None: not among the largest keys)
     # True: ``storage_kb`` adds up only the key's largest sub-keys the statistics logged
     # (a tenant of a hierarchical key), so it holds at least that much; False: the key's
@@ -416,3 +425,8 @@ class HotKeysReport:
     # the window's RU and 429s after it are a floor. None: the window is whole.
     incomplete_from: float | None = None
     lag_note: str = ""  # how late the logs are and what of the window that leaves out
+    # The window's 429s (distinct requests) and how many of them no RU-log row names a key
+    # for, so the per-key column (429s "where logged") is not taken for all of them.
+    throttled_total: int | None = None
+    unattributed: int | None = None
+    throttle_note: str = ""

@@ -50,6 +50,8 @@ PARTITIONS = table(
 )
 THROTTLES = table(LogName.KEY_THROTTLES, ('["contoso"]', 900, 42))
 STORAGE = table(LogName.KEY_STORAGE, ('["contoso"]', 2_500_000))
+# Requests, Throttled, Unattributed: 42 of the 60 429s were logged with contoso's key.
+TOTALS = table(LogName.REQUEST_TOTALS, (1500, 60, 18))
 
 
 def logs(query: LogQuery) -> LogAnswer:
@@ -58,6 +60,7 @@ def logs(query: LogQuery) -> LogAnswer:
         LogName.PARTITION_USAGE: PARTITIONS,
         LogName.KEY_THROTTLES: THROTTLES,
         LogName.KEY_STORAGE: STORAGE,
+        LogName.REQUEST_TOTALS: TOTALS,
     }
     return LogAnswer(query, tables[query.name], as_of=NOW - 40)
 
@@ -115,6 +118,13 @@ async def test_rows_and_shares():
     ]
     assert report.keys_total == 5
     assert report.caveats[0] == "top 3 of 5 keys by RU"
+    # The per-key column counts 429s where logged; the window's others are said apart.
+    assert (report.throttled_total, report.unattributed) == (60, 18)
+    assert report.throttle_note == (
+        "429 LOGGED: a key's 429s whose request the RU log names (distinct requests); "
+        "18 of the window's 60 429s name no key"
+    )
+    assert report.throttle_note in report.caveats
     assert (
         report.headline == "contoso = 72 % of RU on partition 2, 63 % of the container's RU in 15m"
     )
@@ -207,12 +217,15 @@ async def test_the_questions_asked():
         LogName.PARTITION_USAGE,
         LogName.KEY_THROTTLES,
         LogName.KEY_STORAGE,
+        LogName.REQUEST_TOTALS,
     }
     usage = asked[LogName.KEY_USAGE]
     assert usage.level is KeyLevel.KEY and usage.tenant == Key.of("contoso") and usage.top == 500
     assert usage.span.end == NOW and usage.span.seconds == 3600  # logs: up to now
-    # The partitions' totals are the container's, whatever tenant is drilled into.
+    # The partitions' totals are the container's, whatever tenant is drilled into, and so
+    # are the window's 429s: the tenant of one no key is logged for is not known.
     assert asked[LogName.PARTITION_USAGE].tenant is None
+    assert asked[LogName.REQUEST_TOTALS].tenant is None
     # Storage statistics come now and then, not per request: the last day's, not the hour's.
     storage = asked[LogName.KEY_STORAGE]
     assert storage.span.end == NOW and storage.span.seconds == 24 * 3600
@@ -238,6 +251,23 @@ async def test_429s_not_known_when_the_join_failed():
     assert [row.throttled for row in report.rows] == [None, None, None]
     assert report.problems == (failed,)
     assert report.rows  # the rest of the table stands
+
+
+async def test_how_many_429s_name_no_key_is_not_guessed():
+    """Without the totals (the question failed), the note says the 429s of no known key
+    are not known — never that every 429 has its key."""
+    failed = TelemetryProblem(ProblemKind.QUERY_ERROR, "400", about="logs: request_totals")
+
+    def no_totals(query: LogQuery) -> LogAnswer:
+        if query.name == LogName.REQUEST_TOTALS:
+            return LogAnswer(query, problem=failed)
+        return logs(query)
+
+    report = await service(ScriptedTelemetry(metrics=metrics, logs=no_totals)).report(Window.M15)
+    assert (report.throttled_total, report.unattributed) == (None, None)
+    assert report.throttle_note.endswith("how many of the window's 429s name no key is not known")
+    assert report.rows[0].throttled == 42  # the per-key column still stands
+    assert failed in report.problems
 
 
 async def test_no_workspace_leaves_an_empty_table_that_says_why():

@@ -321,6 +321,10 @@ async def test_hot_tenants_by_ru_with_their_shares(demo_path, clock):
         assert budget == (rows[0][4], "bad")
         notes = text_of(app, "#notes")
         assert "BUDGET: busiest second served ÷ the partition's RU/s" in notes
+        # 429s per key where logged, and the simulated ones of no key said apart.
+        assert "429 LOGGED" in text
+        assert report.unattributed and report.throttled_total
+        assert f"{report.unattributed:,} of the window's {report.throttled_total:,} 429s" in notes
         assert "tops out at 100 %" in notes
         assert "logs lag" not in notes  # said once, on the line with the time
         assert rows[0][7] == "1,2" and rows[0][6].startswith("≥")  # both partitions; a bound

@@ -106,6 +106,9 @@ async def test_hot_tenants_from_azure_monitor(demo_path: Path):
         # Resource logs arrive 3–10 min late: two-thirds of the 15 minutes may be missing.
         assert "(logs arrive 3–10 min late: after 23:50 incomplete, 67 % of 15m)" in text
         assert "by RU · last 15m · newest 10 min incomplete" in text
+        # The per-key 429s are those the RU log names a key for; the others are counted.
+        assert "429 LOGGED" in text
+        assert "12 of the window's 33 429s name no key" in text_of(app, "#notes")
 
 
 async def test_a_metrics_403_is_explained_while_the_hot_table_still_works(demo_path: Path):

@@ -55,6 +55,7 @@ NEEDS: dict[LogName, tuple[Category, ...]] = {
     LogName.THROTTLES: (Category.DATA_PLANE,),
     LogName.KEY_THROTTLES: (Category.DATA_PLANE, Category.PARTITION_KEY_RU),
     LogName.KEY_STORAGE: (Category.PARTITION_KEY_STATISTICS,),
+    LogName.REQUEST_TOTALS: (Category.DATA_PLANE, Category.PARTITION_KEY_RU),
     LogName.TABLES: (),
 }
 

@@ -238,7 +238,14 @@ def test_every_text_aggregates_and_ends_in_a_bound(name: LogName, mode: LogMode)
     sorted_cut = final[-1] == "take p_top" and re.fullmatch(
         r"sort by \w+ (desc|asc)(, \w+ (desc|asc))+", final[-2]
     )
-    assert one_key or sorted_cut, final[-2:]
+    # Or one row by construction: a summarize with no group-by, then only columns made.
+    last = max((i for i, stage in enumerate(final) if stage.startswith("summarize ")), default=None)
+    one_row = (
+        last is not None
+        and " by " not in final[last]
+        and all(stage.startswith(("extend ", "project ")) for stage in final[last + 1 :])
+    )
+    assert one_key or sorted_cut or one_row, final[-2:]
     assert "summarize" in text  # aggregated in Log Analytics: never raw rows
     assert len(re.findall(r"\b(take|limit)\b", text)) == (1 if sorted_cut else 0)
     used = set(re.findall(r"\bp_\w+", text))
@@ -310,3 +317,30 @@ def test_every_kql_file_is_a_question_in_one_mode():
     files = {str(p.relative_to(root).with_suffix("")) for p in Path(root).rglob("*.kql")}
     expected = {text_name(n, m) for n in LogName for m in LogMode}
     assert files == expected
+
+
+@pytest.mark.parametrize("mode", list(LogMode))
+def test_429s_count_distinct_requests_not_log_rows(mode: LogMode):
+    """As Microsoft's own 429 query does (``dcountif(ActivityId, StatusCode == 429)``):
+    a request logged more than once, or joined to several RU-log rows, is one request."""
+    for name in (LogName.KEY_THROTTLES, LogName.REQUEST_TOTALS):
+        text = " ".join(query_text(name, mode).split())
+        assert "Requests = dcount(ActivityId)" in text, name
+        assert "Throttled = dcountif(ActivityId, StatusCode == 429)" in text, name
+        assert not re.search(r"(?<!d)count(if)?\(", text), name
+    throttles = " ".join(query_text(LogName.THROTTLES, mode).split())
+    assert "Throttled = dcount(ActivityId)" in throttles
+    # The 429s no RU-log row names a key for: every request kept (a left outer join).
+    totals = " ".join(query_text(LogName.REQUEST_TOTALS, mode).split())
+    assert "join kind=leftouter keyed on ActivityId" in totals
+    assert "Unattributed = dcountif(ActivityId, StatusCode == 429 and isnull(Keyed))" in totals
+
+
+@pytest.mark.parametrize("mode", list(LogMode))
+def test_the_request_logs_partition_is_its_guid_not_a_range_id(mode: LogMode):
+    """CDBDataPlaneRequests.PartitionId (partitionId_g) is the physical partition's GUID;
+    the RU log's PartitionKeyRangeId is another id: never one "Partition" column."""
+    text = query_text(LogName.THROTTLES, mode)
+    assert "Partition =" not in text and "PartitionId" in text
+    for name in (LogName.KEY_USAGE, LogName.PARTITION_USAGE):
+        assert "PartitionId" not in query_text(name, mode).replace("PartitionIds", "")

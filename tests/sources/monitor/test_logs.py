@@ -43,11 +43,14 @@ from tests.sources.monitor.conftest import FrozenClock, Opener
 from tests.sources.monitor.test_kql import lex
 
 SPAN = Span(ANCHOR - 15 * 60, ANCHOR)
+# CDBDataPlaneRequests.PartitionId: the physical partition's GUID, not a range id.
+PARTITION_GUID = "5f0a3e2c-8b1d-4c6e-9f7a-2d3c4b5a6e7f"
 RS, AD = LogMode.RESOURCE_SPECIFIC, LogMode.AZURE_DIAGNOSTICS
 PROBE_NEWEST = ANCHOR - 20  # the probe's Newest: ingestion 20 s behind the window's end
 TYPES = {
     "Key": "string",
     "Partition": "string",
+    "PartitionId": "string",
     "Partitions": "long",
     "RU": "real",
     "PeakRUps": "real",
@@ -59,6 +62,7 @@ TYPES = {
     "OperationName": "string",
     "Throttled": "long",
     "Requests": "long",
+    "Unattributed": "long",
     "SizeKb": "long",
     "Table": "string",
     "Rows": "long",
@@ -76,10 +80,11 @@ ROWS: dict[LogName, list[list[Any]]] = {
     ],
     LogName.PARTITION_USAGE: [["2", 2100.0, 260.5, 9], ["0", 120.0, 14.0, 48]],
     LogName.THROTTLES: [
-        ["2026-11-29T23:58:00Z", "Query", "2", 17],
-        ["2026-11-29T23:59:00Z", "Read", "2", 4],
+        ["2026-11-29T23:58:00Z", "Query", PARTITION_GUID, 17],
+        ["2026-11-29T23:59:00Z", "Read", PARTITION_GUID, 4],
     ],
     LogName.KEY_THROTTLES: [['["contoso"]', 900, 21]],
+    LogName.REQUEST_TOTALS: [[1200, 33, 12]],
     LogName.KEY_STORAGE: [['["contoso"]', 5_242_880]],
 }
 
@@ -187,8 +192,8 @@ async def test_each_question_and_the_probe_is_its_own_query_call(
     assert usage.as_of == PROBE_NEWEST
     assert throttles.table is not None
     assert throttles.table.rows == (
-        (ANCHOR - 120.0, "Query", "2", 17),  # datetimes as epoch seconds
-        (ANCHOR - 60.0, "Read", "2", 4),
+        (ANCHOR - 120.0, "Query", PARTITION_GUID, 17),  # datetimes as epoch seconds
+        (ANCHOR - 60.0, "Read", PARTITION_GUID, 4),
     )
     assert throttles.as_of == ANCHOR - 60
     about = source.about
