@@ -156,6 +156,7 @@ async def test_hot_prints_the_reports_rows(capsys: pytest.CaptureFixture[str]):
     ) in err
     # "throttled" is 429s where logged: the window's 429s of no key are counted apart.
     assert "12 of the window's 33 429s name no key" in err
+    assert "the console's own requests: 40, 96 RU of the window's 2,220 RU" in err
 
 
 async def test_throttle_prints_every_series_point(capsys: pytest.CaptureFixture[str]):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -31,7 +31,7 @@ from cosmem_tui.core.partition_ranges import current_ranges
 from cosmem_tui.core.telemetry_reader import TelemetryReader, span_ending
 from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, Container, latest_value
 from cosmem_tui.core.throughput import metric_plan as throughput_plan
-from cosmem_tui.model import Clock, InvalidKey, Key
+from cosmem_tui.model import Clock, InvalidKey, Key, Kind, RequestCharge
 from cosmem_tui.model.telemetry import (
     AUTOSCALE_MAX_THROUGHPUT,
     DEFAULT_KEYS_TOP,
@@ -50,6 +50,7 @@ from cosmem_tui.model.telemetry import (
     TelemetryProblem,
     Window,
 )
+from cosmem_tui.sources.agent import CONSOLE_MARK
 
 # PartitionKeyStatistics is emitted now and then (the cadence is not documented), not
 # per request: a window of minutes would mostly hold none. The latest report of each
@@ -197,6 +198,7 @@ class HotKeysService:
             logs,
             capacity,
             key_levels=self.where.key_levels,
+            own=own_requests(self.reader.telemetry.gateway.records(), span),
         )
         self._last = (answers, report)
         return report
@@ -257,8 +259,11 @@ def build_report(
     capacity: list[MetricAnswer],
     *,
     key_levels: int | None = None,
+    own: tuple[tuple[float, float], ...] = (),
 ) -> HotKeysReport:
-    """``key_levels``: the paths of the container's partition key (None: not known)."""
+    """``key_levels``: the paths of the container's partition key (None: not known);
+    ``own``: this session's own requests to the account in the window, ``(at, RU)``
+    each, from its ledger (``own_requests``)."""
     problems: list[TelemetryProblem] = []
     for answer in (logs.usage, logs.partitions, logs.throttles, logs.storage, logs.totals):
         if answer.problem is not None and answer.problem not in problems:
@@ -346,6 +351,7 @@ def build_report(
         keys_total = 0
 
     throttled_total, unattributed = _throttle_totals(logs.totals)
+    console_requests, console_ru = _console_totals(logs.totals)
     note = throttle_note(throttled_total, unattributed)
     caveats = [note, BUDGET_CAVEAT, STORAGE_CAVEAT]
     if keys_total is not None and keys_total > len(rows):
@@ -353,6 +359,13 @@ def build_report(
     as_of = [a.as_of for a in (logs.usage, logs.partitions) if a.as_of is not None]
     data_as_of = max(as_of) if as_of else None
     incomplete = incomplete_from(span, about, data_as_of)
+    # What of this session's own requests the logs should hold by now: those older than
+    # the incomplete tail. If the request log shows none as the console's, its UserAgent
+    # does not carry the mark, and the console's load is counted as the application's.
+    logged_until = incomplete if incomplete is not None else span.end
+    expected = sum(1 for at, _ in own if at < logged_until)
+    if console_requests == 0 and expected:
+        caveats.insert(0, unmarked_caveat(expected))
 
     return HotKeysReport(
         window=window,
@@ -374,7 +387,60 @@ def build_report(
         throttled_total=throttled_total,
         unattributed=unattributed,
         throttle_note=note,
+        console_requests=console_requests,
+        console_ru=console_ru,
+        session_ru=sum(ru for _, ru in own),
     )
+
+
+# The ledger records of requests to the account itself (not Azure Monitor's calls, not
+# the local workspace's modelled ones): what the account's logs would show as ours.
+_ACCOUNT_KINDS = frozenset(Kind) - {Kind.MONITOR, Kind.LOCAL}
+
+
+def own_requests(records: Iterable[RequestCharge], span: Span) -> tuple[tuple[float, float], ...]:
+    """This session's own requests to the account within ``span``: ``(at, RU)`` each."""
+    return tuple(
+        (r.at, r.request_units)
+        for r in records
+        if r.kind in _ACCOUNT_KINDS and not r.simulated and span.start <= r.at < span.end
+    )
+
+
+def console_note(report: HotKeysReport) -> str:
+    """The console's own RU beside the window's, which the RU log counts as any other
+    client's: as the request log marks it (every cosmem console), else this session's
+    own from its ledger; empty for a simulated account, which the console never reaches."""
+    if report.source.simulated:
+        return ""
+    of = f"of the window's {report.total_ru:,.0f} RU"
+    if report.console_ru is not None:
+        requests = report.console_requests or 0
+        return (
+            f"the console's own requests: {requests:,}, {report.console_ru:,.0f} RU {of} "
+            "(the per-key RU counts them; the 429s leave them out)"
+        )
+    if report.session_ru:
+        return f"this session's own requests: {report.session_ru:,.0f} RU {of} (its ledger)"
+    return ""
+
+
+def unmarked_caveat(expected: int) -> str:
+    return (
+        f"the request log shows none of this session's {expected:,} "
+        f"request{'s' if expected != 1 else ''} as the console's (UserAgent without "
+        f"{CONSOLE_MARK!r}): its own load counts as the application's here"
+    )
+
+
+def _console_totals(answer: LogAnswer) -> tuple[int | None, float | None]:
+    """The console's own requests and RU in the window, as the request log counts them
+    (every cosmem console's, the mark in UserAgent); None: not known."""
+    if answer.table is None or answer.problem is not None or len(answer.table.rows) != 1:
+        return None, None
+    (record,) = answer.table.records()
+    ru = record.get("ConsoleRU")
+    return _count(record.get("ConsoleRequests")), float(ru) if isinstance(ru, int | float) else None
 
 
 def _throttle_totals(answer: LogAnswer) -> tuple[int | None, int | None]:

@@ -201,8 +201,15 @@ LOG_COLUMNS: dict[LogName, tuple[str, ...]] = {
     # have none): "where logged".
     LogName.KEY_THROTTLES: ("Key", "Requests", "Throttled"),
     # One row for the container: its requests and 429s in the window, and how many of
-    # those 429s no RU-log row names a key for (Unattributed).
-    LogName.REQUEST_TOTALS: ("Requests", "Throttled", "Unattributed"),
+    # those 429s no RU-log row names a key for (Unattributed) — the console's own
+    # requests left out of these and counted apart, with the RU they cost.
+    LogName.REQUEST_TOTALS: (
+        "Requests",
+        "Throttled",
+        "Unattributed",
+        "ConsoleRequests",
+        "ConsoleRU",
+    ),
     LogName.KEY_STORAGE: ("Key", "SizeKb"),
     # Newest: the latest log time in that table (how far ingestion has got: "data as of").
     LogName.TABLES: ("Table", "Rows", "Newest"),
@@ -430,3 +437,9 @@ class HotKeysReport:
     throttled_total: int | None = None
     unattributed: int | None = None
     throttle_note: str = ""
+    # The console's own load, which the RU log counts as any other (it has no UserAgent):
+    # every cosmem console's requests and RU as the request log marks them (None: not
+    # known), and this session's own RU in the window from its ledger.
+    console_requests: int | None = None
+    console_ru: float | None = None
+    session_ru: float = 0.0

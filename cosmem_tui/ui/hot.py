@@ -173,7 +173,7 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         headline.set_class(hot, "bad")
         headline.say(Text(("⚠ " if hot else "") + one_line(report.headline)))
         parts = [source_text(report.source), lag_text(report)]
-        parts.append(f"{report.total_ru:,.0f} RU in {report.window.label}")
+        parts.append(f"{report.total_ru:,.0f} RU in {report.window.label}{own_text(report)}")
         if report.partitions:
             budget = report.partitions[0].budget_ru_s
             each = f" × {budget:,.0f} RU/s" if budget else ""
@@ -333,3 +333,16 @@ def lag_text(report: HotKeysReport) -> str:
         after = time.strftime("%H:%M", time.gmtime(report.incomplete_from))
         text += f": after {after} incomplete, {share * 100:.0f} % of {report.window.label}"
     return text + ")"
+
+
+def own_text(report: HotKeysReport) -> str:
+    """`` (the console's own: 80 RU)``: the part of the RU that is the console's, which the
+    RU log counts as the application's — as the request log marks it (every cosmem
+    console), else this session's from its ledger (``console_note`` says it in full)."""
+    if report.source.simulated:
+        return ""  # the console's own requests never reach a simulated account
+    if report.console_ru is not None:
+        return f" (the console's own: {report.console_ru:,.0f} RU)"
+    if report.session_ru:
+        return f" (this session's own: {report.session_ru:,.0f} RU)"
+    return ""

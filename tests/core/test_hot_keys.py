@@ -7,7 +7,7 @@ from typing import Any
 from cosmem_tui.core.hot_keys import HotKeysService, parse_key, skew_headline
 from cosmem_tui.core.telemetry_reader import TelemetryReader
 from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, Container
-from cosmem_tui.model import FrozenClock, Key
+from cosmem_tui.model import FrozenClock, Key, RequestCharge, Scope
 from cosmem_tui.model.telemetry import (
     LOG_COLUMNS,
     KeyLevel,
@@ -50,8 +50,9 @@ PARTITIONS = table(
 )
 THROTTLES = table(LogName.KEY_THROTTLES, ('["contoso"]', 900, 42))
 STORAGE = table(LogName.KEY_STORAGE, ('["contoso"]', 2_500_000))
-# Requests, Throttled, Unattributed: 42 of the 60 429s were logged with contoso's key.
-TOTALS = table(LogName.REQUEST_TOTALS, (1500, 60, 18))
+# Requests, Throttled, Unattributed, ConsoleRequests, ConsoleRU: 42 of the 60 429s were
+# logged with contoso's key; the console's own 25 requests cost 80 RU.
+TOTALS = table(LogName.REQUEST_TOTALS, (1500, 60, 18, 25, 80.0))
 
 
 def logs(query: LogQuery) -> LogAnswer:
@@ -251,6 +252,47 @@ async def test_429s_not_known_when_the_join_failed():
     assert [row.throttled for row in report.rows] == [None, None, None]
     assert report.problems == (failed,)
     assert report.rows  # the rest of the table stands
+
+
+def own_request(at: float, ru: float) -> RequestCharge:
+    return RequestCharge("turns-page", Scope.PARTITION, ru, 5.0, 10, 200, False, at=at)
+
+
+async def test_the_consoles_own_load_is_told_beside_the_accounts():
+    """The RU log has no UserAgent, so the keys' RU includes the console's own queries:
+    the report carries them as the request log marks them (every cosmem console), and
+    this session's own from its ledger."""
+    scripted = ScriptedTelemetry(metrics=metrics, logs=logs, log_delay_s=(1.0, 1.0))
+    scripted.gateway.record(own_request(NOW - 300, 12.5))
+    scripted.gateway.record(own_request(NOW - 3600, 99.0))  # before the window
+    report = await service(scripted).report(Window.M15)
+    assert (report.console_requests, report.console_ru) == (25, 80.0)
+    assert report.session_ru == 12.5
+    assert not any("UserAgent" in c for c in report.caveats)  # the log marks them
+
+
+async def test_a_request_log_that_does_not_mark_the_console_is_said():
+    """Whether Cosmos DB logs the console's User-Agent suffix for a gateway-mode client
+    is not documented: when the log shows none of this session's requests as the
+    console's, the console's load is counted as the application's, and that is said."""
+    unmarked = table(LogName.REQUEST_TOTALS, (1500, 60, 18, 0, 0.0))
+
+    def no_mark(query: LogQuery) -> LogAnswer:
+        if query.name == LogName.REQUEST_TOTALS:
+            return LogAnswer(query, unmarked, as_of=NOW - 40)
+        return logs(query)
+
+    scripted = ScriptedTelemetry(metrics=metrics, logs=no_mark)
+    scripted.gateway.record(own_request(NOW - 800, 3.0))  # old enough to be logged
+    scripted.gateway.record(own_request(NOW - 60, 3.0))  # in the incomplete tail
+    report = await service(scripted).report(Window.M15)
+    assert report.caveats[0] == (
+        "the request log shows none of this session's 1 request as the console's "
+        "(UserAgent without 'cosmem/'): its own load counts as the application's here"
+    )
+    young = ScriptedTelemetry(metrics=metrics, logs=no_mark)
+    young.gateway.record(own_request(NOW - 60, 3.0))  # not logged yet: nothing to say
+    assert not any("UserAgent" in c for c in (await service(young).report(Window.M15)).caveats)
 
 
 async def test_how_many_429s_name_no_key_is_not_guessed():

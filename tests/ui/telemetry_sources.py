@@ -199,7 +199,7 @@ class KeyTable:
         elif q.name is LogName.KEY_STORAGE:
             rows = [(json.dumps(k), 50_000 // n) for n, (k, _, _) in enumerate(keys[:5], 1)]
         elif q.name is LogName.REQUEST_TOTALS:  # three keys' 120 429s, and 30 of no key
-            rows = [(5000, 150, 30)]
+            rows = [(5000, 150, 30, 0, 0.0)]
         else:
             rows = []
         return LogAnswer(q, LogTable(columns, tuple(rows)), as_of=q.span.end - 30)

@@ -108,6 +108,8 @@ async def test_hot_tenants_from_azure_monitor(demo_path: Path):
         assert "by RU · last 15m · newest 10 min incomplete" in text
         # The per-key 429s are those the RU log names a key for; the others are counted.
         assert "429 LOGGED" in text
+        # The RU log counts the console's own queries too: said beside the window's RU.
+        assert "2,220 RU in 15m (the console's own: 96 RU)" in text
         assert "12 of the window's 33 429s name no key" in text_of(app, "#notes")
 
 

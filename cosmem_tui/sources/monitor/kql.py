@@ -4,9 +4,9 @@ Texts live in ``queries/kql/`` (resource-specific tables) and
 ``queries/kql/azurediagnostics/`` (the legacy ``AzureDiagnostics`` table), one per
 ``LogName``. Each reads its parameters from ``let`` statements that ``render`` puts in
 front of it (``p_resource_id``, ``p_database``, ``p_container``, ``p_by_tenant``,
-``p_has_tenant``, ``p_tenant``, ``p_top``): values are never spliced into the text
-itself, and every string goes through ``kql_string``, so a hostile tenant name stays
-one string literal. Plain text work, no SDK.
+``p_has_tenant``, ``p_tenant``, ``p_top``, ``p_console``): values are never spliced
+into the text itself, and every string goes through ``kql_string``, so a hostile
+tenant name stays one string literal. Plain text work, no SDK.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 from enum import StrEnum
 
 from cosmem_tui.model.telemetry import KeyLevel, LogName, LogQuery
+from cosmem_tui.sources.agent import CONSOLE_MARK
 from cosmem_tui.sources.query_texts import load_query
 
 MAX_TOP = 100_000  # Log Analytics answers at most 500,000 rows; the console needs far fewer
@@ -124,6 +125,9 @@ def render(
         ("p_has_tenant", "true" if query.tenant is not None else "false"),
         ("p_tenant", kql_dynamic(tenant)),
         ("p_top", str(int(query.top))),
+        # The console's own requests carry this in their UserAgent (sources/agent.py):
+        # the texts that read the request log leave them out.
+        ("p_console", kql_string(CONSOLE_MARK)),
     ]
     preamble = "".join(f"let {name} = {value};\n" for name, value in lets)
     return preamble + query_text(query.name, mode) + "\n"

@@ -14,8 +14,10 @@ to ``query.top``):
   first, then by key text (keys with no 429s are listed too, with 0). Of each key's
   429s, ``UNKEYED_429_SHARE`` are taken as never logged with a key (their requests gave
   up throttled: no RU-log row), as Azure's RU log leaves them out;
-* ``request_totals``: one row, the container's requests and 429s in the window, and
-  the 429s no key was logged for (always one row, zeros where nothing happened);
+* ``request_totals``: one row, the container's requests and 429s in the window, the
+  429s no key was logged for, and the console's own requests and RU — none: the
+  simulated account serves only the workload (always one row, zeros where nothing
+  happened);
 * ``key_storage``: like Azure's PartitionKeyStatistics, only the largest keys — the
   three with most storage on each physical partition — by size, largest first; at
   tenant level their sizes summed per tenant (so a tenant whose storage is spread over
@@ -98,7 +100,7 @@ class LogAnswers:
         if end > start and self._matches(query):
             rows = self._rows(query, start, end)
         elif query.name is LogName.REQUEST_TOTALS:  # a summarize without a group-by
-            rows = [(0, 0, 0)]
+            rows = [(0, 0, 0, 0, 0.0)]
         table = LogTable(LOG_COLUMNS[query.name], tuple(rows[: query.top]))
         return LogAnswer(query, table=table, as_of=as_of)
 
@@ -228,7 +230,9 @@ class LogAnswers:
     def _request_totals(self, query: LogQuery, start: int, end: int) -> list[Row]:
         totals = self.sums.totals(start, end)
         unkeyed = round(totals.rejected * UNKEYED_429_SHARE)
-        return [(totals.requests, totals.rejected, unkeyed)]
+        # The workload is the application's alone: the console's own requests go to the
+        # local workspace, not to this simulated account.
+        return [(totals.requests, totals.rejected, unkeyed, 0, 0.0)]
 
     # -- storage and tables ---------------------------------------------------------------
 

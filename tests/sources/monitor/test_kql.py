@@ -257,6 +257,7 @@ def test_every_text_aggregates_and_ends_in_a_bound(name: LogName, mode: LogMode)
         "p_has_tenant",
         "p_tenant",
         "p_top",
+        "p_console",
     }
     assert "p_resource_id" in used  # never another account's rows in a shared workspace
 
@@ -323,17 +324,21 @@ def test_every_kql_file_is_a_question_in_one_mode():
 def test_429s_count_distinct_requests_not_log_rows(mode: LogMode):
     """As Microsoft's own 429 query does (``dcountif(ActivityId, StatusCode == 429)``):
     a request logged more than once, or joined to several RU-log rows, is one request."""
-    for name in (LogName.KEY_THROTTLES, LogName.REQUEST_TOTALS):
-        text = " ".join(query_text(name, mode).split())
-        assert "Requests = dcount(ActivityId)" in text, name
-        assert "Throttled = dcountif(ActivityId, StatusCode == 429)" in text, name
-        assert not re.search(r"(?<!d)count(if)?\(", text), name
+    keys = " ".join(query_text(LogName.KEY_THROTTLES, mode).split())
+    assert "Requests = dcount(ActivityId)" in keys
+    assert "Throttled = dcountif(ActivityId, StatusCode == 429)" in keys
+    totals = " ".join(query_text(LogName.REQUEST_TOTALS, mode).split())
+    assert "Requests = dcountif(ActivityId, not(Console))" in totals
+    assert "Throttled = dcountif(ActivityId, not(Console) and StatusCode == 429)" in totals
+    for text in (keys, totals):
+        assert not re.search(r"(?<!d)count(if)?\(", text)
     throttles = " ".join(query_text(LogName.THROTTLES, mode).split())
     assert "Throttled = dcount(ActivityId)" in throttles
     # The 429s no RU-log row names a key for: every request kept (a left outer join).
-    totals = " ".join(query_text(LogName.REQUEST_TOTALS, mode).split())
     assert "join kind=leftouter keyed on ActivityId" in totals
-    assert "Unattributed = dcountif(ActivityId, StatusCode == 429 and isnull(Keyed))" in totals
+    assert (
+        "Unattributed = dcountif(ActivityId, not(Console) and StatusCode == 429 and isnull(Keyed))"
+    ) in totals
 
 
 @pytest.mark.parametrize("mode", list(LogMode))
@@ -344,3 +349,21 @@ def test_the_request_logs_partition_is_its_guid_not_a_range_id(mode: LogMode):
     assert "Partition =" not in text and "PartitionId" in text
     for name in (LogName.KEY_USAGE, LogName.PARTITION_USAGE):
         assert "PartitionId" not in query_text(name, mode).replace("PartitionIds", "")
+
+
+@pytest.mark.parametrize("name", list(LogName))
+@pytest.mark.parametrize("mode", list(LogMode))
+def test_the_consoles_own_requests_are_left_out_of_the_request_log(name: LogName, mode: LogMode):
+    """Every text that reads the request log (CDBDataPlaneRequests, or the
+    DataPlaneRequests rows of AzureDiagnostics) sets the console's own requests — their
+    UserAgent carries ``cosmem/`` — apart from the application's."""
+    text = query_text(name, mode)
+    reads_requests = "CDBDataPlaneRequests" in text or '"DataPlaneRequests"' in text
+    if name is LogName.TABLES or not reads_requests:
+        return
+    field = "UserAgent" if mode is LogMode.RESOURCE_SPECIFIC else 'column_ifexists("userAgent_s"'
+    assert re.search(rf"{re.escape(field)}[^\n]*contains p_console", text), name
+    rendered_text = render(
+        LogQuery(name, SPAN), mode, resource_id=RESOURCE_ID, database=None, container=None
+    )
+    assert 'let p_console = "cosmem/";' in rendered_text

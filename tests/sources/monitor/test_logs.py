@@ -63,6 +63,8 @@ TYPES = {
     "Throttled": "long",
     "Requests": "long",
     "Unattributed": "long",
+    "ConsoleRequests": "long",
+    "ConsoleRU": "real",
     "SizeKb": "long",
     "Table": "string",
     "Rows": "long",
@@ -84,7 +86,7 @@ ROWS: dict[LogName, list[list[Any]]] = {
         ["2026-11-29T23:59:00Z", "Read", PARTITION_GUID, 4],
     ],
     LogName.KEY_THROTTLES: [['["contoso"]', 900, 21]],
-    LogName.REQUEST_TOTALS: [[1200, 33, 12]],
+    LogName.REQUEST_TOTALS: [[1200, 33, 12, 40, 96.25]],
     LogName.KEY_STORAGE: [['["contoso"]', 5_242_880]],
 }
 
