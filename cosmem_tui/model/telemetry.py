@@ -196,7 +196,9 @@ LOG_COLUMNS: dict[LogName, tuple[str, ...]] = {
     ),
     LogName.PARTITION_USAGE: ("Partition", "RU", "PeakRUps", "Keys"),
     # Requests and Throttled count distinct requests (activity ids), not log rows.
-    LogName.THROTTLES: ("TimeGenerated", "OperationName", "PartitionId", "Throttled"),
+    # Minutes: how long each row's bin is (1 from the per-request log; 5 or 15 from
+    # the aggregated ones, whose rows are per interval).
+    LogName.THROTTLES: ("TimeGenerated", "OperationName", "PartitionId", "Throttled", "Minutes"),
     # Only the requests an RU-log row names a key for (a 429 charges nothing and may
     # have none): "where logged".
     LogName.KEY_THROTTLES: ("Key", "Requests", "Throttled"),
@@ -245,6 +247,9 @@ class LogTable:
 class ProblemKind(StrEnum):
     NO_WORKSPACE = "no-workspace"  # no Log Analytics workspace configured: logs unavailable
     NO_CATEGORY = "no-category"  # the diagnostic setting does not send a needed category
+    # The logs there are cannot tell it: the aggregated request log names no request or
+    # key (never a hint to enable the per-request category the workspace chose against)
+    NOT_LOGGED = "not-logged"
     NO_DATA = "no-data"  # the call worked and returned nothing for this window
     UNAUTHORIZED = "unauthorized"  # 401: signed in, but no role that allows it
     FORBIDDEN = "forbidden"  # 403: e.g. the Microsoft.Insights provider not registered

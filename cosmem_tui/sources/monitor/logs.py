@@ -13,6 +13,12 @@ diagnostic table. From it:
 * the **mode**: resource-specific tables (``CDB*``) when they hold rows, else the legacy
   ``AzureDiagnostics`` table when it holds Cosmos rows — then the questions are asked
   again in that dialect, and the mode is remembered for the next calls;
+* the **request log**: the per-request one (``DataPlaneRequests``) when it holds rows,
+  else the aggregated ``CDBDataPlaneRequests5M`` / ``15M`` (Microsoft's recommendation,
+  learn "Monitor data using aggregated diagnostics logs"), from which the questions it
+  can answer (``AGGREGATED``: THROTTLES, REQUEST_TOTALS) are asked; the others need
+  activity ids and keys, and say so (NOT_LOGGED) — a workspace with the aggregated
+  logs is never told to enable the expensive per-request category;
 * **NO_CATEGORY** for a question whose table held nothing in those 24 h: the answer
   names the diagnostic category to send to the workspace.
 
@@ -50,7 +56,16 @@ from cosmem_tui.model.telemetry import (
 from cosmem_tui.sources.monitor.calls import MonitorCalls
 from cosmem_tui.sources.monitor.clients import MonitorClients
 from cosmem_tui.sources.monitor.failures import MonitorFailure, Service, one_line
-from cosmem_tui.sources.monitor.kql import NEEDS, Category, KqlError, LogMode, render
+from cosmem_tui.sources.monitor.kql import (
+    AGGREGATED,
+    PER_REQUEST_CATEGORIES,
+    Category,
+    KqlError,
+    LogMode,
+    RequestLog,
+    needs,
+    render,
+)
 from cosmem_tui.sources.monitor.metrics import span_datetimes
 from cosmem_tui.sources.monitor.settings import ENV, MonitorSettings
 
@@ -70,6 +85,22 @@ def about(name: LogName) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Dialect:
+    """Where a workspace keeps the logs: which kind of table, and which request log."""
+
+    mode: LogMode = LogMode.RESOURCE_SPECIFIC
+    requests: RequestLog = RequestLog.PER_REQUEST
+
+    def requests_for(self, name: LogName) -> RequestLog:
+        """The request log ``name`` is asked of (the per-request one, unless it is one of
+        the questions an aggregated log answers and that is the log there is)."""
+        return self.requests if name in AGGREGATED else RequestLog.PER_REQUEST
+
+    def needs(self, name: LogName) -> tuple[Category, ...]:
+        return needs(name, self.requests_for(name))
+
+
+@dataclass(frozen=True, slots=True)
 class TableCounts:
     """What the TABLES probe found: rows per table (``AzureDiagnostics/<Category>``)."""
 
@@ -79,21 +110,38 @@ class TableCounts:
     def has(self, category: Category, mode: LogMode) -> bool:
         return self.rows.get(category.table_in(mode), 0) > 0
 
-    def as_of(self, name: LogName, mode: LogMode) -> float | None:
+    def as_of(self, name: LogName, dialect: Dialect) -> float | None:
         """How far ingestion has got in the tables a question reads: the oldest of their
         newest times (a join is only as fresh as its staler side)."""
-        times = [self.newest.get(c.table_in(mode)) for c in NEEDS[name]]
+        times = [self.newest.get(c.table_in(dialect.mode)) for c in dialect.needs(name)]
         known = [t for t in times if t is not None]
         return min(known) if known and len(known) == len(times) else None
 
     def mode(self) -> LogMode | None:
         for mode in LogMode:  # resource-specific first: Microsoft's recommendation
-            if any(self.has(category, mode) for category in Category):
+            if any(self.has(category, mode) for category in PER_REQUEST_CATEGORIES):
                 return mode
+        if self.aggregated() is not None:  # only the aggregated request log
+            return LogMode.RESOURCE_SPECIFIC
         return None
 
-    def missing(self, name: LogName, mode: LogMode) -> tuple[Category, ...]:
-        return tuple(c for c in NEEDS[name] if not self.has(c, mode))
+    def aggregated(self) -> RequestLog | None:
+        """The aggregated request log with rows (the finer first), or None."""
+        for log in (RequestLog.AGGREGATED_5M, RequestLog.AGGREGATED_15M):
+            if self.has(log.category, LogMode.RESOURCE_SPECIFIC):
+                return log
+        return None
+
+    def dialect(self) -> Dialect | None:
+        mode = self.mode()
+        if mode is None:
+            return None
+        if self.has(Category.DATA_PLANE, mode):
+            return Dialect(mode, RequestLog.PER_REQUEST)
+        return Dialect(mode, self.aggregated() or RequestLog.PER_REQUEST)
+
+    def missing(self, name: LogName, dialect: Dialect) -> tuple[Category, ...]:
+        return tuple(c for c in dialect.needs(name) if not self.has(c, dialect.mode))
 
 
 def no_workspace(query: LogQuery) -> LogAnswer:
@@ -114,15 +162,40 @@ def no_category(
     query: LogQuery, missing: Sequence[Category], settings: MonitorSettings
 ) -> LogAnswer:
     names = " and ".join(c.value for c in missing)
+    sends = names
+    if query.name in AGGREGATED and Category.DATA_PLANE in missing:
+        # What these need the aggregated log gives, at a fraction of the per-request one's
+        # cost: Microsoft's recommendation, so the fix names it first.
+        others = [c.value for c in missing if c is not Category.DATA_PLANE]
+        sends = " and ".join(
+            [*others, "DataPlaneRequests5M (aggregated; or DataPlaneRequests, per request)"]
+        )
     return LogAnswer(
         query,
         problem=TelemetryProblem(
             ProblemKind.NO_CATEGORY,
             f"no {names} logs from {settings.account} in workspace {settings.workspace_id} "
             "in the last 24 h",
-            f"send the {names} diagnostic category of {settings.account} to this workspace "
+            f"send the {sends} diagnostic category of {settings.account} to this workspace "
             "(diagnostic setting, destination table: resource-specific); logs arrive "
             "minutes after it is saved",
+            about(query.name),
+        ),
+    )
+
+
+def not_logged(query: LogQuery, log: RequestLog, settings: MonitorSettings) -> LogAnswer:
+    """A question the workspace's aggregated request log cannot answer (it has no activity
+    ids and no keys). Never a fix that enables the per-request category: the workspace
+    chose the aggregated one, as Microsoft recommends."""
+    table = log.category.table
+    return LogAnswer(
+        query,
+        problem=TelemetryProblem(
+            ProblemKind.NOT_LOGGED,
+            f"{settings.account} logs its requests aggregated ({table}), which name no "
+            "request and no partition key: 429s cannot be told per key",
+            "the window's 429s are counted from the aggregated log; the per-key column stays blank",
             about(query.name),
         ),
     )
@@ -213,7 +286,11 @@ class LogsSource:
         self._calls = calls
         self._clients = clients
         self._settings = settings
-        self.mode: LogMode | None = None  # unknown until a probe found rows
+        self.dialect: Dialect | None = None  # unknown until a probe found rows
+
+    @property
+    def mode(self) -> LogMode | None:
+        return self.dialect.mode if self.dialect is not None else None
 
     async def answer(self, queries: Sequence[LogQuery]) -> list[LogAnswer]:
         workspace = self._settings.workspace_id
@@ -232,31 +309,42 @@ class LogsSource:
                 LogQuery(LogName.TABLES, probe_span([q.span for q in queries]), top=PROBE_TOP)
             )
             probe_at = len(asked) - 1
-        mode = self.mode or LogMode.RESOURCE_SPECIFIC
-        results = await self._ask(workspace, asked, mode)
+        dialect = self.dialect or Dialect()
+        results = await self._ask(workspace, asked, dialect)
         counts = probe_counts(results[probe_at])
-        found = counts.mode() if counts is not None else None
-        if found is not None and found is not mode:
-            data = [i for i, q in enumerate(asked) if q.name is not LogName.TABLES]
+        found = counts.dialect() if counts is not None else None
+        if found is not None and found != dialect:
+            # Asked in the wrong dialect: again, the questions whose text differs.
+            data = [
+                i
+                for i, q in enumerate(asked)
+                if q.name is not LogName.TABLES
+                and (found.mode, found.requests_for(q.name))
+                != (dialect.mode, dialect.requests_for(q.name))
+            ]
             again = await self._ask(workspace, [asked[i] for i in data], found)
             for i, result in zip(data, again, strict=True):
                 results[i] = result
-            mode = found
+            dialect = found
         if found is not None:
-            self.mode = found
-        return [self._answer(query, results[i], counts, mode) for i, query in enumerate(queries)]
+            self.dialect = found
+        return [self._answer(query, results[i], counts, dialect) for i, query in enumerate(queries)]
 
     def _answer(
         self,
         query: LogQuery,
         result: ItemResult | None,
         counts: TableCounts | None,
-        mode: LogMode,
+        dialect: Dialect,
     ) -> LogAnswer:
         if counts is not None and query.name is not LogName.TABLES:
             # Before the item's own failure: a table that was never created fails the
-            # query ("failed to resolve table"), and the category is what to fix.
-            missing = counts.missing(query.name, counts.mode() or mode)
+            # query ("failed to resolve table"), and the category is what to fix — or,
+            # where the request log is only the aggregated one, what it cannot tell.
+            missing = counts.missing(query.name, counts.dialect() or dialect)
+            aggregated = counts.aggregated()
+            if Category.DATA_PLANE in missing and aggregated is not None:
+                return not_logged(query, aggregated, self._settings)
             if missing:
                 return no_category(query, missing, self._settings)
         if isinstance(result, MonitorFailure):
@@ -268,7 +356,7 @@ class LogsSource:
         if answer.as_of is None and counts is not None:
             # Aggregates carry no time of their own: the probe says how far the tables
             # they read have been ingested.
-            answer = replace(answer, as_of=counts.as_of(query.name, mode))
+            answer = replace(answer, as_of=counts.as_of(query.name, dialect))
         return answer
 
     def _converted(self, query: LogQuery, result: ItemResult | None) -> LogAnswer:
@@ -288,7 +376,7 @@ class LogsSource:
         raise MonitorFailure(ProblemKind.QUERY_ERROR, "Log Analytics sent no answer for it")
 
     async def _ask(
-        self, workspace: str, queries: Sequence[LogQuery], mode: LogMode
+        self, workspace: str, queries: Sequence[LogQuery], dialect: Dialect
     ) -> list[ItemResult | None]:
         """Each query's result (or the failure of its call), in order: every text sent at
         once, each in its own call."""
@@ -298,10 +386,11 @@ class LogsSource:
             try:
                 text = render(
                     query,
-                    mode,
+                    dialect.mode,
                     resource_id=self._settings.resource_id,
                     database=query.database or self._settings.database,
                     container=query.container or self._settings.container,
+                    requests=dialect.requests_for(query.name),
                 )
             except KqlError as exc:
                 results[i] = MonitorFailure(ProblemKind.QUERY_ERROR, str(exc))

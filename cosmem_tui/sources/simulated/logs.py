@@ -211,7 +211,7 @@ class LogAnswers:
                 guid = physical_partition_id(self.database, self.container, w.partition_ids[p])
                 for i, count in enumerate(counts):
                     if count > 0:
-                        rows.append((at, OPERATIONS[i], guid, count))
+                        rows.append((at, OPERATIONS[i], guid, count, 1))
         rows.sort(key=lambda row: (-row[0], -row[3], row[1], row[2]))
         return rows
 

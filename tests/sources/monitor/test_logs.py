@@ -5,6 +5,7 @@ values, and every failure a problem on the answers it concerns."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from cosmem_tui.model.telemetry import (
 )
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.monitor import kql
-from cosmem_tui.sources.monitor.kql import LogMode, query_text
+from cosmem_tui.sources.monitor.kql import AGGREGATED, LogMode, RequestLog, query_text
 from tests.conftest import ANCHOR
 from tests.sources.monitor.azure_fake import (
     WORKSPACE,
@@ -61,6 +62,7 @@ TYPES = {
     "TimeGenerated": "datetime",
     "OperationName": "string",
     "Throttled": "long",
+    "Minutes": "long",
     "Requests": "long",
     "Unattributed": "long",
     "ConsoleRequests": "long",
@@ -82,8 +84,8 @@ ROWS: dict[LogName, list[list[Any]]] = {
     ],
     LogName.PARTITION_USAGE: [["2", 2100.0, 260.5, 9], ["0", 120.0, 14.0, 48]],
     LogName.THROTTLES: [
-        ["2026-11-29T23:58:00Z", "Query", PARTITION_GUID, 17],
-        ["2026-11-29T23:59:00Z", "Read", PARTITION_GUID, 4],
+        ["2026-11-29T23:58:00Z", "Query", PARTITION_GUID, 17, 1],
+        ["2026-11-29T23:59:00Z", "Read", PARTITION_GUID, 4, 1],
     ],
     LogName.KEY_THROTTLES: [['["contoso"]', 900, 21]],
     LogName.REQUEST_TOTALS: [[1200, 33, 12, 40, 96.25]],
@@ -92,12 +94,31 @@ ROWS: dict[LogName, list[list[Any]]] = {
 
 
 def which(text: str) -> tuple[LogName, LogMode]:
-    """Which question, in which dialect, a text asks (the text ends with its file)."""
+    """Which question, in which dialect, a text asks (the text ends with its file; an
+    aggregated request log's texts are resource-specific)."""
     for mode in (AD, RS):
         for name in LogName:
             if text.endswith(query_text(name, mode) + "\n"):
                 return name, mode
+    for name in AGGREGATED:
+        if text.endswith(query_text(name, RS, RequestLog.AGGREGATED_5M) + "\n"):
+            return name, RS
     raise AssertionError(f"not one of the console's texts: {text[-200:]}")
+
+
+def request_log(text: str) -> str | None:
+    """The aggregated table a text reads (``let p_requests = …;``), or None."""
+    found = re.search(r"^let p_requests = (\w+);$", text, re.MULTILINE)
+    return found.group(1) if found else None
+
+
+RESOURCE_TABLES = (
+    "CDBPartitionKeyRUConsumption",
+    "CDBDataPlaneRequests",
+    "CDBPartitionKeyStatistics",
+    "CDBDataPlaneRequests5M",
+    "CDBDataPlaneRequests15M",
+)
 
 
 def result(name: LogName, rows: list[list[Any]]) -> dict[str, Any]:
@@ -122,14 +143,17 @@ class Workspace:
         if name is LogName.TABLES:
             rows = [[t, n, iso(PROBE_NEWEST)] for t, n in self.tables.items()]
             return Reply(200, result(name, rows))
-        if mode is not self.mode:
+        unknown = "AzureDiagnostics" if mode is AD and mode is not self.mode else None
+        if mode is RS:  # a table the workspace never received does not resolve
+            named = [t for t in RESOURCE_TABLES if re.search(rf"\b{t}\b", text)]
+            unknown = next((t for t in named if t not in self.tables), None)
+        if unknown is not None:
             return Reply(
                 400,
                 error_body(
                     "BadArgumentError",
                     "The request had some invalid properties",
-                    f"'{name.value}': Failed to resolve table expression named "
-                    "'CDBPartitionKeyRUConsumption'",
+                    f"'{name.value}': Failed to resolve table expression named '{unknown}'",
                 ),
             )
         return Reply(200, result(name, ROWS[name]))
@@ -194,8 +218,8 @@ async def test_each_question_and_the_probe_is_its_own_query_call(
     assert usage.as_of == PROBE_NEWEST
     assert throttles.table is not None
     assert throttles.table.rows == (
-        (ANCHOR - 120.0, "Query", PARTITION_GUID, 17),  # datetimes as epoch seconds
-        (ANCHOR - 60.0, "Read", PARTITION_GUID, 4),
+        (ANCHOR - 120.0, "Query", PARTITION_GUID, 17, 1),  # datetimes as epoch seconds
+        (ANCHOR - 60.0, "Read", PARTITION_GUID, 4, 1),
     )
     assert throttles.as_of == ANCHOR - 60
     about = source.about
@@ -299,17 +323,22 @@ async def test_tables_without_rows_name_the_category_to_enable(
     names = [LogName.KEY_USAGE, LogName.THROTTLES, LogName.KEY_THROTTLES, LogName.KEY_STORAGE]
     usage, throttles, key_throttles, storage = await source.logs(ask(*names))
     assert usage.problem is None
+    # What a question needs, and what to send for it: the aggregated request log first
+    # where it is enough (Microsoft's recommendation, far cheaper than per request).
     expected = {
-        "logs: throttles": "DataPlaneRequests",
-        "logs: key_throttles": "DataPlaneRequests",
-        "logs: key_storage": "PartitionKeyStatistics",
+        "logs: throttles": (
+            "DataPlaneRequests",
+            "DataPlaneRequests5M (aggregated; or DataPlaneRequests, per request)",
+        ),
+        "logs: key_throttles": ("DataPlaneRequests", "DataPlaneRequests"),
+        "logs: key_storage": ("PartitionKeyStatistics", "PartitionKeyStatistics"),
     }
     for answer in (throttles, key_throttles, storage):
         problem = answer.problem
         assert problem is not None and problem.kind is ProblemKind.NO_CATEGORY
-        category = expected[problem.about]
+        category, send = expected[problem.about]
         assert f"no {category} logs from agentmem" in problem.message
-        assert f"send the {category} diagnostic category" in problem.fix
+        assert f"send the {send} diagnostic category" in problem.fix
         assert "resource-specific" in problem.fix
         assert answer.table is None
 
@@ -399,6 +428,123 @@ async def test_azurediagnostics_only_switches_to_the_legacy_texts_and_remembers(
     statuses = [r.status for r in gateway.records()]
     # The first round's resource-specific texts fail to resolve the tables (400).
     assert statuses.count(400) == 2 and statuses.count(200) == 5
+
+
+AGGREGATED_5M_ONLY = {
+    "CDBPartitionKeyRUConsumption": 5200,
+    "CDBPartitionKeyStatistics": 12,
+    "CDBDataPlaneRequests5M": 300,  # the request log aggregated: no per-request table
+}
+
+
+def asks_for_the_per_request_log(problem: Any) -> bool:
+    return problem is not None and bool(
+        re.search(r"send the [^;]*\bDataPlaneRequests\b(?!5M|15M)", problem.fix)
+    )
+
+
+async def test_an_aggregated_request_log_answers_the_429s_and_is_never_told_to_log_more(
+    open_source: Opener, fake: AzureFake
+):
+    """Microsoft recommends DataPlaneRequests5M / 15M over the per-request log: a
+    workspace that has only those gets THROTTLES and REQUEST_TOTALS from them, is told
+    what they cannot say (429s per key need activity ids and keys), and is never told
+    to enable the expensive per-request category."""
+    workspace = Workspace(tables=AGGREGATED_5M_ONLY)
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    names = [LogName.THROTTLES, LogName.REQUEST_TOTALS, LogName.KEY_THROTTLES, LogName.KEY_USAGE]
+    throttles, totals, key_throttles, usage = await source.logs(ask(*names))
+    assert throttles.problem is None and throttles.table is not None
+    assert totals.problem is None and totals.table is not None
+    assert usage.problem is None
+    problem = key_throttles.problem
+    assert problem is not None and problem.kind is ProblemKind.NOT_LOGGED
+    assert "aggregated (CDBDataPlaneRequests5M)" in problem.message
+    assert "429s cannot be told per key" in problem.message
+    for answer in (throttles, totals, key_throttles, usage):
+        assert not asks_for_the_per_request_log(answer.problem), answer.problem
+    # The first round guessed the per-request log (it fails to resolve); the probe said
+    # which log there is, and what it answers was asked again of it.
+    texts = [s.json()["query"] for s in fake.requests_to("logs")]
+    again = [t for t in texts[5:]]
+    assert sorted(which(t)[0] for t in again) == sorted([LogName.THROTTLES, LogName.REQUEST_TOTALS])
+    assert {request_log(t) for t in again} == {"CDBDataPlaneRequests5M"}
+    assert all("let p_bin = 5m;" in t and "let p_minutes = 5;" in t for t in again)
+
+    # Known now: one round, the aggregated texts at once, nothing refused.
+    sent = len(fake.requests_to("logs"))
+    (throttles,) = await source.logs(ask(LogName.THROTTLES))
+    assert throttles.problem is None
+    texts = [s.json()["query"] for s in fake.requests_to("logs")[sent:]]
+    assert sorted(which(t)[0] for t in texts) == sorted([LogName.THROTTLES, LogName.TABLES])
+    (text,) = [t for t in texts if which(t)[0] is LogName.THROTTLES]
+    assert request_log(text) == "CDBDataPlaneRequests5M"
+
+
+async def test_the_15_minute_log_is_read_where_it_is_the_only_one(
+    open_source: Opener, fake: AzureFake
+):
+    workspace = Workspace(tables={"CDBPartitionKeyRUConsumption": 5, "CDBDataPlaneRequests15M": 9})
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    await source.logs(ask(LogName.THROTTLES))
+    (totals,) = await source.logs(ask(LogName.REQUEST_TOTALS))
+    assert totals.problem is None
+    text = fake.requests_to("logs")[-2:]
+    (sent,) = [s.json()["query"] for s in text if which(s.json()["query"])[0] is not LogName.TABLES]
+    assert request_log(sent) == "CDBDataPlaneRequests15M" and "let p_bin = 15m;" in sent
+
+
+async def test_the_per_request_log_is_read_where_there_are_both(
+    open_source: Opener, fake: AzureFake
+):
+    """Per-request rows tell more (activity ids, keys): with both, they are read."""
+    workspace = Workspace(tables={**ALL_TABLES, "CDBDataPlaneRequests5M": 300})
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    throttles, keys = await source.logs(ask(LogName.THROTTLES, LogName.KEY_THROTTLES))
+    assert throttles.problem is None and keys.problem is None
+    assert all(request_log(s.json()["query"]) is None for s in fake.requests_to("logs"))
+    assert len(fake.requests_to("logs")) == 3  # no second round
+
+
+async def test_legacy_per_request_logs_beside_an_aggregated_table_keep_the_legacy_texts(
+    open_source: Opener, fake: AzureFake
+):
+    """The aggregated tables are resource-specific only: a workspace whose per-request
+    logs go to AzureDiagnostics reads those, and its 5M table does not make it look
+    resource-specific."""
+    workspace = Workspace(
+        tables={
+            "AzureDiagnostics/PartitionKeyRUConsumption": 800,
+            "AzureDiagnostics/DataPlaneRequests": 9000,
+            "CDBDataPlaneRequests5M": 40,
+        },
+        mode=AD,
+    )
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    usage, throttles = await source.logs(ask(LogName.KEY_USAGE, LogName.THROTTLES))
+    assert usage.problem is None and throttles.problem is None
+    assert source.about.log_mode == "AzureDiagnostics"
+    last = [which(s.json()["query"]) for s in fake.requests_to("logs")[3:]]
+    assert sorted(last) == sorted([(LogName.KEY_USAGE, AD), (LogName.THROTTLES, AD)])
+
+
+async def test_nothing_but_the_aggregated_log_for_the_keys_names_the_ru_log(
+    open_source: Opener, fake: AzureFake
+):
+    """Without the RU log, per-key questions still ask for PartitionKeyRUConsumption —
+    and the 429 questions stay answered from the aggregated log."""
+    workspace = Workspace(tables={"CDBDataPlaneRequests5M": 300})
+    fake.answer("logs", workspace.responder())
+    source = await open_source()
+    usage, throttles = await source.logs(ask(LogName.KEY_USAGE, LogName.THROTTLES))
+    assert usage.problem is not None and usage.problem.kind is ProblemKind.NO_CATEGORY
+    assert "PartitionKeyRUConsumption" in usage.problem.fix
+    assert throttles.problem is None
+    assert source.about.log_mode == RS.value
 
 
 async def test_one_failed_item_leaves_the_others_and_says_what_the_service_said(
