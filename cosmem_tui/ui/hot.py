@@ -323,9 +323,9 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
 
 
 def lag_text(report: HotKeysReport) -> str:
-    """``data as of 23:59:40 UTC (logs arrive 3–10 min late: after 23:50 incomplete, 67 %
-    of 15m)``: where the logs reach, and how much of the window they may not hold yet."""
-    text = f"data as of {utc(report.data_as_of, seconds=True)} (logs arrive "
+    """``data as of 23:59:40 UTC (logs 3–10 min late: after 23:50 incomplete, 67 % of
+    15m)``: where the logs reach, and how much of the window they may not hold yet."""
+    text = f"data as of {utc(report.data_as_of, seconds=True)} (logs "
     text += f"{arrival_text(report.source)} late"
     if report.incomplete_from is not None:
         span = report.span

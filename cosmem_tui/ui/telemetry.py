@@ -39,7 +39,7 @@ NOT_CONFIGURED = (
 )
 
 # How late resource logs reach Log Analytics (learn "Log data ingestion time").
-LOG_LAG = "logs arrive 3–10 min late"
+LOG_LAG = "logs 3–10 min late"
 
 
 def next_window(window: Window) -> Window:

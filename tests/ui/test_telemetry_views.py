@@ -95,7 +95,7 @@ async def test_the_throughput_view_answers_is_it_throttling_where_since_when(dem
         assert f"⚠ {report.throttled:,} × 429 of {report.requests:,} requests" in text
         assert "at 100 % since 00:00 UTC" in text  # the hot partition, since the burst
         assert "simulated workload" in text and "data as of 00:04 UTC" in text
-        assert "logs arrive 3–10 min late" in text
+        assert "logs 3–10 min late" in text
         assert "RU/s used vs provisioned · last 15m" in text
         assert f"╌ provisioned {report.provisioned_ru_s:,.0f} RU/s" in text and "╌╌╌" in text
         assert "23:49 (−15m)" in text and "00:04 UTC" in text  # the time axis
@@ -311,8 +311,9 @@ async def test_hot_tenants_by_ru_with_their_shares(demo_path, clock):
         assert f"⚠ {report.headline}" in text  # "contoso = … % of RU on partition …"
         # The simulator's logs arrive 30 s after the requests: those 30 s are marked.
         assert report.incomplete_from == report.span.end - 30
-        assert "data as of" in text and "(logs arrive 30 s late: after " in text
-        assert "incomplete, 3 % of 15m)" in text
+        source = text_of(app, "#source")  # the line as said (the screen wraps it)
+        assert "data as of" in source and "(logs 30 s late: after " in source
+        assert "incomplete, 3 % of 15m)" in source
         assert "tenants by RU · last 15m · newest 30 s incomplete" in text and "48 keys" in text
         # BUDGET beside 429s: near 100 %, never over it (a 429 is not served), in red,
         # and the screen says what it measures.
