@@ -136,6 +136,8 @@ class SyntheticTelemetry:
             rows = [(json.dumps([f"tenant-{r:06d}"]), 1000, 50) for r in range(1, 1001)]
         elif q.name is LogName.KEY_STORAGE:
             rows = [(json.dumps([f"tenant-{r:06d}"]), 1_000_000 // r) for r in range(1, 501)]
+        elif q.name is LogName.REQUEST_TOTALS:  # the 1,000 keys' 429s, and some of no key
+            rows = [(5_000_000, 60_000, 10_000, 0, 0.0)]
         else:
             rows = []
         return LogTable(columns, tuple(rows))

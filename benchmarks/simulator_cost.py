@@ -90,6 +90,7 @@ def log_queries(span: Span) -> list[LogQuery]:
         LogQuery(LogName.THROTTLES, span),
         LogQuery(LogName.KEY_THROTTLES, span, level=KeyLevel.TENANT, top=50),
         LogQuery(LogName.KEY_STORAGE, span, level=KeyLevel.TENANT, top=50),
+        LogQuery(LogName.REQUEST_TOTALS, span),
         LogQuery(LogName.TABLES, span),
     ]
 

@@ -1022,6 +1022,14 @@ async def _cmd_hot(session: Session, args: argparse.Namespace, out: TextIO) -> i
     notes = [c for c in report.caveats if c.startswith("top ")]
     for note in notes:  # a cut list must never pass for the whole one
         print(f"cosmem: {note} (raise --top to see more)", file=sys.stderr)
+    if report.lag_note:  # the newest minutes of the window may not be logged yet
+        print(f"cosmem: {visible(report.lag_note)}", file=sys.stderr)
+    if report.throttle_note:  # "throttled" counts 429s where logged: say what it leaves out
+        print(f"cosmem: {visible(report.throttle_note)}", file=sys.stderr)
+    from cosmem_tui.core.hot_keys import console_note
+
+    if own := console_note(report):  # the console's own load is in the keys' RU too
+        print(f"cosmem: {visible(own)}", file=sys.stderr)
     status = _report_telemetry(report.source, report.headline, report.problems, bool(report.rows))
     return status or (EXIT_PARTIAL if notes else EXIT_OK)
 

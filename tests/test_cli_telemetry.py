@@ -149,6 +149,14 @@ async def test_hot_prints_the_reports_rows(capsys: pytest.CaptureFixture[str]):
     err = capsys.readouterr().err
     assert "top 2 of 57 keys by RU (raise --top to see more)" in err
     assert "contoso = 71 % of RU on partition 2" in err  # 1,500 of partition 2's 2,100
+    # The window ends now: its newest ten minutes of logs may not have arrived yet.
+    assert (
+        "cosmem: logs arrive 3–10 min after the requests: the newest 10 min "
+        "(67 % of the window) may be incomplete; data as of 23:59:40 UTC"
+    ) in err
+    # "throttled" is 429s where logged: the window's 429s of no key are counted apart.
+    assert "12 of the window's 33 429s name no key" in err
+    assert "the console's own requests: 40, 96 RU of the window's 2,220 RU" in err
 
 
 async def test_throttle_prints_every_series_point(capsys: pytest.CaptureFixture[str]):

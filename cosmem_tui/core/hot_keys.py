@@ -3,8 +3,9 @@
 Per-key RU exists only in the logs (``PartitionKeyRUConsumption``), aggregated where the
 logs live (Log Analytics KQL, or the simulator's tallies) and cut to a top-N; the
 console never downloads raw log rows. This module joins the aggregations — usage per
-key, usage per physical partition, 429s per key, storage of the largest keys — with the
-provisioned throughput from metrics, into the rows of the hot-keys table:
+key, usage per physical partition, 429s per key where logged, the window's 429s and
+those no key is logged for, storage of the largest keys — with the provisioned
+throughput from metrics, into the rows of the hot-keys table:
 
 * ``share``: the key's RU against the container's RU in the window;
 * ``partition_share`` (BUDGET): the RU served in its busiest second on its partition
@@ -20,15 +21,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cosmem_tui.core.partition_ranges import current_ranges
 from cosmem_tui.core.telemetry_reader import TelemetryReader, span_ending
 from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, Container, latest_value
 from cosmem_tui.core.throughput import metric_plan as throughput_plan
-from cosmem_tui.model import Clock, InvalidKey, Key
+from cosmem_tui.model import Clock, InvalidKey, Key, Kind, RequestCharge
 from cosmem_tui.model.telemetry import (
     AUTOSCALE_MAX_THROUGHPUT,
     DEFAULT_KEYS_TOP,
@@ -48,12 +50,16 @@ from cosmem_tui.model.telemetry import (
     Window,
 )
 from cosmem_tui.model.times import utc_text
+from cosmem_tui.sources.agent import CONSOLE_MARK
 
+# PartitionKeyStatistics is emitted now and then (the cadence is not documented), not
+# per request: a window of minutes would mostly hold none. The latest report of each
+# key within this lookback is its size.
+STORAGE_LOOKBACK_S = 24 * 3600
 STORAGE_CAVEAT = (
-    "storage: only each partition's largest keys are logged (estimates), so a tenant's "
-    "is a lower bound (≥); a blank is not zero"
+    "storage: the last 24 h's latest statistics, which log only each partition's largest "
+    "keys (estimates), so a tenant's is a lower bound (≥); a blank is not zero"
 )
-LAG_CAVEAT = "logs lag 20 s – 3 min behind the requests"
 BUDGET_CAVEAT = (
     "BUDGET: busiest second served ÷ the partition's RU/s; a 429 is not served, "
     "so it tops out at 100 %"
@@ -65,7 +71,10 @@ BUDGET_CAVEAT = (
 # can still be throttled by its neighbours, or by bursts shorter than the second.
 SATURATED = 0.95
 BUSY = 0.8
-THROTTLE_CAVEAT = "429s per key: requests joined to the RU log by activity id"
+# A throttled request charges 0 RU and may have no row in the RU log at all, so a key's
+# 429s are those the request log and the RU log share an activity id for: "where
+# logged". The others are counted apart (REQUEST_TOTALS' Unattributed), never dropped.
+LOGGED_429 = "429 LOGGED"
 
 
 _DECODER = json.JSONDecoder()
@@ -109,6 +118,7 @@ class _Logs:
     partitions: LogAnswer
     throttles: LogAnswer
     storage: LogAnswer
+    totals: LogAnswer  # the container's requests and 429s, and the 429s of no known key
 
 
 def _number(value: Any) -> float:
@@ -164,7 +174,14 @@ class HotKeysService:
         capacity = await self._capacity(window, now)
         # The answers carry their questions (window, level, tenant, top): the same answer
         # objects are the same question, already joined.
-        answers = (logs.usage, logs.partitions, logs.throttles, logs.storage, *capacity)
+        answers = (
+            logs.usage,
+            logs.partitions,
+            logs.throttles,
+            logs.storage,
+            logs.totals,
+            *capacity,
+        )
         last = self._last
         if last is not None and _same_objects(last[0], answers):
             return last[1]
@@ -181,6 +198,7 @@ class HotKeysService:
             logs,
             capacity,
             key_levels=self.where.key_levels,
+            own=own_requests(self.reader.telemetry.gateway.records(), span),
         )
         self._last = (answers, report)
         return report
@@ -212,7 +230,14 @@ class HotKeysService:
                     top=top,
                 ),
                 query(LogName.KEY_THROTTLES),
-                query(LogName.KEY_STORAGE),
+                replace(query(LogName.KEY_STORAGE), span=storage_span(span)),
+                # The container's too: the tenant of a 429 no key is logged for is unknown.
+                LogQuery(
+                    name=LogName.REQUEST_TOTALS,
+                    span=span,
+                    database=self.where.database,
+                    container=self.where.container,
+                ),
             ],
         )
         return _Logs(*answers)
@@ -234,10 +259,13 @@ def build_report(
     capacity: list[MetricAnswer],
     *,
     key_levels: int | None = None,
+    own: tuple[tuple[float, float], ...] = (),
 ) -> HotKeysReport:
-    """``key_levels``: the paths of the container's partition key (None: not known)."""
+    """``key_levels``: the paths of the container's partition key (None: not known);
+    ``own``: this session's own requests to the account in the window, ``(at, RU)``
+    each, from its ledger (``own_requests``)."""
     problems: list[TelemetryProblem] = []
-    for answer in (logs.usage, logs.partitions, logs.throttles, logs.storage):
+    for answer in (logs.usage, logs.partitions, logs.throttles, logs.storage, logs.totals):
         if answer.problem is not None and answer.problem not in problems:
             problems.append(answer.problem)
     for metric in capacity:
@@ -322,13 +350,22 @@ def build_report(
     if keys_total is None and logs.usage.table is not None:
         keys_total = 0
 
-    caveats = [LAG_CAVEAT, BUDGET_CAVEAT, STORAGE_CAVEAT, THROTTLE_CAVEAT]
+    throttled_total, unattributed = _throttle_totals(logs.totals)
+    console_requests, console_ru = _console_totals(logs.totals)
+    note = throttle_note(throttled_total, unattributed)
+    caveats = [note, BUDGET_CAVEAT, STORAGE_CAVEAT]
     if keys_total is not None and keys_total > len(rows):
         caveats.insert(0, f"top {len(rows):,} of {keys_total:,} keys by RU")
     as_of = [a.as_of for a in (logs.usage, logs.partitions) if a.as_of is not None]
     data_as_of = max(as_of) if as_of else None
-    if data_as_of is not None:
-        caveats[caveats.index(LAG_CAVEAT)] = f"{LAG_CAVEAT}: data as of {_clock_text(data_as_of)}"
+    incomplete = incomplete_from(span, about, data_as_of)
+    # What of this session's own requests the logs should hold by now: those older than
+    # the incomplete tail. If the request log shows none as the console's, its UserAgent
+    # does not carry the mark, and the console's load is counted as the application's.
+    logged_until = incomplete if incomplete is not None else span.end
+    expected = sum(1 for at, _ in own if at < logged_until)
+    if console_requests == 0 and expected:
+        caveats.insert(0, unmarked_caveat(expected))
 
     return HotKeysReport(
         window=window,
@@ -345,7 +382,141 @@ def build_report(
         data_as_of=data_as_of,
         caveats=tuple(caveats),
         problems=tuple(problems),
+        incomplete_from=incomplete,
+        lag_note=lag_note(span, about, data_as_of, incomplete),
+        throttled_total=throttled_total,
+        unattributed=unattributed,
+        throttle_note=note,
+        console_requests=console_requests,
+        console_ru=console_ru,
+        session_ru=sum(ru for _, ru in own),
     )
+
+
+# The ledger records of requests to the account itself (not Azure Monitor's calls, not
+# the local workspace's modelled ones): what the account's logs would show as ours.
+_ACCOUNT_KINDS = frozenset(Kind) - {Kind.MONITOR, Kind.LOCAL}
+
+
+def own_requests(records: Iterable[RequestCharge], span: Span) -> tuple[tuple[float, float], ...]:
+    """This session's own requests to the account within ``span``: ``(at, RU)`` each."""
+    return tuple(
+        (r.at, r.request_units)
+        for r in records
+        if r.kind in _ACCOUNT_KINDS and not r.simulated and span.start <= r.at < span.end
+    )
+
+
+def console_note(report: HotKeysReport) -> str:
+    """The console's own RU beside the window's, which the RU log counts as any other
+    client's: as the request log marks it (every cosmem console), else this session's
+    own from its ledger; empty for a simulated account, which the console never reaches."""
+    if report.source.simulated:
+        return ""
+    of = f"of the window's {report.total_ru:,.0f} RU"
+    if report.console_ru is not None:
+        requests = report.console_requests or 0
+        return (
+            f"the console's own requests: {requests:,}, {report.console_ru:,.0f} RU {of} "
+            "(the per-key RU counts them; the 429s leave them out)"
+        )
+    if report.session_ru:
+        return f"this session's own requests: {report.session_ru:,.0f} RU {of} (its ledger)"
+    return ""
+
+
+def unmarked_caveat(expected: int) -> str:
+    return (
+        f"the request log shows none of this session's {expected:,} "
+        f"request{'s' if expected != 1 else ''} as the console's (UserAgent without "
+        f"{CONSOLE_MARK!r}): its own load counts as the application's here"
+    )
+
+
+def _console_totals(answer: LogAnswer) -> tuple[int | None, float | None]:
+    """The console's own requests and RU in the window, as the request log counts them
+    (every cosmem console's, the mark in UserAgent); None: not known."""
+    if answer.table is None or answer.problem is not None or len(answer.table.rows) != 1:
+        return None, None
+    (record,) = answer.table.records()
+    ru = record.get("ConsoleRU")
+    return _count(record.get("ConsoleRequests")), float(ru) if isinstance(ru, int | float) else None
+
+
+def _throttle_totals(answer: LogAnswer) -> tuple[int | None, int | None]:
+    """The window's 429s and those no key is logged for (None: not known — the question
+    failed or came back cut)."""
+    if answer.table is None or answer.problem is not None or len(answer.table.rows) != 1:
+        return None, None
+    (record,) = answer.table.records()
+    return _count(record.get("Throttled")), _count(record.get("Unattributed"))
+
+
+def throttle_note(throttled: int | None, unattributed: int | None) -> str:
+    """What the per-key 429 column counts, and what it cannot: ``429 LOGGED: a key's 429s
+    whose request the RU log names; 12 of the window's 33 429s name no key``."""
+    text = f"{LOGGED_429}: a key's 429s whose request the RU log names (distinct requests)"
+    if throttled is None or unattributed is None:
+        return f"{text}; how many of the window's 429s name no key is not known"
+    if not throttled:
+        return f"{text}; no 429s in the window"
+    if not unattributed:
+        return f"{text}; every one of the window's {throttled:,} 429s names its key"
+    return f"{text}; {unattributed:,} of the window's {throttled:,} 429s name no key"
+
+
+def storage_span(span: Span) -> Span:
+    """Where the storage statistics are read: ``STORAGE_LOOKBACK_S`` back from the
+    window's end (or the window, when it is longer)."""
+    return Span(min(span.start, span.end - STORAGE_LOOKBACK_S), span.end)
+
+
+def incomplete_from(span: Span, about: TelemetryAbout, data_as_of: float | None) -> float | None:
+    """From when on the window's logs may not all have arrived: the source's usual
+    longest delay before the window's end, or where the logs stop if that is earlier
+    (None: the window ended longer ago than that, it is whole)."""
+    since = span.end - about.log_delay_s[1]
+    if data_as_of is not None:
+        since = min(since, data_as_of)
+    return max(span.start, since) if since < span.end else None
+
+
+def delay_text(seconds: float) -> str:
+    """``30 s``, ``3 min``, ``2 h``: a delay as a person says it."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{math.ceil(seconds / 60):.0f} min"
+    return f"{seconds / 3600:.0f} h"
+
+
+def arrival_text(about: TelemetryAbout) -> str:
+    """How late the source's logs arrive: ``3–10 min`` (Azure), ``30 s`` (the simulator)."""
+    least, most = about.log_delay_s
+    if least == most:
+        return delay_text(most)
+    if least >= 60 and most < 3600:
+        return f"{math.ceil(least / 60):.0f}–{math.ceil(most / 60):.0f} min"
+    return f"{delay_text(least)} – {delay_text(most)}"
+
+
+def lag_note(
+    span: Span, about: TelemetryAbout, data_as_of: float | None, incomplete: float | None
+) -> str:
+    """``logs arrive 3–10 min after the requests: the newest 10 min (67 % of the
+    window) may be incomplete; data as of 07:59:50 UTC`` — said beside every logs
+    window, so a quiet tail is not read as the load going away."""
+    text = f"logs arrive {arrival_text(about)} after the requests"
+    if incomplete is not None:
+        missing = span.end - incomplete
+        share = missing / span.seconds if span.seconds else 1.0
+        text += (
+            f": the newest {delay_text(missing)} ({share * 100:.0f} % of the window) "
+            "may be incomplete"
+        )
+    if data_as_of is not None:
+        text += f"; data as of {_clock_text(data_as_of)}"
+    return text
 
 
 def touched_partitions(main: str, cell: Any) -> tuple[str, ...]:

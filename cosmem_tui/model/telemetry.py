@@ -162,7 +162,8 @@ class LogName(StrEnum):
     KEY_USAGE = "key_usage"  # RU per key in the window, its peak second, its partition
     PARTITION_USAGE = "partition_usage"  # RU per physical partition, its peak second
     THROTTLES = "throttles"  # 429s per minute by operation and physical partition
-    KEY_THROTTLES = "key_throttles"  # 429s per key (requests joined by activity id)
+    KEY_THROTTLES = "key_throttles"  # 429s per key, where logged (joined by activity id)
+    REQUEST_TOTALS = "request_totals"  # the window's requests, 429s, 429s of no known key
     KEY_STORAGE = "key_storage"  # estimated storage of the largest keys
     TABLES = "tables"  # which diagnostic tables hold rows for this account
 
@@ -170,7 +171,9 @@ class LogName(StrEnum):
 # The columns each aggregation returns, in order. ``Key`` is always the key as a JSON
 # array text (``["contoso"]``, ``["contoso","t-1"]``, ``[42]``) so numbers stay numbers;
 # at tenant level it holds the first element only. ``Partition`` is the physical
-# partition (PartitionKeyRangeId in the RU log, PartitionId in the request log).
+# partition's PartitionKeyRangeId (the RU log's, and the metrics' dimension);
+# ``PartitionId`` the request log's physical partition GUID — two names for two kinds
+# of id that cannot be matched to each other, never one column.
 PARTITION_IDS = 16  # partition ids a key_usage row names at most (its count says all)
 
 LOG_COLUMNS: dict[LogName, tuple[str, ...]] = {
@@ -192,8 +195,23 @@ LOG_COLUMNS: dict[LogName, tuple[str, ...]] = {
         "PartitionIds",
     ),
     LogName.PARTITION_USAGE: ("Partition", "RU", "PeakRUps", "Keys"),
-    LogName.THROTTLES: ("TimeGenerated", "OperationName", "Partition", "Throttled"),
+    # Requests and Throttled count distinct requests (activity ids), not log rows.
+    # Minutes: how long each row's bin is (1 from the per-request log; 5 or 15 from
+    # the aggregated ones, whose rows are per interval).
+    LogName.THROTTLES: ("TimeGenerated", "OperationName", "PartitionId", "Throttled", "Minutes"),
+    # Only the requests an RU-log row names a key for (a 429 charges nothing and may
+    # have none): "where logged".
     LogName.KEY_THROTTLES: ("Key", "Requests", "Throttled"),
+    # One row for the container: its requests and 429s in the window, and how many of
+    # those 429s no RU-log row names a key for (Unattributed) — the console's own
+    # requests left out of these and counted apart, with the RU they cost.
+    LogName.REQUEST_TOTALS: (
+        "Requests",
+        "Throttled",
+        "Unattributed",
+        "ConsoleRequests",
+        "ConsoleRU",
+    ),
     LogName.KEY_STORAGE: ("Key", "SizeKb"),
     # Newest: the latest log time in that table (how far ingestion has got: "data as of").
     LogName.TABLES: ("Table", "Rows", "Newest"),
@@ -229,6 +247,9 @@ class LogTable:
 class ProblemKind(StrEnum):
     NO_WORKSPACE = "no-workspace"  # no Log Analytics workspace configured: logs unavailable
     NO_CATEGORY = "no-category"  # the diagnostic setting does not send a needed category
+    # The logs there are cannot tell it: the aggregated request log names no request or
+    # key (never a hint to enable the per-request category the workspace chose against)
+    NOT_LOGGED = "not-logged"
     NO_DATA = "no-data"  # the call worked and returned nothing for this window
     UNAUTHORIZED = "unauthorized"  # 401: signed in, but no role that allows it
     FORBIDDEN = "forbidden"  # 403: e.g. the Microsoft.Insights provider not registered
@@ -268,6 +289,12 @@ class LogAnswer:
     as_of: float | None = None  # the newest log time in the answer (ingestion lags)
 
 
+# How long resource logs take to reach Log Analytics: "usually available within 3 to 10
+# minutes end-to-end" (learn "Log data ingestion time"). A logs window ending now has
+# its newest minutes only partly ingested: up to two-thirds of a 15-minute window.
+RESOURCE_LOG_DELAY_S = (180.0, 600.0)
+
+
 @dataclass(frozen=True, slots=True)
 class TelemetryAbout:
     """What a telemetry source is, for the header and for the notes beside its numbers."""
@@ -281,6 +308,9 @@ class TelemetryAbout:
     # Answers younger than this are reused rather than asked again: Azure Monitor's
     # metrics move once a minute and every call is billed; the simulator moves each second.
     min_refresh_s: float = 60.0
+    # How late its logs arrive (usual least, usual most), in seconds: past the most, a
+    # window's logs are taken as whole; newer minutes may still be filling.
+    log_delay_s: tuple[float, float] = RESOURCE_LOG_DELAY_S
 
 
 # -- storage without Log Analytics --------------------------------------------------------
@@ -367,7 +397,7 @@ class KeyUsage(NamedTuple):
     partitions: int  # how many physical partitions it touched
     partition_ru: float  # RU it spent on that partition
     partition_share: float | None  # its busiest second there against the partition's budget
-    throttled: int | None  # 429s on its requests (None: not known)
+    throttled: int | None  # 429s on its requests where logged (None: not known)
     storage_kb: int | None  # estimated storage (None: not among the largest keys)
     # True: ``storage_kb`` adds up only the key's largest sub-keys the statistics logged
     # (a tenant of a hierarchical key), so it holds at least that much; False: the key's
@@ -401,5 +431,20 @@ class HotKeysReport:
     partitions: tuple[PartitionUsage, ...]
     headline: str  # "contoso = 63 % of RU on partition 2"
     data_as_of: float | None
-    caveats: tuple[str, ...] = ()  # e.g. storage only for the largest keys; logs lag
+    caveats: tuple[str, ...] = ()  # e.g. storage only for the largest keys; a cut list
     problems: tuple[TelemetryProblem, ...] = ()
+    # Logs newer than this may not all have arrived (``TelemetryAbout.log_delay_s``):
+    # the window's RU and 429s after it are a floor. None: the window is whole.
+    incomplete_from: float | None = None
+    lag_note: str = ""  # how late the logs are and what of the window that leaves out
+    # The window's 429s (distinct requests) and how many of them no RU-log row names a key
+    # for, so the per-key column (429s "where logged") is not taken for all of them.
+    throttled_total: int | None = None
+    unattributed: int | None = None
+    throttle_note: str = ""
+    # The console's own load, which the RU log counts as any other (it has no UserAgent):
+    # every cosmem console's requests and RU as the request log marks them (None: not
+    # known), and this session's own RU in the window from its ledger.
+    console_requests: int | None = None
+    console_ru: float | None = None
+    session_ru: float = 0.0

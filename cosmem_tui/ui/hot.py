@@ -6,8 +6,9 @@ container's RU, their busiest second against their physical partition's budget (
 throttling starts), their 429s, their storage where known and their partition. ``→``
 drills into a tenant's keys (its threads) and ``←`` comes back; ``Enter`` opens the
 tenant (or the thread) in the browse view; ``/`` filters, ``s`` sorts, ``w`` changes
-the window. Above the table, the skew headline; below it, the caveats (logs lag,
-storage only for the largest keys, a cut list) and any problem, with its fix.
+the window. Above the table, the skew headline and how far the logs reach (their newest
+minutes marked incomplete); below it, the caveats (storage only for the largest keys,
+a cut list) and any problem, with its fix.
 
 A live view on the platform's refresh loop, like the throughput view. The table is a
 ``RowList``: 100,000 keys cost what the visible rows cost.
@@ -15,13 +16,14 @@ A live view on the platform's refresh loop, like the throughput view. The table 
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 
 from cosmem_tui.core import records
-from cosmem_tui.core.hot_keys import LAG_CAVEAT
+from cosmem_tui.core.hot_keys import arrival_text, delay_text
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key
 from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, TelemetryAbout
@@ -29,7 +31,6 @@ from cosmem_tui.ui.hot_rows import SORTS, HotRows, browse_target, key_columns, s
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.telemetry import (
-    LOG_LAG,
     NOT_CONFIGURED,
     concerns,
     hot_keys_of,
@@ -171,9 +172,8 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         hot = any(saturated(u.partition_share) or (u.throttled or 0) for u in top)
         headline.set_class(hot, "bad")
         headline.say(Text(("⚠ " if hot else "") + one_line(report.headline)))
-        parts = [source_text(report.source)]
-        parts.append(f"{LOG_LAG}: data as of {utc(report.data_as_of, seconds=True)}")
-        parts.append(f"{report.total_ru:,.0f} RU in {report.window.label}")
+        parts = [source_text(report.source), lag_text(report)]
+        parts.append(f"{report.total_ru:,.0f} RU in {report.window.label}{own_text(report)}")
         if report.partitions:
             budget = report.partitions[0].budget_ru_s
             each = f" × {budget:,.0f} RU/s" if budget else ""
@@ -187,9 +187,7 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         problems.display = bool(report.problems)
         lines = [one_line(problem_text(p, with_about=True)) for p in report.problems]
         problems.say(Text("\n".join(lines)))
-        # The lag is on the line above, with the time the data reaches: not twice.
-        shown = [c for c in report.caveats if not c.startswith(LAG_CAVEAT)]
-        caveats = " · ".join(one_line(c) for c in shown)
+        caveats = " · ".join(one_line(c) for c in report.caveats)
         self.query_one("#notes", Line1).say(Text(caveats))
 
     def titles(self) -> None:
@@ -199,6 +197,9 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         else:
             title = f"keys of {one_line(self.tenant.text, 40)} by RU · last {window} · ← back"
         report = self.report if self.report is not None and self.asked(self.report) else None
+        if report is not None and report.incomplete_from is not None:
+            missing = report.span.end - report.incomplete_from
+            title += f" · newest {delay_text(missing)} incomplete"
         parts = []
         if report is not None:
             shown, total = len(report.rows), report.keys_total
@@ -319,3 +320,29 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
             self.table,
             lambda i, fmt: records.hot_record(rows.usage(i), report.level, typed=fmt == "json"),
         )
+
+
+def lag_text(report: HotKeysReport) -> str:
+    """``data as of 23:59:40 UTC (logs 3–10 min late: after 23:50 incomplete, 67 % of
+    15m)``: where the logs reach, and how much of the window they may not hold yet."""
+    text = f"data as of {utc(report.data_as_of, seconds=True)} (logs "
+    text += f"{arrival_text(report.source)} late"
+    if report.incomplete_from is not None:
+        span = report.span
+        share = (span.end - report.incomplete_from) / span.seconds if span.seconds else 1.0
+        after = time.strftime("%H:%M", time.gmtime(report.incomplete_from))
+        text += f": after {after} incomplete, {share * 100:.0f} % of {report.window.label}"
+    return text + ")"
+
+
+def own_text(report: HotKeysReport) -> str:
+    """`` (the console's own: 80 RU)``: the part of the RU that is the console's, which the
+    RU log counts as the application's — as the request log marks it (every cosmem
+    console), else this session's from its ledger (``console_note`` says it in full)."""
+    if report.source.simulated:
+        return ""  # the console's own requests never reach a simulated account
+    if report.console_ru is not None:
+        return f" (the console's own: {report.console_ru:,.0f} RU)"
+    if report.session_ru:
+        return f" (this session's own: {report.session_ru:,.0f} RU)"
+    return ""

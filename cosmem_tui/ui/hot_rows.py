@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cosmem_tui.core.hot_keys import BUSY, SATURATED
+from cosmem_tui.core.hot_keys import BUSY, LOGGED_429, SATURATED
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key, ThreadRef
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
@@ -40,7 +40,7 @@ SORTS = (
         lambda u: _missing_last(u.partition_share),
         "busiest second served against its partition's RU/s",
     ),
-    Sort("429", lambda u: _missing_last(u.throttled), "429s"),
+    Sort(LOGGED_429, lambda u: _missing_last(u.throttled), "429s where logged"),
     Sort("STORAGE", lambda u: _missing_last(u.storage_kb), "storage"),
     Sort("", lambda u: u.key.sort_key(), "name"),  # "" stands for the key column
 )
@@ -58,7 +58,9 @@ def key_columns(label: str, sort: Sort) -> tuple[Column, ...]:
         Column(title("PEAK/S"), 7, "right", drop_order=2),
         Column("RU%", 6, "right"),
         Column(title("BUDGET"), 7, "right", drop_order=1),
-        Column(title("429"), 7, "right"),
+        # "where logged": a 429 whose request has no RU-log row names no key (the notes
+        # count those apart).
+        Column(title(LOGGED_429), 10, "right"),
         Column(title("STORAGE"), 9, "right", drop_order=3),
         Column("PARTITION", PARTITION_WIDTH, drop_order=4),
     )
@@ -110,9 +112,11 @@ COLUMNS_HELP = (
     "A throttled request is not served (it consumes no RU), so BUDGET tops out at about "
     "100 %: from 95 % the partition was full in that second and 429s are being answered "
     "(red); below, a key can still get 429s from its neighbours on the partition or from "
-    "bursts shorter than a second — the 429 column counts them. STORAGE: only the largest "
-    "keys of each partition are logged, so a tenant's is a lower bound (≥); a blank is "
-    "not zero. PARTITION: the partitions it touched, the busiest first."
+    "bursts shorter than a second — the 429 LOGGED column counts them where logged: a "
+    "throttled request charges nothing and may have no row in the RU log, so its 429 "
+    "names no key; the notes say how many of the window's 429s those are. STORAGE: only "
+    "the largest keys of each partition are logged, so a tenant's is a lower bound (≥); "
+    "a blank is not zero. PARTITION: the partitions it touched, the busiest first."
 )
 
 

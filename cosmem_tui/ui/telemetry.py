@@ -38,7 +38,8 @@ NOT_CONFIGURED = (
     "Reader on the workspace. The demo workspace has a simulated workload."
 )
 
-LOG_LAG = "logs lag 20 s – 3 min"
+# How late resource logs reach Log Analytics (learn "Log data ingestion time").
+LOG_LAG = "logs 3–10 min late"
 
 
 def next_window(window: Window) -> Window:

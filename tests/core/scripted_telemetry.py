@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from cosmem_tui.model.telemetry import (
+    RESOURCE_LOG_DELAY_S,
     LogAnswer,
     LogQuery,
     MetricAnswer,
@@ -25,10 +26,16 @@ class ScriptedTelemetry:
         metrics: Callable[[MetricQuery], MetricAnswer] | None = None,
         logs: Callable[[LogQuery], LogAnswer] | None = None,
         min_refresh_s: float = 60.0,
+        log_delay_s: tuple[float, float] = RESOURCE_LOG_DELAY_S,
     ) -> None:
         self._metrics = metrics or (lambda q: MetricAnswer(q))
         self._logs = logs or (lambda q: LogAnswer(q))
-        self._about = TelemetryAbout(label="scripted", simulated=True, min_refresh_s=min_refresh_s)
+        self._about = TelemetryAbout(
+            label="scripted",
+            simulated=True,
+            min_refresh_s=min_refresh_s,
+            log_delay_s=log_delay_s,
+        )
         self._gateway = Gateway()
         self.asked: list[MetricQuery | LogQuery] = []
 

@@ -7,7 +7,7 @@ from typing import Any
 from cosmem_tui.core.hot_keys import HotKeysService, parse_key, skew_headline
 from cosmem_tui.core.telemetry_reader import TelemetryReader
 from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, Container
-from cosmem_tui.model import FrozenClock, Key
+from cosmem_tui.model import FrozenClock, Key, RequestCharge, Scope
 from cosmem_tui.model.telemetry import (
     LOG_COLUMNS,
     KeyLevel,
@@ -50,6 +50,9 @@ PARTITIONS = table(
 )
 THROTTLES = table(LogName.KEY_THROTTLES, ('["contoso"]', 900, 42))
 STORAGE = table(LogName.KEY_STORAGE, ('["contoso"]', 2_500_000))
+# Requests, Throttled, Unattributed, ConsoleRequests, ConsoleRU: 42 of the 60 429s were
+# logged with contoso's key; the console's own 25 requests cost 80 RU.
+TOTALS = table(LogName.REQUEST_TOTALS, (1500, 60, 18, 25, 80.0))
 
 
 def logs(query: LogQuery) -> LogAnswer:
@@ -58,6 +61,7 @@ def logs(query: LogQuery) -> LogAnswer:
         LogName.PARTITION_USAGE: PARTITIONS,
         LogName.KEY_THROTTLES: THROTTLES,
         LogName.KEY_STORAGE: STORAGE,
+        LogName.REQUEST_TOTALS: TOTALS,
     }
     return LogAnswer(query, tables[query.name], as_of=NOW - 40)
 
@@ -115,11 +119,50 @@ async def test_rows_and_shares():
     ]
     assert report.keys_total == 5
     assert report.caveats[0] == "top 3 of 5 keys by RU"
+    # The per-key column counts 429s where logged; the window's others are said apart.
+    assert (report.throttled_total, report.unattributed) == (60, 18)
+    assert report.throttle_note == (
+        "429 LOGGED: a key's 429s whose request the RU log names (distinct requests); "
+        "18 of the window's 60 429s name no key"
+    )
+    assert report.throttle_note in report.caveats
     assert (
         report.headline == "contoso = 72 % of RU on partition 2, 63 % of the container's RU in 15m"
     )
     assert report.data_as_of == NOW - 40
-    assert "logs lag 20 s – 3 min behind the requests: data as of 07:59:50 UTC" in report.caveats
+    assert not any("lag" in c or "arrive" in c for c in report.caveats)  # the lag note's
+
+
+async def test_the_newest_minutes_of_a_logs_window_are_marked_incomplete():
+    """Resource logs arrive 3–10 min after the requests (learn "Log data ingestion
+    time"): of a 15-minute window ending now, the newest 10 minutes may be incomplete —
+    two-thirds of it — and the report says so, with where the logs stop."""
+    report = await service(ScriptedTelemetry(metrics=metrics, logs=logs)).report(Window.M15)
+    assert report.incomplete_from == NOW - 600
+    assert report.lag_note == (
+        "logs arrive 3–10 min after the requests: the newest 10 min (67 % of the window) "
+        "may be incomplete; data as of 07:59:50 UTC"
+    )
+    day = await service(ScriptedTelemetry(metrics=metrics, logs=logs)).report(Window.H24)
+    assert day.incomplete_from == NOW - 600
+    assert "the newest 10 min (1 % of the window)" in day.lag_note
+
+    def stale(query: LogQuery) -> LogAnswer:  # ingestion stopped 20 min ago
+        return LogAnswer(query, logs(query).table, as_of=NOW - 1200)
+
+    behind = await service(ScriptedTelemetry(metrics=metrics, logs=stale)).report(Window.M15)
+    assert behind.incomplete_from == NOW - 1200 + 300  # never before the window starts
+    assert "the newest 15 min (100 % of the window)" in behind.lag_note
+
+
+async def test_a_source_whose_logs_arrive_sooner_marks_less():
+    """The simulator's logs are there 30 s after the requests: only that is marked."""
+    scripted = ScriptedTelemetry(metrics=metrics, logs=logs, log_delay_s=(30.0, 30.0))
+    report = await service(scripted).report(Window.M15)
+    assert report.incomplete_from == NOW - 40  # where its logs stop, 40 s back
+    assert report.lag_note.startswith(
+        "logs arrive 30 s after the requests: the newest 40 s (4 % of the window)"
+    )
 
 
 async def test_a_tenants_storage_is_a_lower_bound_where_it_is_many_keys():
@@ -175,12 +218,18 @@ async def test_the_questions_asked():
         LogName.PARTITION_USAGE,
         LogName.KEY_THROTTLES,
         LogName.KEY_STORAGE,
+        LogName.REQUEST_TOTALS,
     }
     usage = asked[LogName.KEY_USAGE]
     assert usage.level is KeyLevel.KEY and usage.tenant == Key.of("contoso") and usage.top == 500
     assert usage.span.end == NOW and usage.span.seconds == 3600  # logs: up to now
-    # The partitions' totals are the container's, whatever tenant is drilled into.
+    # The partitions' totals are the container's, whatever tenant is drilled into, and so
+    # are the window's 429s: the tenant of one no key is logged for is not known.
     assert asked[LogName.PARTITION_USAGE].tenant is None
+    assert asked[LogName.REQUEST_TOTALS].tenant is None
+    # Storage statistics come now and then, not per request: the last day's, not the hour's.
+    storage = asked[LogName.KEY_STORAGE]
+    assert storage.span.end == NOW and storage.span.seconds == 24 * 3600
     assert {q.name for q in telemetry.asked if isinstance(q, MetricQuery)} == {
         CAPACITY,
         NORMALIZED_BY_RANGE,
@@ -203,6 +252,64 @@ async def test_429s_not_known_when_the_join_failed():
     assert [row.throttled for row in report.rows] == [None, None, None]
     assert report.problems == (failed,)
     assert report.rows  # the rest of the table stands
+
+
+def own_request(at: float, ru: float) -> RequestCharge:
+    return RequestCharge("turns-page", Scope.PARTITION, ru, 5.0, 10, 200, False, at=at)
+
+
+async def test_the_consoles_own_load_is_told_beside_the_accounts():
+    """The RU log has no UserAgent, so the keys' RU includes the console's own queries:
+    the report carries them as the request log marks them (every cosmem console), and
+    this session's own from its ledger."""
+    scripted = ScriptedTelemetry(metrics=metrics, logs=logs, log_delay_s=(1.0, 1.0))
+    scripted.gateway.record(own_request(NOW - 300, 12.5))
+    scripted.gateway.record(own_request(NOW - 3600, 99.0))  # before the window
+    report = await service(scripted).report(Window.M15)
+    assert (report.console_requests, report.console_ru) == (25, 80.0)
+    assert report.session_ru == 12.5
+    assert not any("UserAgent" in c for c in report.caveats)  # the log marks them
+
+
+async def test_a_request_log_that_does_not_mark_the_console_is_said():
+    """Whether Cosmos DB logs the console's User-Agent suffix for a gateway-mode client
+    is not documented: when the log shows none of this session's requests as the
+    console's, the console's load is counted as the application's, and that is said."""
+    unmarked = table(LogName.REQUEST_TOTALS, (1500, 60, 18, 0, 0.0))
+
+    def no_mark(query: LogQuery) -> LogAnswer:
+        if query.name == LogName.REQUEST_TOTALS:
+            return LogAnswer(query, unmarked, as_of=NOW - 40)
+        return logs(query)
+
+    scripted = ScriptedTelemetry(metrics=metrics, logs=no_mark)
+    scripted.gateway.record(own_request(NOW - 800, 3.0))  # old enough to be logged
+    scripted.gateway.record(own_request(NOW - 60, 3.0))  # in the incomplete tail
+    report = await service(scripted).report(Window.M15)
+    assert report.caveats[0] == (
+        "the request log shows none of this session's 1 request as the console's "
+        "(UserAgent without 'cosmem/'): its own load counts as the application's here"
+    )
+    young = ScriptedTelemetry(metrics=metrics, logs=no_mark)
+    young.gateway.record(own_request(NOW - 60, 3.0))  # not logged yet: nothing to say
+    assert not any("UserAgent" in c for c in (await service(young).report(Window.M15)).caveats)
+
+
+async def test_how_many_429s_name_no_key_is_not_guessed():
+    """Without the totals (the question failed), the note says the 429s of no known key
+    are not known — never that every 429 has its key."""
+    failed = TelemetryProblem(ProblemKind.QUERY_ERROR, "400", about="logs: request_totals")
+
+    def no_totals(query: LogQuery) -> LogAnswer:
+        if query.name == LogName.REQUEST_TOTALS:
+            return LogAnswer(query, problem=failed)
+        return logs(query)
+
+    report = await service(ScriptedTelemetry(metrics=metrics, logs=no_totals)).report(Window.M15)
+    assert (report.throttled_total, report.unattributed) == (None, None)
+    assert report.throttle_note.endswith("how many of the window's 429s name no key is not known")
+    assert report.rows[0].throttled == 42  # the per-key column still stands
+    assert failed in report.problems
 
 
 async def test_no_workspace_leaves_an_empty_table_that_says_why():

@@ -33,7 +33,7 @@ def hostile_rows() -> dict[LogName, list[list[Any]]]:
             for n, (key, value) in enumerate(zip(keys, values, strict=True))
         ],
         LogName.PARTITION_USAGE: [[v, 1000.0, 100.0, 3] for v in values],
-        LogName.THROTTLES: [["2026-11-29T23:58:00Z", v, v, 17] for v in values],
+        LogName.THROTTLES: [["2026-11-29T23:58:00Z", v, v, 17, 1] for v in values],
         LogName.KEY_THROTTLES: [[k, 90, 2] for k in keys],
         LogName.KEY_STORAGE: [[k, 5_242_880] for k in keys],
     }

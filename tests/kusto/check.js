@@ -46,6 +46,7 @@ function table(name, columns) {
 }
 
 const RESOURCE_SPECIFIC = Object.keys(schema.tables).filter((t) => t !== "AzureDiagnostics");
+const AGGREGATED = RESOURCE_SPECIFIC.filter((t) => /^CDBDataPlaneRequests(5|15)M$/.test(t));
 const diagnostics = schema.tables.AzureDiagnostics;
 const withCosmos = { ...diagnostics.columns, ...diagnostics.cosmos_columns };
 
@@ -60,6 +61,9 @@ const DATABASES = {
   ],
   // Resource-specific logs only (no AzureDiagnostics table at all).
   "resource-specific": RESOURCE_SPECIFIC.map((t) => table(t, schema.tables[t].columns)),
+  // Only the aggregated request logs (DataPlaneRequests5M / 15M, Microsoft's
+  // recommendation): no per-request table, no RU log.
+  aggregated: AGGREGATED.map((t) => table(t, schema.tables[t].columns)),
   // Legacy logs only, the Cosmos DB columns present.
   azurediagnostics: [table("AzureDiagnostics", withCosmos)],
   // Legacy logs only, before a given Cosmos DB column first arrived (or under another

@@ -34,6 +34,7 @@ PURPOSE = "the KQL parser tests (@kusto/language-service-next)"
 # The workspace shapes check.js declares (see DATABASES there).
 WORKSPACE = "workspace"  # every documented table
 RESOURCE_SPECIFIC = "resource-specific"  # the CDB* tables only
+AGGREGATED = "aggregated"  # only CDBDataPlaneRequests5M / 15M
 AZURE_DIAGNOSTICS = "azurediagnostics"  # AzureDiagnostics only, with Cosmos DB's columns
 AZURE_DIAGNOSTICS_BARE = "azurediagnostics-bare"  # AzureDiagnostics, documented minimum only
 AZURE_DIAGNOSTICS_FALLBACKS = "azurediagnostics-fallbacks"  # …plus the texts' other spellings

@@ -132,5 +132,6 @@ ROW_ORDER: dict[LogName, Callable[[dict[str, Any]], tuple[Any, ...]]] = {
     LogName.THROTTLES: lambda r: (-r["TimeGenerated"], -r["Throttled"]),
     LogName.KEY_THROTTLES: lambda r: (-r["Throttled"], -r["Requests"]),
     LogName.KEY_STORAGE: lambda r: (-r["SizeKb"],),
+    LogName.REQUEST_TOTALS: lambda r: (),  # one row
     LogName.TABLES: lambda r: (-r["Rows"],),
 }

@@ -142,7 +142,7 @@ def test_unknowns_are_dashes_or_blanks_never_zero_and_sort_last():
         usage("b", 300.0, throttled=7, partition_share=1.2, storage_kb=2048),
         usage("c", 100.0, throttled=0, partition_share=0.1),
     )
-    by_429 = HotRows(rows, None, next(s for s in SORTS if s.title == "429"))
+    by_429 = HotRows(rows, None, next(s for s in SORTS if s.title == "429 LOGGED"))
     assert [by_429.usage(i).key.text for i in range(3)] == ["b", "c", "a"]
     cells = HotRows(rows, None, SORTS[0]).row(0)
     assert cells[4] == ("—", "dim") and cells[5] == ("—", "dim") and cells[6][0] == ""

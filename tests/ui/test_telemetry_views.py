@@ -95,7 +95,7 @@ async def test_the_throughput_view_answers_is_it_throttling_where_since_when(dem
         assert f"⚠ {report.throttled:,} × 429 of {report.requests:,} requests" in text
         assert "at 100 % since 00:00 UTC" in text  # the hot partition, since the burst
         assert "simulated workload" in text and "data as of 00:04 UTC" in text
-        assert "logs lag 20 s – 3 min" in text
+        assert "logs 3–10 min late" in text
         assert "RU/s used vs provisioned · last 15m" in text
         assert f"╌ provisioned {report.provisioned_ru_s:,.0f} RU/s" in text and "╌╌╌" in text
         assert "23:49 (−15m)" in text and "00:04 UTC" in text  # the time axis
@@ -309,8 +309,12 @@ async def test_hot_tenants_by_ru_with_their_shares(demo_path, clock):
         assert [r[0] for r in rows] == [u.key.text for u in report.rows]  # by RU
         text = screen_text(app)
         assert f"⚠ {report.headline}" in text  # "contoso = … % of RU on partition …"
-        assert "logs lag 20 s – 3 min: data as of" in text
-        assert "tenants by RU · last 15m" in text and "48 keys" in text
+        # The simulator's logs arrive 30 s after the requests: those 30 s are marked.
+        assert report.incomplete_from == report.span.end - 30
+        source = text_of(app, "#source")  # the line as said (the screen wraps it)
+        assert "data as of" in source and "(logs 30 s late: after " in source
+        assert "incomplete, 3 % of 15m)" in source
+        assert "tenants by RU · last 15m · newest 30 s incomplete" in text and "48 keys" in text
         # BUDGET beside 429s: near 100 %, never over it (a 429 is not served), in red,
         # and the screen says what it measures.
         assert first.partition_share is not None and 0.95 <= first.partition_share <= 1.0
@@ -318,6 +322,10 @@ async def test_hot_tenants_by_ru_with_their_shares(demo_path, clock):
         assert budget == (rows[0][4], "bad")
         notes = text_of(app, "#notes")
         assert "BUDGET: busiest second served ÷ the partition's RU/s" in notes
+        # 429s per key where logged, and the simulated ones of no key said apart.
+        assert "429 LOGGED" in text
+        assert report.unattributed and report.throttled_total
+        assert f"{report.unattributed:,} of the window's {report.throttled_total:,} 429s" in notes
         assert "tops out at 100 %" in notes
         assert "logs lag" not in notes  # said once, on the line with the time
         assert rows[0][7] == "1,2" and rows[0][6].startswith("≥")  # both partitions; a bound

@@ -101,8 +101,17 @@ async def test_hot_tenants_from_azure_monitor(demo_path: Path):
         assert rows[0][1:4] == ["1,812", "240", "81.6%"]  # 1,812.5 of 2,220 RU
         text = screen_text(app)
         assert "contoso = 71 % of RU on partition 2" in text  # 1,500 of partition 2's 2,100
-        assert "data as of 23:59:40 UTC" in text  # how far the workspace has ingested
+        assert "data as of 23:59:40 UTC" in text_of(app, "#source")  # how far it has ingested
         assert "top 2 of 57 keys" in text  # a cut table says so
+        # Resource logs arrive 3–10 min late: two-thirds of the 15 minutes may be missing.
+        source = text_of(app, "#source")  # the line as said (the screen wraps it)
+        assert "(logs 3–10 min late: after 23:50 incomplete, 67 % of 15m)" in source
+        assert "by RU · last 15m · newest 10 min incomplete" in text
+        # The per-key 429s are those the RU log names a key for; the others are counted.
+        assert "429 LOGGED" in text
+        # The RU log counts the console's own queries too: said beside the window's RU.
+        assert "2,220 RU in 15m (the console's own: 96 RU)" in source
+        assert "12 of the window's 33 429s name no key" in text_of(app, "#notes")
 
 
 async def test_a_metrics_403_is_explained_while_the_hot_table_still_works(demo_path: Path):

@@ -10,7 +10,9 @@ The client is configured so that the console, not the SDK, owns retrying:
 * **no connection-level retries** either (``retry_connect`` / ``retry_read`` 0): a dead
   endpoint fails at once and the call's deadline (``asyncio.timeout``) is the real one.
 * a response hook that turns every HTTP response into a ledger record (``wire``), and a
-  request hook that refuses any write verb not declared as a write (``wire.on_request``).
+  request hook that refuses any write verb not declared as a write (``wire.on_request``);
+* ``cosmem/<version>`` as the User-Agent suffix (``sources/agent.py``), so the request
+  log can tell the console's traffic from the application's.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 from azure.cosmos import documents
 from azure.cosmos.aio import ContainerProxy, CosmosClient
 
-from cosmem_tui import __version__
+from cosmem_tui.sources.agent import USER_AGENT_SUFFIX
 from cosmem_tui.sources.cosmos import wire
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.gateway import Gateway
@@ -61,7 +63,7 @@ class CosmosAccount:
             read_timeout=settings.timeout_s,
             raw_response_hook=wire.on_response,
             raw_request_hook=wire.on_request,  # no undeclared write ever leaves
-            user_agent_suffix=f"cosmem/{__version__}",
+            user_agent_suffix=USER_AGENT_SUFFIX,  # the request log's UserAgent tells it apart
             **options,
         )
         self._entered = False

@@ -1,6 +1,6 @@
 """The one runner every Azure Monitor call goes through: hold-off, deadline, ledger, errors.
 
-``MonitorCalls.run`` runs one logical call (one metrics query, one logs batch, the ARM
+``MonitorCalls.run`` runs one logical call (one metrics query, one logs query, the ARM
 read):
 
 1. while the service is held off (it answered 429/529 and asked for a pause), the call

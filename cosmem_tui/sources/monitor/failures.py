@@ -150,7 +150,8 @@ BAD_REQUEST_FIX = {
     Service.METRICS: "check --resource-id and --region: the metrics API rejected the question",
     Service.LOGS: (
         "check that the account's diagnostic setting sends its logs to this workspace "
-        "(PartitionKeyRUConsumption, DataPlaneRequests) and --workspace-id names it"
+        "(PartitionKeyRUConsumption; DataPlaneRequests5M or DataPlaneRequests) and "
+        "--workspace-id names it"
     ),
     Service.ARM: "check --resource-id (az cosmosdb show -g GROUP -n ACCOUNT --query id)",
 }

@@ -62,10 +62,10 @@ def retry_after_s(headers: Mapping[str, str] | None, now: float | None = None) -
 
 @dataclass
 class Binding:
-    """One logical call (one metrics query, one logs batch, the ARM lookup)."""
+    """One logical call (one metrics query, one logs query, the ARM lookup)."""
 
     gateway: Gateway
-    operation: str  # "metrics: ru", "logs: key_usage+throttles", "arm: account"
+    operation: str  # "metrics: ru", "logs: key_usage", "arm: account"
     scope: Scope
     target: str
     call: int

@@ -6,11 +6,18 @@ to ``query.top``):
 * ``key_usage``: keys (tenant level: the first value; key level: the whole key; a
   ``tenant`` keeps only its keys) by RU, most first, then by key text;
 * ``partition_usage``: physical partitions by RU, most first, then by id;
-* ``throttles``: 429s per minute, operation and partition, newest minute first (a cut
-  keeps the newest), then most 429s first, then by operation and partition; only rows
-  with 429s;
-* ``key_throttles``: keys by 429s, most first, then by requests, most first, then by
-  key text (keys with no 429s are listed too, with 0);
+* ``throttles``: 429s per minute, operation and physical partition (named by a GUID,
+  as the request log names it: ``physical_partition_id``, never the range id), newest
+  minute first (a cut keeps the newest), then most 429s first, then by operation and
+  partition; only rows with 429s;
+* ``key_throttles``: keys by 429s where logged, most first, then by requests, most
+  first, then by key text (keys with no 429s are listed too, with 0). Of each key's
+  429s, ``UNKEYED_429_SHARE`` are taken as never logged with a key (their requests gave
+  up throttled: no RU-log row), as Azure's RU log leaves them out;
+* ``request_totals``: one row, the container's requests and 429s in the window, the
+  429s no key was logged for, and the console's own requests and RU — none: the
+  simulated account serves only the workload (always one row, zeros where nothing
+  happened);
 * ``key_storage``: like Azure's PartitionKeyStatistics, only the largest keys — the
   three with most storage on each physical partition — by size, largest first; at
   tenant level their sizes summed per tenant (so a tenant whose storage is spread over
@@ -29,6 +36,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -43,12 +51,14 @@ from cosmem_tui.model.telemetry import (
 )
 from cosmem_tui.sources.simulated.operations import BURST, OPERATIONS, REQUESTS_PER_RU, STEADY
 from cosmem_tui.sources.simulated.problems import bad_logs_request
-from cosmem_tui.sources.simulated.rhythm import MINUTE_S
+from cosmem_tui.sources.simulated.rhythm import LOG_LAG_S, MINUTE_S
 from cosmem_tui.sources.simulated.usage import ClassSums, KeyTable, SpanSums
 from cosmem_tui.sources.simulated.workload import Workload
 
-LOG_LAG_S = 30  # logs are queryable this long after the requests they describe
 STORAGE_KEYS_PER_PARTITION = 3  # PartitionKeyStatistics: the largest keys of each partition
+# Simulated, not measured: the share of 429s whose request has no row in the RU log
+# (it charged nothing and was never served), so no key can be named for them.
+UNKEYED_429_SHARE = 0.2
 
 Row = tuple[Any, ...]
 
@@ -89,6 +99,8 @@ class LogAnswers:
         rows: list[Row] = []
         if end > start and self._matches(query):
             rows = self._rows(query, start, end)
+        elif query.name is LogName.REQUEST_TOTALS:  # a summarize without a group-by
+            rows = [(0, 0, 0, 0, 0.0)]
         table = LogTable(LOG_COLUMNS[query.name], tuple(rows[: query.top]))
         return LogAnswer(query, table=table, as_of=as_of)
 
@@ -102,6 +114,7 @@ class LogAnswers:
             LogName.PARTITION_USAGE: self._partition_usage,
             LogName.THROTTLES: self._throttles,
             LogName.KEY_THROTTLES: self._key_throttles,
+            LogName.REQUEST_TOTALS: self._request_totals,
             LogName.KEY_STORAGE: self._key_storage,
             LogName.TABLES: self._tables,
         }[query.name]
@@ -195,23 +208,31 @@ class LogAnswers:
                             REQUESTS_PER_RU[STEADY], REQUESTS_PER_RU[BURST], strict=True
                         )
                     ]
+                guid = physical_partition_id(self.database, self.container, w.partition_ids[p])
                 for i, count in enumerate(counts):
                     if count > 0:
-                        rows.append((at, OPERATIONS[i], w.partition_ids[p], count))
-        rows.sort(key=lambda row: (-row[0], -row[3], row[1], int(row[2])))
+                        rows.append((at, OPERATIONS[i], guid, count, 1))
+        rows.sort(key=lambda row: (-row[0], -row[3], row[1], row[2]))
         return rows
 
     def _key_throttles(self, query: LogQuery, start: int, end: int) -> list[Row]:
         table = self._table(query, start, end)
         requests, throttled = table.requests()
         asked = [round(value) for value in requests]
-        refused = [round(value) for value in throttled]
+        refused = [round(value * (1 - UNKEYED_429_SHARE)) for value in throttled]
         texts = table.texts
         keep = [row for row, n in enumerate(asked) if n > 0]
         chosen = heapq.nsmallest(
             query.top, keep, key=lambda row: (-refused[row], -asked[row], texts[row])
         )
         return [(texts[row], asked[row], refused[row]) for row in chosen]
+
+    def _request_totals(self, query: LogQuery, start: int, end: int) -> list[Row]:
+        totals = self.sums.totals(start, end)
+        unkeyed = round(totals.rejected * UNKEYED_429_SHARE)
+        # The workload is the application's alone: the console's own requests go to the
+        # local workspace, not to this simulated account.
+        return [(totals.requests, totals.rejected, unkeyed, 0, 0.0)]
 
     # -- storage and tables ---------------------------------------------------------------
 
@@ -277,3 +298,10 @@ class LogAnswers:
         newest = float(end - 1)  # the last second the answer covers
         rows = [(table, n, newest) for table, n in counts.items() if n > 0]
         return sorted(rows, key=lambda row: (-row[1], row[0]))
+
+
+def physical_partition_id(database: str, container: str, range_id: str) -> str:
+    """The simulated physical partition's GUID (the request log's ``PartitionId``): the
+    same every time for one range of one container, and never equal to the range id,
+    as on Azure, where the two cannot be matched to each other."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"cosmem-sim/{database}/{container}/{range_id}"))

@@ -37,6 +37,7 @@ from cosmem_tui.model.telemetry import (
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local.workspace_file import WorkspaceFile
 from cosmem_tui.sources.simulated.problems import logs_about, metrics_about, simulator_failed
+from cosmem_tui.sources.simulated.rhythm import LOG_LAG_S
 
 if TYPE_CHECKING:  # the workload model loads on the first answer, not with the session
     from cosmem_tui.sources.simulated.logs import LogAnswers
@@ -71,6 +72,7 @@ class SimulatedTelemetry:
             has_logs=True,
             log_mode="simulated",
             min_refresh_s=MIN_REFRESH_S,
+            log_delay_s=(float(LOG_LAG_S), float(LOG_LAG_S)),
         )
 
     @classmethod

@@ -5,8 +5,9 @@ mapping, the ledger policy); only the socket is replaced. ``AzureFake.transport(
 an azure-core ``AsyncioRequestsTransport`` over a ``requests.Session`` whose adapter asks
 the fake for each answer, so no aiohttp and no network are involved, and endpoints stay
 https. Answers are shaped after the REST spec examples (metrics:getBatch 2024-02-01,
-Log Analytics v1 $batch) and the facts collected for this project; the queries a
-fake workspace is sent go through Microsoft's KQL parser first (``refusal``).
+Log Analytics v1 ``workspaces/{id}/query``) and the facts collected for this project;
+the queries a fake workspace is sent go through Microsoft's KQL parser first
+(``refusal``).
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ Responder = Callable[[Sent], Reply]
 
 
 class AzureFake:
-    """Routes: ``metrics`` (getBatch), ``logs`` (the $batch endpoint), ``arm``."""
+    """Routes: ``metrics`` (getBatch), ``logs`` (Log Analytics' query endpoint), ``arm``."""
 
     def __init__(self) -> None:
         self.sent: list[Sent] = []
@@ -263,18 +264,23 @@ def refusal(text: str) -> Reply | None:
     )
 
 
-def batch(answer: Callable[[str, dict[str, Any]], Reply]) -> Responder:
-    """A $batch responder: ``answer(query_text, request)`` for each request that Log
-    Analytics would run (the others are refused, see ``refusal``), ids echoed."""
+def workspace_query(answer: Callable[[str, dict[str, Any]], Reply]) -> Responder:
+    """A responder for ``POST /v1/workspaces/{id}/query`` (``query_workspace``):
+    ``answer(query_text, request)`` for a text Log Analytics would run (any other is
+    refused first, see ``refusal``). ``request`` is what the call carried: the
+    ``workspace`` id from the path, the JSON ``body`` and the ``Prefer`` header."""
 
     def respond(sent: Sent) -> Reply:
-        responses = []
-        for request in sent.json()["requests"]:
-            text = request["body"]["query"]
-            reply = refusal(text) or answer(text, request)
-            responses.append(
-                {"id": request["id"], "status": reply.status, "headers": {}, "body": reply.body}
-            )
-        return Reply(200, {"responses": responses})
+        parts = sent.path.strip("/").split("/")
+        if sent.method != "POST" or len(parts) != 4 or parts[1::2] != ["workspaces", "query"]:
+            return Reply(404, error_body("PathNotFoundError", f"no such path {sent.path}"))
+        body = sent.json()
+        text = body["query"]
+        request = {
+            "workspace": parts[2],
+            "body": body,
+            "headers": {"Prefer": sent.headers.get("Prefer", "")},
+        }
+        return refusal(text) or answer(text, request)
 
     return respond

@@ -19,8 +19,10 @@ from cosmem_tui.model.telemetry import (
     Span,
 )
 from cosmem_tui.sources.monitor.kql import (
+    AGGREGATED,
     KqlError,
     LogMode,
+    RequestLog,
     kql_dynamic,
     kql_string,
     query_text,
@@ -28,9 +30,17 @@ from cosmem_tui.sources.monitor.kql import (
     text_name,
 )
 from cosmem_tui.sources.query_texts import queries_root
+from tests.kusto.checker import TABLES_FILE
 from tests.sources.monitor.azure_fake import RESOURCE_ID
 
 SPAN = Span(1_795_996_800 - 900, 1_795_996_800)
+RS, PER_REQUEST = LogMode.RESOURCE_SPECIFIC, RequestLog.PER_REQUEST
+# Every text: each question in each mode, and those the aggregated request logs answer
+# (one text for both of them: the table is a parameter).
+TEXTS = [(n, m, PER_REQUEST) for n in LogName for m in LogMode] + [
+    (n, RS, RequestLog.AGGREGATED_5M) for n in sorted(AGGREGATED)
+]
+TEXT_IDS = [f"{n}-{m}" + ("" if r is PER_REQUEST else "-aggregated") for n, m, r in TEXTS]
 HOSTILE = [
     'acme"; CDBDataPlaneRequests | take 1000000 //',
     "back\\slash\\",
@@ -146,15 +156,21 @@ def p_tenant(text: str) -> object:
     return json.loads(value)
 
 
-@pytest.mark.parametrize("name", [n for n in LogName if n is not LogName.TABLES])
-@pytest.mark.parametrize("mode", list(LogMode))
-def test_a_hostile_tenant_stays_one_literal_in_every_query(name: LogName, mode: LogMode):
+@pytest.mark.parametrize(
+    ("name", "mode", "requests"),
+    [t for t in TEXTS if t[0] is not LogName.TABLES],
+    ids=[i for t, i in zip(TEXTS, TEXT_IDS, strict=True) if t[0] is not LogName.TABLES],
+)
+def test_a_hostile_tenant_stays_one_literal_in_every_query(
+    name: LogName, mode: LogMode, requests: RequestLog
+):
     benign = render(
         LogQuery(name, SPAN, level=KeyLevel.KEY, tenant=Key.of("acme"), top=50),
         mode,
         resource_id=RESOURCE_ID,
         database="memory",
         container="turns",
+        requests=requests,
     )
     for value in HOSTILE:
         text = render(
@@ -163,6 +179,7 @@ def test_a_hostile_tenant_stays_one_literal_in_every_query(name: LogName, mode: 
             resource_id=RESOURCE_ID,
             database=value,
             container=value,
+            requests=requests,
         )
         assert skeleton(text) == skeleton(benign)
         assert p_tenant(text) == [value]
@@ -227,10 +244,11 @@ def stages(text: str) -> list[str]:
     return parts
 
 
-@pytest.mark.parametrize("name", list(LogName))
-@pytest.mark.parametrize("mode", list(LogMode))
-def test_every_text_aggregates_and_ends_in_a_bound(name: LogName, mode: LogMode):
-    text = query_text(name, mode)
+@pytest.mark.parametrize(("name", "mode", "requests"), TEXTS, ids=TEXT_IDS)
+def test_every_text_aggregates_and_ends_in_a_bound(
+    name: LogName, mode: LogMode, requests: RequestLog
+):
+    text = query_text(name, mode, requests)
     final = [" ".join(stage.split()) for stage in stages(text)]
     # ``top`` takes exactly one sort key (Kusto.Language ParseTopOperator); ordering by
     # two is ``sort by … | take``.
@@ -238,7 +256,14 @@ def test_every_text_aggregates_and_ends_in_a_bound(name: LogName, mode: LogMode)
     sorted_cut = final[-1] == "take p_top" and re.fullmatch(
         r"sort by \w+ (desc|asc)(, \w+ (desc|asc))+", final[-2]
     )
-    assert one_key or sorted_cut, final[-2:]
+    # Or one row by construction: a summarize with no group-by, then only columns made.
+    last = max((i for i, stage in enumerate(final) if stage.startswith("summarize ")), default=None)
+    one_row = (
+        last is not None
+        and " by " not in final[last]
+        and all(stage.startswith(("extend ", "project ")) for stage in final[last + 1 :])
+    )
+    assert one_key or sorted_cut or one_row, final[-2:]
     assert "summarize" in text  # aggregated in Log Analytics: never raw rows
     assert len(re.findall(r"\b(take|limit)\b", text)) == (1 if sorted_cut else 0)
     used = set(re.findall(r"\bp_\w+", text))
@@ -250,14 +275,19 @@ def test_every_text_aggregates_and_ends_in_a_bound(name: LogName, mode: LogMode)
         "p_has_tenant",
         "p_tenant",
         "p_top",
+        "p_console",
+        "p_requests",  # the aggregated texts: the table, its interval
+        "p_bin",
+        "p_minutes",
     }
     assert "p_resource_id" in used  # never another account's rows in a shared workspace
 
 
-@pytest.mark.parametrize("name", list(LogName))
-@pytest.mark.parametrize("mode", list(LogMode))
-def test_every_text_says_the_columns_the_contract_fixes(name: LogName, mode: LogMode):
-    path = queries_root() / "kql" / f"{text_name(name, mode)}.kql"
+@pytest.mark.parametrize(("name", "mode", "requests"), TEXTS, ids=TEXT_IDS)
+def test_every_text_says_the_columns_the_contract_fixes(
+    name: LogName, mode: LogMode, requests: RequestLog
+):
+    path = queries_root() / "kql" / f"{text_name(name, mode, requests)}.kql"
     raw = path.read_text(encoding="utf-8")
     line = next(line for line in raw.splitlines() if line.startswith("// Columns: "))
     assert tuple(line.removeprefix("// Columns: ").split(", ")) == LOG_COLUMNS[name]
@@ -287,14 +317,13 @@ def test_legacy_texts_read_the_suffixed_columns_defensively():
 _CUT = re.compile(r"\b(top|take|limit|sample|top-nested)\b")
 
 
-@pytest.mark.parametrize("name", list(LogName))
-@pytest.mark.parametrize("mode", list(LogMode))
-def test_a_cut_table_used_twice_is_materialized(name: LogName, mode: LogMode):
+@pytest.mark.parametrize(("name", "mode", "requests"), TEXTS, ids=TEXT_IDS)
+def test_a_cut_table_used_twice_is_materialized(name: LogName, mode: LogMode, requests: RequestLog):
     """A ``let`` is evaluated again wherever it is named, and a top-N with ties at the
     cut-off may keep different rows each time: joined with itself, keys drop out. A
     cut table named more than once is ``materialize``d (computed once, the same rows
     everywhere)."""
-    found = statements(query_text(name, mode))
+    found = statements(query_text(name, mode, requests))
     for n, statement in enumerate(found):
         let = re.fullmatch(r"\s*let\s+(\w+)\s*=\s*(.*)", statement, re.DOTALL)
         if let is None or not _CUT.search(let.group(2)):
@@ -308,5 +337,112 @@ def test_a_cut_table_used_twice_is_materialized(name: LogName, mode: LogMode):
 def test_every_kql_file_is_a_question_in_one_mode():
     root = queries_root() / "kql"
     files = {str(p.relative_to(root).with_suffix("")) for p in Path(root).rglob("*.kql")}
-    expected = {text_name(n, m) for n in LogName for m in LogMode}
+    expected = {text_name(n, m, r) for n, m, r in TEXTS}
     assert files == expected
+
+
+@pytest.mark.parametrize("mode", list(LogMode))
+def test_429s_count_distinct_requests_not_log_rows(mode: LogMode):
+    """As Microsoft's own 429 query does (``dcountif(ActivityId, StatusCode == 429)``):
+    a request logged more than once, or joined to several RU-log rows, is one request."""
+    keys = " ".join(query_text(LogName.KEY_THROTTLES, mode).split())
+    assert "Requests = dcount(ActivityId)" in keys
+    assert "Throttled = dcountif(ActivityId, StatusCode == 429)" in keys
+    totals = " ".join(query_text(LogName.REQUEST_TOTALS, mode).split())
+    assert "Requests = dcountif(ActivityId, not(Console))" in totals
+    assert "Throttled = dcountif(ActivityId, not(Console) and StatusCode == 429)" in totals
+    for text in (keys, totals):
+        assert not re.search(r"(?<!d)count(if)?\(", text)
+    throttles = " ".join(query_text(LogName.THROTTLES, mode).split())
+    assert "Throttled = dcount(ActivityId)" in throttles
+    # The 429s no RU-log row names a key for: every request kept (a left outer join).
+    assert "join kind=leftouter keyed on ActivityId" in totals
+    assert (
+        "Unattributed = dcountif(ActivityId, not(Console) and StatusCode == 429 and isnull(Keyed))"
+    ) in totals
+
+
+@pytest.mark.parametrize("mode", list(LogMode))
+def test_the_request_logs_partition_is_its_guid_not_a_range_id(mode: LogMode):
+    """CDBDataPlaneRequests.PartitionId (partitionId_g) is the physical partition's GUID;
+    the RU log's PartitionKeyRangeId is another id: never one "Partition" column."""
+    text = query_text(LogName.THROTTLES, mode)
+    assert "Partition =" not in text and "PartitionId" in text
+    for name in (LogName.KEY_USAGE, LogName.PARTITION_USAGE):
+        assert "PartitionId" not in query_text(name, mode).replace("PartitionIds", "")
+
+
+@pytest.mark.parametrize(("name", "mode", "requests"), TEXTS, ids=TEXT_IDS)
+def test_the_consoles_own_requests_are_left_out_of_the_request_log(
+    name: LogName, mode: LogMode, requests: RequestLog
+):
+    """Every text that reads the request log (CDBDataPlaneRequests, its aggregated
+    tables, or the DataPlaneRequests rows of AzureDiagnostics) sets the console's own
+    requests — their UserAgent carries ``cosmem/`` — apart from the application's."""
+    text = query_text(name, mode, requests)
+    reads_requests = (
+        "CDBDataPlaneRequests" in text
+        or '"DataPlaneRequests"' in text
+        or requests is not PER_REQUEST
+    )
+    if name is LogName.TABLES or not reads_requests:
+        return
+    field = "UserAgent" if mode is LogMode.RESOURCE_SPECIFIC else 'column_ifexists("userAgent_s"'
+    assert re.search(rf"{re.escape(field)}[^\n]*contains p_console", text), name
+    rendered_text = render(
+        LogQuery(name, SPAN),
+        mode,
+        resource_id=RESOURCE_ID,
+        database=None,
+        container=None,
+        requests=requests,
+    )
+    assert 'let p_console = "cosmem/";' in rendered_text
+
+
+@pytest.mark.parametrize("requests", [r for r in RequestLog if r is not PER_REQUEST])
+def test_an_aggregated_request_log_is_a_parameter_of_the_consoles_own(requests: RequestLog):
+    """The aggregated texts read the table ``p_requests`` names, set by the console from
+    its own enum (never a value from outside), with its interval; the questions they
+    cannot answer keep their per-request text."""
+    text = render(
+        LogQuery(LogName.THROTTLES, SPAN),
+        RS,
+        resource_id=RESOURCE_ID,
+        database=None,
+        container=None,
+        requests=requests,
+    )
+    table = f"CDBDataPlaneRequests{requests.value}"
+    assert f"let p_requests = {table};" in text
+    assert f"let p_bin = {requests.minutes}m;" in text
+    assert f"let p_minutes = {requests.minutes};" in text
+    assert text.endswith(query_text(LogName.THROTTLES, RS, requests) + "\n")
+    keys = render(
+        LogQuery(LogName.KEY_THROTTLES, SPAN),
+        RS,
+        resource_id=RESOURCE_ID,
+        database=None,
+        container=None,
+        requests=requests,
+    )
+    assert "p_requests" not in keys  # per key needs activity ids: the per-request text
+    assert keys.endswith(query_text(LogName.KEY_THROTTLES, RS) + "\n")
+
+
+@pytest.mark.parametrize("name", sorted(AGGREGATED))
+def test_the_aggregated_texts_count_requests_as_the_table_reference_names_them(name: LogName):
+    """RequestCount is the table reference's column (learn "CDBDataPlaneRequests5M");
+    the how-to's queries sum a SampleCount it does not list: tried only where
+    RequestCount is absent, and both named in tables.json with their sources."""
+    text = query_text(name, RS, RequestLog.AGGREGATED_5M)
+    assert (
+        'coalesce(column_ifexists("RequestCount", real(null)), '
+        'column_ifexists("SampleCount", real(null)))'
+    ) in text
+    tables = json.loads(TABLES_FILE.read_text(encoding="utf-8"))["tables"]
+    for table in ("CDBDataPlaneRequests5M", "CDBDataPlaneRequests15M"):
+        assert tables[table]["columns"]["RequestCount"] == "real"
+        assert "SampleCount" not in tables[table]["columns"]
+        assert tables[table]["console_fallbacks"] == {"SampleCount": "real"}
+        assert "monitor-aggregated-logs" in tables[table]["console_fallbacks_source"]

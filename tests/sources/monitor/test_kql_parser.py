@@ -20,8 +20,18 @@ import pytest
 
 from cosmem_tui.model import Key
 from cosmem_tui.model.telemetry import LOG_COLUMNS, KeyLevel, LogName, LogQuery, Span
-from cosmem_tui.sources.monitor.kql import MAX_TOP, LogMode, query_text, render
+from cosmem_tui.sources.monitor.kql import (
+    AGGREGATED as AGGREGATED_NAMES,
+)
+from cosmem_tui.sources.monitor.kql import (
+    MAX_TOP,
+    LogMode,
+    RequestLog,
+    query_text,
+    render,
+)
 from tests.kusto.checker import (
+    AGGREGATED,
     AZURE_DIAGNOSTICS,
     AZURE_DIAGNOSTICS_BARE,
     AZURE_DIAGNOSTICS_FALLBACKS,
@@ -92,18 +102,30 @@ def shapes() -> list[Shape]:
     return found
 
 
-def rendered(name: LogName, mode: LogMode, shape: Shape) -> str:
+def rendered(
+    name: LogName, mode: LogMode, shape: Shape, requests: RequestLog = RequestLog.PER_REQUEST
+) -> str:
     database, container = PLACES[shape.place]
     query = LogQuery(name, SPAN, level=shape.level, tenant=TENANTS[shape.tenant], top=shape.top)
-    return render(query, mode, resource_id=RESOURCE_ID, database=database, container=container)
+    return render(
+        query,
+        mode,
+        resource_id=RESOURCE_ID,
+        database=database,
+        container=container,
+        requests=requests,
+    )
 
 
-def workspaces(name: LogName, mode: LogMode) -> tuple[str, ...]:
+def workspaces(name: LogName, mode: LogMode, requests: RequestLog) -> tuple[str, ...]:
     """The workspace shapes a text can be sent to: a mode's texts go where its tables
-    are (with or without the other kind beside them); the tables probe goes everywhere."""
+    are (with or without the other kind beside them); the tables probe goes everywhere;
+    an aggregated request log's texts wherever its tables are, alone or not."""
     legacy = (AZURE_DIAGNOSTICS, AZURE_DIAGNOSTICS_BARE, AZURE_DIAGNOSTICS_FALLBACKS)
     if name is LogName.TABLES:
-        return (WORKSPACE, RESOURCE_SPECIFIC, *legacy)
+        return (WORKSPACE, RESOURCE_SPECIFIC, AGGREGATED, *legacy)
+    if requests is not RequestLog.PER_REQUEST:
+        return (WORKSPACE, RESOURCE_SPECIFIC, AGGREGATED)
     if mode is LogMode.RESOURCE_SPECIFIC:
         return (WORKSPACE, RESOURCE_SPECIFIC)
     return (WORKSPACE, *legacy)
@@ -116,7 +138,15 @@ EXPECTED_WARNINGS = {
     (LogName.TABLES, "KS205"),  # "The fuzzy name '…' does not refer to any known … table"
 }
 
-QUESTIONS = [(name, mode) for name in LogName for mode in LogMode]
+# Every text: each question in each mode, and the ones the aggregated request logs
+# answer from each of them (one text, the table a parameter).
+QUESTIONS = [(name, mode, RequestLog.PER_REQUEST) for name in LogName for mode in LogMode] + [
+    (name, LogMode.RESOURCE_SPECIFIC, requests)
+    for name in sorted(AGGREGATED_NAMES)
+    for requests in RequestLog
+    if requests is not RequestLog.PER_REQUEST
+]
+IDS = [f"{n}-{m}" + ("" if r is RequestLog.PER_REQUEST else f"-{r}") for n, m, r in QUESTIONS]
 
 
 def problems(name: LogName, text: str, checked: Checked) -> list[str]:
@@ -127,18 +157,20 @@ def problems(name: LogName, text: str, checked: Checked) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize(("name", "mode"), QUESTIONS, ids=[f"{n}-{m}" for n, m in QUESTIONS])
+@pytest.mark.parametrize(("name", "mode", "requests"), QUESTIONS, ids=IDS)
 def test_every_rendered_text_parses_and_type_checks(
-    kusto: KustoChecker, name: LogName, mode: LogMode
+    kusto: KustoChecker, name: LogName, mode: LogMode, requests: RequestLog
 ):
     """Every parameter shape in a workspace with every table, and the base shape in
     every kind of workspace the text can be sent to (which tables exist decides what
     resolves; the parameters do not)."""
     checks = [(shape, WORKSPACE) for shape in shapes()]
-    checks += [(BASE, database) for database in workspaces(name, mode) if database != WORKSPACE]
+    checks += [
+        (BASE, database) for database in workspaces(name, mode, requests) if database != WORKSPACE
+    ]
     failures: dict[str, list[str]] = {}
     for shape, database in checks:
-        text = rendered(name, mode, shape)
+        text = rendered(name, mode, shape, requests)
         found = problems(name, text, kusto.check(text, database))
         if found:
             failures[f"{shape.label} in {database}"] = found
@@ -147,14 +179,14 @@ def test_every_rendered_text_parses_and_type_checks(
     )
 
 
-@pytest.mark.parametrize(("name", "mode"), QUESTIONS, ids=[f"{n}-{m}" for n, m in QUESTIONS])
+@pytest.mark.parametrize(("name", "mode", "requests"), QUESTIONS, ids=IDS)
 def test_the_result_has_the_contracts_columns_and_types(
-    kusto: KustoChecker, name: LogName, mode: LogMode
+    kusto: KustoChecker, name: LogName, mode: LogMode, requests: RequestLog
 ):
     """What Log Analytics would hand back: ``LOG_COLUMNS`` in order, typed as the fake
     workspace answers (so the fake's rows are the shape the real query returns)."""
     for level in KeyLevel:
-        text = rendered(name, mode, Shape(level, "none", 100, "container"))
+        text = rendered(name, mode, Shape(level, "none", 100, "container"), requests)
         checked = kusto.check(text, WORKSPACE)
         assert [c for c, _ in checked.columns] == list(LOG_COLUMNS[name]), text
         for column, kind in checked.columns:

@@ -27,7 +27,7 @@ from cosmem_tui.model.telemetry import (
 )
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.simulated import SimulatedTelemetry, Workload, WorkloadKey, WorkloadShape
-from cosmem_tui.sources.simulated.logs import LOG_LAG_S
+from cosmem_tui.sources.simulated.logs import LOG_LAG_S, physical_partition_id
 from cosmem_tui.sources.simulated.workspace_keys import read_keys
 from tests.sources.simulated.conftest import BURST, START, main_partition
 from tests.telemetry.conftest import console_metric_queries
@@ -142,9 +142,12 @@ async def test_the_hot_partition_starts_throttling_when_the_burst_does(
     assert (top_tenant["Key"], top_tenant["Partition"]) == (Workload.tenant_text(hot), home)
     per_partition = Counter[str]()
     for row in throttles.table.records():
-        per_partition[row["Partition"]] += row["Throttled"]
+        per_partition[row["PartitionId"]] += row["Throttled"]
         assert row["TimeGenerated"] >= BURST - 60  # nothing before the burst's minute
-    assert per_partition.most_common(1)[0][0] == home
+    # The request log names the physical partition by its GUID, never the range id.
+    names = source.workspace.container
+    home_guid = physical_partition_id(names.database, names.container, home)
+    assert home_guid != home and per_partition.most_common(1)[0][0] == home_guid
 
 
 async def test_drilling_into_a_tenant_adds_up_to_the_tenant(
