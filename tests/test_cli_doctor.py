@@ -213,9 +213,12 @@ async def test_beside_azure_monitor_every_read_is_in_one_ledger(fake_gateway, tm
     finally:
         await session.close()
     rows = by_capability(out.getvalue())
-    # The probes answered, so browsing works — degraded by what ARM says of the account.
+    # The probes answered, so browsing works — degraded by what ARM says of the account
+    # (priority-based execution off; partition merge on is only a note: the SDK
+    # declares merge support).
     assert rows["browse"]["verdict"] == "degraded"
-    assert "any Python SDK" in rows["browse"]["evidence"]
+    assert "priority-based execution: off" in rows["browse"]["evidence"]
+    assert "merge" not in rows["browse"]["evidence"]
     assert rows["throughput"]["verdict"] == "works"
     assert rows["hot-tenants"]["verdict"] == "works"
     assert (
