@@ -118,14 +118,12 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
     async def ask(self) -> HotKeysReport:
         service = hot_keys_of(self.session)
         assert service is not None
-        return await service.report(self.window, level=self.level, tenant=self.tenant)
+        return await service.report(
+            self.window, level=self.level, tenant=self.tenant, region=self.chosen_region
+        )
 
     def asked(self, report: HotKeysReport) -> bool:
-        return (
-            report.window is self.window
-            and report.level is self.level
-            and report.tenant == self.tenant
-        )
+        return super().asked(report) and report.level is self.level and report.tenant == self.tenant
 
     def unconfigured(self) -> None:
         self.query_one("#headline", Line1).say(Text("no telemetry configured", "bold"))
@@ -172,6 +170,8 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         headline.set_class(hot, "bad")
         headline.say(Text(("⚠ " if hot else "") + one_line(report.headline)))
         parts = [source_text(report.source)]
+        if len(report.regions) > 1 and report.region:
+            parts.append(f"region {report.region} ({report.region_note})")
         parts.append(f"{LOG_LAG}: data as of {utc(report.data_as_of, seconds=True)}")
         parts.append(f"{report.total_ru:,.0f} RU in {report.window.label}")
         if report.partitions:

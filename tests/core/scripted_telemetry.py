@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from cosmem_tui.model.telemetry import (
+    AccountFacts,
     LogAnswer,
     LogQuery,
     MetricAnswer,
@@ -16,6 +17,9 @@ from cosmem_tui.model.telemetry import (
     TelemetryAbout,
 )
 from cosmem_tui.sources.gateway import Gateway
+
+# An account in one region, whose offer ARM did not tell (the metrics stand in).
+ONE_REGION = AccountFacts(regions=("East US",), write_region="East US")
 
 
 class ScriptedTelemetry:
@@ -25,9 +29,12 @@ class ScriptedTelemetry:
         metrics: Callable[[MetricQuery], MetricAnswer] | None = None,
         logs: Callable[[LogQuery], LogAnswer] | None = None,
         min_refresh_s: float = 60.0,
+        account: AccountFacts = ONE_REGION,
     ) -> None:
         self._metrics = metrics or (lambda q: MetricAnswer(q))
         self._logs = logs or (lambda q: LogAnswer(q))
+        self.facts = account
+        self.accounts_asked = 0
         self._about = TelemetryAbout(label="scripted", simulated=True, min_refresh_s=min_refresh_s)
         self._gateway = Gateway()
         self.asked: list[MetricQuery | LogQuery] = []
@@ -47,6 +54,10 @@ class ScriptedTelemetry:
     async def logs(self, queries: Sequence[LogQuery]) -> list[LogAnswer]:
         self.asked.extend(queries)
         return [self._logs(q) for q in queries]
+
+    async def account(self, database: str | None, container: str | None) -> AccountFacts:
+        self.accounts_asked += 1
+        return self.facts
 
     async def close(self) -> None:
         return None

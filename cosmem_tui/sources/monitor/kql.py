@@ -4,7 +4,8 @@ Texts live in ``queries/kql/`` (resource-specific tables) and
 ``queries/kql/azurediagnostics/`` (the legacy ``AzureDiagnostics`` table), one per
 ``LogName``. Each reads its parameters from ``let`` statements that ``render`` puts in
 front of it (``p_resource_id``, ``p_database``, ``p_container``, ``p_by_tenant``,
-``p_has_tenant``, ``p_tenant``, ``p_top``): values are never spliced into the text
+``p_has_tenant``, ``p_tenant``, ``p_top``, ``p_region``: the region whose rows count,
+as ``region_key`` spells it, or empty for every region): values are never spliced into the text
 itself, and every string goes through ``kql_string``, so a hostile tenant name stays
 one string literal. Plain text work, no SDK.
 """
@@ -123,6 +124,7 @@ def render(
         ("p_has_tenant", "true" if query.tenant is not None else "false"),
         ("p_tenant", kql_dynamic(tenant)),
         ("p_top", str(int(query.top))),
+        ("p_region", kql_string(query.region or "")),
     ]
     preamble = "".join(f"let {name} = {value};\n" for name, value in lets)
     return preamble + query_text(query.name, mode) + "\n"

@@ -150,7 +150,7 @@ def p_tenant(text: str) -> object:
 @pytest.mark.parametrize("mode", list(LogMode))
 def test_a_hostile_tenant_stays_one_literal_in_every_query(name: LogName, mode: LogMode):
     benign = render(
-        LogQuery(name, SPAN, level=KeyLevel.KEY, tenant=Key.of("acme"), top=50),
+        LogQuery(name, SPAN, level=KeyLevel.KEY, tenant=Key.of("acme"), top=50, region="eastus"),
         mode,
         resource_id=RESOURCE_ID,
         database="memory",
@@ -158,7 +158,7 @@ def test_a_hostile_tenant_stays_one_literal_in_every_query(name: LogName, mode: 
     )
     for value in HOSTILE:
         text = render(
-            LogQuery(name, SPAN, level=KeyLevel.KEY, tenant=Key.of(value), top=50),
+            LogQuery(name, SPAN, level=KeyLevel.KEY, tenant=Key.of(value), top=50, region=value),
             mode,
             resource_id=RESOURCE_ID,
             database=value,
@@ -250,6 +250,7 @@ def test_every_text_aggregates_and_ends_in_a_bound(name: LogName, mode: LogMode)
         "p_has_tenant",
         "p_tenant",
         "p_top",
+        "p_region",
     }
     assert "p_resource_id" in used  # never another account's rows in a shared workspace
 
