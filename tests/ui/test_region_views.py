@@ -4,10 +4,14 @@ shows the other, and no number is the two regions' sum against one region's RU/s
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from cosmem_tui import cli
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.ui.hot import HotScreen
 from cosmem_tui.ui.throughput import ThroughputScreen
@@ -20,7 +24,7 @@ from tests.sources.monitor.azure_fake import (
     metrics_body,
 )
 from tests.sources.monitor.test_logs import Workspace
-from tests.test_cli_telemetry import NOW
+from tests.test_cli_telemetry import NOW, args, session_over
 from tests.ui.conftest import settle
 from tests.ui.test_telemetry_views import status, text_of
 from tests.ui.test_views_over_azure_monitor import over_azure
@@ -178,3 +182,25 @@ async def test_the_hot_view_reads_the_logs_of_the_region_shown(demo_path: Path):
         await settle(pilot)
         assert "region East US (chosen)" in text_of(app, "#source")
         assert regions_asked() == {"eastus"}
+
+
+async def test_the_command_line_chooses_the_region_with_region_view(
+    capsys: pytest.CaptureFixture[str],
+):
+    fake, _ = two_regions()
+    session = await session_over(fake, region=None, workspace_id=None)
+    try:
+        status = await cli._cmd_throttle(
+            session, args("throttle", region_view="eastus"), io.StringIO()
+        )
+        default = await cli._cmd_throttle(session, args("throttle"), io.StringIO())
+    finally:
+        await session.close()
+    assert status == default == cli.EXIT_OK
+    east, west = [line for line in capsys.readouterr().err.splitlines() if "busiest" in line]
+    assert "East US (chosen): no 429s in 15m" in east and "1,000 of 4,000 RU/s" in east
+    assert "West US (write region): 9 × 429" in west and "3,000 of 4,000 RU/s" in west
+    parser = cli.build_parser()
+    parsed = parser.parse_args(["throttle", "--region-view", "West US"])
+    assert parsed.region_view == "West US"
+    assert parser.parse_args(["hot", "--region-view", "eastus"]).region_view == "eastus"

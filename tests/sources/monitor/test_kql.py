@@ -311,3 +311,26 @@ def test_every_kql_file_is_a_question_in_one_mode():
     files = {str(p.relative_to(root).with_suffix("")) for p in Path(root).rglob("*.kql")}
     expected = {text_name(n, m) for n in LogName for m in LogMode}
     assert files == expected
+
+
+REGIONAL = (LogName.KEY_USAGE, LogName.PARTITION_USAGE, LogName.THROTTLES, LogName.KEY_THROTTLES)
+
+
+@pytest.mark.parametrize("name", REGIONAL)
+@pytest.mark.parametrize("mode", list(LogMode))
+def test_every_usage_text_reads_one_region_when_asked(name: LogName, mode: LogMode):
+    """RU/s is provisioned per region: a text that sums RU or counts requests keeps only
+    the rows of ``p_region`` (when set), once for each table it reads, comparing the
+    region as ``region_key`` spells it ("East US" is "eastus")."""
+    text = query_text(name, mode)
+    tables = 2 if name is LogName.KEY_THROTTLES and mode is LogMode.RESOURCE_SPECIFIC else 1
+    filters = re.findall(r"where isempty\(p_region\) or replace_string\(tolower\(", text)
+    assert len(filters) == tables, text
+    rendered_text = render(
+        LogQuery(name, SPAN, region="eastus"),
+        mode,
+        resource_id=RESOURCE_ID,
+        database=None,
+        container=None,
+    )
+    assert 'let p_region = "eastus";' in rendered_text
