@@ -37,6 +37,7 @@ from cosmem_tui.model.telemetry import (
     LOG_COLUMNS,
     NORMALIZED_RU,
     PROVISIONED_THROUGHPUT,
+    AccountFacts,
     LogAnswer,
     LogName,
     LogQuery,
@@ -51,6 +52,7 @@ from cosmem_tui.model.telemetry import (
 from cosmem_tui.sources.gateway import Gateway
 
 PARTITIONS = 16
+ONE_REGION = AccountFacts(regions=("East US",), write_region="East US")
 
 
 class SyntheticTelemetry:
@@ -100,6 +102,9 @@ class SyntheticTelemetry:
 
     async def logs(self, queries: Sequence[LogQuery]) -> list[LogAnswer]:
         return [self._log(q) for q in queries]
+
+    async def account(self, database: str | None, container: str | None) -> AccountFacts:
+        return ONE_REGION
 
     def _log(self, q: LogQuery) -> LogAnswer:
         # The tables are made once (as the service's JSON would arrive): making them is

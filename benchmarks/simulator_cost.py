@@ -41,7 +41,8 @@ from cosmem_tui.model.telemetry import (
     OPERATION_TYPE,
     PARTITION_KEY_RANGE,
     PROVISIONED_THROUGHPUT,
-    SERVER_LATENCY,
+    SERVER_LATENCY_DIRECT,
+    SERVER_LATENCY_GATEWAY,
     STATUS_CODE,
     TOTAL_REQUEST_UNITS,
     TOTAL_REQUESTS,
@@ -79,7 +80,9 @@ def metric_queries(span: Span) -> list[MetricQuery]:
         MetricQuery(
             "capacity", (PROVISIONED_THROUGHPUT, AUTOSCALE_MAX_THROUGHPUT), "Maximum", 300, span
         ),
-        MetricQuery("latency", (SERVER_LATENCY,), "Average", 60, span),
+        MetricQuery(
+            "latency", (SERVER_LATENCY_GATEWAY, SERVER_LATENCY_DIRECT), "Average", 60, span
+        ),
     ]
 
 

@@ -195,6 +195,15 @@ def _window_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _region_view_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--region-view",
+        metavar="REGION",
+        help='the region whose load to show ("West US" or westus; default the write '
+        "region): RU/s is provisioned per region, so regions are never added up",
+    )
+
+
 def _monitor_options(parser: argparse.ArgumentParser, *, suppress: bool = True) -> None:
     monitor = parser.add_argument_group(
         "Azure Monitor (hot and throttle need only these, not a Cosmos endpoint)"
@@ -327,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
         "metrics (simulated on the demo)",
     )
     _window_option(throttle)
+    _region_view_option(throttle)
     _monitor_options(throttle)
     _source_options(throttle, suppress=True)
     _output_options(throttle)
@@ -356,6 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"at most N keys, cut where the logs are (default {DEFAULT_KEYS_TOP:,})",
     )
     _window_option(hot)
+    _region_view_option(hot)
     _monitor_options(hot)
     _source_options(hot, suppress=True)
     _output_options(hot)
@@ -953,7 +964,7 @@ async def _cmd_throttle(session: Session, args: argparse.Namespace, out: TextIO)
         raise CliError(NO_TELEMETRY)
     from cosmem_tui.core.throughput import series_rows  # loaded by the command that uses it
 
-    report = await service.report(args.window)
+    report = await service.report(args.window, region=getattr(args, "region_view", None))
     with Output(args.format, records.THROUGHPUT_FIELDS, records.THROUGHPUT_FIELDS, out) as output:
         for row in series_rows(report):
             output.write(row)
@@ -1003,7 +1014,11 @@ async def _cmd_hot(session: Session, args: argparse.Namespace, out: TextIO) -> i
         readings = Key.readings(args.tenant)
     for tenant in readings:
         report = await service.report(
-            args.window, level=KeyLevel(args.level), tenant=tenant, top=args.top
+            args.window,
+            level=KeyLevel(args.level),
+            tenant=tenant,
+            top=args.top,
+            region=getattr(args, "region_view", None),
         )
         if report.rows:
             break

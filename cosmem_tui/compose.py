@@ -444,8 +444,10 @@ async def _monitor_for_cosmos(
     transport: Any,
 ) -> tuple[dict[str, Any], list[Callable[[], Awaitable[None]]], list[str]]:
     """Azure Monitor beside the container: the same credential when it is a token one
-    (a key cannot sign metrics calls: Entra ID then, on its own), the account's region
-    from the Cosmos metadata, and the metrics filtered to the container being read."""
+    (a key cannot sign metrics calls: Entra ID then, on its own), the Cosmos write
+    region as the fallback for the metrics host when ARM cannot be read (ARM's location
+    comes first: metrics live where the resource lives), and the metrics filtered to the
+    container being read."""
     from cosmem_tui.core.throughput import Container
     from cosmem_tui.sources.cosmos.auth import build_token_credential
     from cosmem_tui.sources.cosmos.settings import AuthMode
@@ -457,7 +459,7 @@ async def _monitor_for_cosmos(
         closers.append(lambda: close_credential(token_credential))
     region_hint = None
     if monitor.region is None:
-        with ledger.caused_by("open: the account's region for Azure Monitor"):
+        with ledger.caused_by("open: the account's write region for Azure Monitor"):
             region_hint = await store.account_region()
     telemetry, notes = await _open_monitor(
         monitor, ledger, token_credential, clock, region_hint=region_hint, transport=transport

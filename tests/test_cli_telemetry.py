@@ -35,8 +35,10 @@ NOW = ANCHOR + 30  # half a minute into the minute after ANCHOR
 
 
 def metrics_answer(sent: Sent) -> Reply:
-    """An account at 4,000 RU/s whose busiest minute is 3,000 RU/s, with 429s on Query."""
+    """An account at 4,000 RU/s whose busiest minute is 3,000 RU/s, with 429s on Query,
+    in one region (East US): a split by Region names it."""
     names = sent.params["metricnames"].split(",")
+    region = {"region": "East US"} if "Region eq '*'" in sent.params.get("filter", "") else {}
     start, end = ANCHOR - 15 * 60, ANCHOR
     minutes = [start + 60 * i for i in range(15)]
     body: list[dict[str, Any]] = []
@@ -44,7 +46,7 @@ def metrics_answer(sent: Sent) -> Reply:
         if name == "TotalRequestUnits":
             points = [(at, {"total": 60_000.0}) for at in minutes[:-1]]
             points.append((minutes[-1], {"total": 180_000.0}))
-            body.append(metric(name, "Count", [({}, points)]))
+            body.append(metric(name, "Count", [(region, points)]))
         elif name == "TotalRequests" and "StatusCode eq '429'" in sent.params["filter"]:
             body.append(
                 metric(name, "Count", [({"operationtype": "Query"}, [(minutes[-1], {"count": 7})])])
@@ -55,8 +57,11 @@ def metrics_answer(sent: Sent) -> Reply:
                     name,
                     "Count",
                     [
-                        ({"statuscode": "200"}, [(at, {"count": 100.0}) for at in minutes]),
-                        ({"statuscode": "429"}, [(minutes[-1], {"count": 7.0})]),
+                        (
+                            {"statuscode": "200", **region},
+                            [(at, {"count": 100.0}) for at in minutes],
+                        ),
+                        ({"statuscode": "429", **region}, [(minutes[-1], {"count": 7.0})]),
                     ],
                 )
             )
@@ -75,8 +80,10 @@ def metrics_answer(sent: Sent) -> Reply:
             body.append(metric(name, "Count", [({}, [(minutes[-5], {"maximum": 4000.0})])]))
         elif name == "AutoscaleMaxThroughput":
             body.append(metric(name, "Count", []))
-        elif name == "ServerSideLatencyDirect":
+        elif name == "ServerSideLatencyGateway":
             body.append(metric(name, "MilliSeconds", [({}, [(minutes[-1], {"average": 4.5})])]))
+        elif name == "ServerSideLatencyDirect":  # no .NET or Java client: no direct mode
+            body.append(metric(name, "MilliSeconds", []))
         else:
             raise AssertionError(name)
     return Reply(200, metrics_body(start, end, *body))
@@ -173,7 +180,7 @@ async def test_throttle_prints_every_series_point(capsys: pytest.CaptureFixture[
 
     rows = json.loads(out.getvalue())
     assert status == cli.EXIT_OK
-    throttled = [r for r in rows if r["dimension"] == "statuscode=429"]
+    throttled = [r for r in rows if r["dimension"] == "region=East US,statuscode=429"]
     assert [r["value"] for r in throttled if r["value"] is not None] == [7.0]
     ru = [r for r in rows if r["metric"] == "TotalRequestUnits.Total" and r["value"]]
     assert ru[-1]["value"] == 180_000.0  # raw Total per minute, as Azure gives it
@@ -213,13 +220,16 @@ async def test_a_metrics_endpoint_answers_where_arm_cannot_be_reached(
     finally:
         await session.close()
     err = capsys.readouterr().err
-    assert "region" not in err and "Resource Manager" not in err
+    assert "region is unknown" not in err  # the metrics host needs no region
+    # ARM is still asked what only it says (regions, the offer): one line says what
+    # is unknown, and the ProvisionedThroughput metric stands in for the offer
+    (arm,) = [line for line in err.splitlines() if "Resource Manager" in line]
+    assert arm.startswith("cosmem: arm: account: the account's regions and throughput")
     if command == "hot":  # every part answered: the budget too (provisioned, from metrics)
         assert json.loads(out.getvalue())[0]["partition_share"] == 0.1
-        assert status == cli.EXIT_PARTIAL and "top 2 of 57 keys" in err  # the fake's cut
-    else:
-        assert status == cli.EXIT_OK
-    assert fake.requests_to("arm") == []  # an explicit metrics host needs no ARM
+        assert "top 2 of 57 keys" in err  # the fake's cut
+    assert status == cli.EXIT_PARTIAL
+    assert len(fake.requests_to("arm")) == 3  # one read (azure-core's retries) per command
     assert {s.host for s in fake.requests_to("metrics")} == {"metrics.privatelink.example"}
 
 

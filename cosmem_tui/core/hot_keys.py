@@ -15,6 +15,14 @@ throughput from metrics, into the rows of the hot-keys table:
 * the headline names the table's first row with its share of its partition ("contoso =
   63 % of RU on partition 2"), and the key that takes most of the busiest partition
   when that is another one.
+
+RU/s is provisioned per region, so every number is one region's: the logs are read in
+the region the view shows (``core/regions.py``: the write region unless another was
+asked for), and the partitions' budget is that region's. The offer is the account's
+(ARM): a shared database's RU/s and partitions are the database's (its other
+containers spend them too), a serverless account has no budget to compare with, and a
+region that cannot be told apart leaves BUDGET blank rather than compare several
+regions' RU with one region's RU/s.
 """
 
 from __future__ import annotations
@@ -27,14 +35,23 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from cosmem_tui.core.partition_ranges import current_ranges
+from cosmem_tui.core.regions import RegionView, busiest, choose, seen_regions
 from cosmem_tui.core.telemetry_reader import TelemetryReader, span_ending
-from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, Container, latest_value
+from cosmem_tui.core.throughput import (
+    CAPACITY,
+    NORMALIZED_BY_RANGE,
+    RU,
+    Container,
+    latest_value,
+)
 from cosmem_tui.core.throughput import metric_plan as throughput_plan
 from cosmem_tui.model import Clock, InvalidKey, Key, Kind, RequestCharge
 from cosmem_tui.model.telemetry import (
     AUTOSCALE_MAX_THROUGHPUT,
     DEFAULT_KEYS_TOP,
     PROVISIONED_THROUGHPUT,
+    TOTAL_REQUEST_UNITS,
+    AccountFacts,
     HotKeysReport,
     KeyLevel,
     KeyUsage,
@@ -47,6 +64,7 @@ from cosmem_tui.model.telemetry import (
     Span,
     TelemetryAbout,
     TelemetryProblem,
+    ThroughputMode,
     Window,
 )
 from cosmem_tui.model.times import utc_text
@@ -75,6 +93,11 @@ BUSY = 0.8
 # 429s are those the request log and the RU log share an activity id for: "where
 # logged". The others are counted apart (REQUEST_TOTALS' Unattributed), never dropped.
 LOGGED_429 = "429 LOGGED"
+UNKNOWN_REGION_CAVEAT = (
+    "region unknown: the logs of every region together, so BUDGET is left blank (RU/s "
+    "is provisioned per region)"
+)
+SERVERLESS_CAVEAT = "serverless: no provisioned RU/s, so no BUDGET"
 
 
 _DECODER = json.JSONDecoder()
@@ -164,23 +187,29 @@ class HotKeysService:
         level: KeyLevel = KeyLevel.TENANT,
         tenant: Key | None = None,
         top: int | None = None,
+        region: str | None = None,
     ) -> HotKeysReport:
-        """``top``: keys in the table, this once (default: the service's)."""
+        """``top``: keys in the table, this once (default: the service's); ``region``:
+        the region to read (any spelling; None: the write region)."""
         if tenant is not None:
             level = KeyLevel.KEY
         now = self.clock.now()
         span = span_ending(now, window, whole_minutes=False)
-        logs = await self._logs(window, span, level, tenant, top or self.top)
-        capacity = await self._capacity(window, now)
-        # The answers carry their questions (window, level, tenant, top): the same answer
-        # objects are the same question, already joined.
+        facts = await self.reader.account(self.where.database, self.where.container)
+        view, regional = await self._region(window, now, facts, region)
+        logs = await self._logs(window, span, level, tenant, top or self.top, view.key)
+        capacity = await self._capacity(window, now, facts, view)
+        # The answers carry their questions (window, level, tenant, top, region): the same
+        # answer objects are the same question, already joined.
         answers = (
             logs.usage,
             logs.partitions,
             logs.throttles,
             logs.storage,
             logs.totals,
+            *regional,
             *capacity,
+            facts,
         )
         last = self._last
         if last is not None and _same_objects(last[0], answers):
@@ -199,12 +228,32 @@ class HotKeysService:
             capacity,
             key_levels=self.where.key_levels,
             own=own_requests(self.reader.telemetry.gateway.records(), span),
+            facts=facts,
+            view=view,
+            asked=region,
         )
         self._last = (answers, report)
         return report
 
+    async def _region(
+        self, window: Window, now: float, facts: AccountFacts, asked: str | None
+    ) -> tuple[RegionView, list[MetricAnswer]]:
+        """The region to read, and the RU-by-region answer it was chosen from (the same
+        question the throughput view asks first, so the reader answers both once)."""
+        metrics_span = span_ending(now, window, whole_minutes=True)
+        plan = throughput_plan(metrics_span, self.where, mode=facts.offer.mode)
+        regional = await self.reader.metrics(window, [q for q in plan if q.name == RU])
+        seen = seen_regions(regional)
+        return choose(facts, asked, seen, busiest(regional, TOTAL_REQUEST_UNITS)), regional
+
     async def _logs(
-        self, window: Window, span: Span, level: KeyLevel, tenant: Key | None, top: int
+        self,
+        window: Window,
+        span: Span,
+        level: KeyLevel,
+        tenant: Key | None,
+        top: int,
+        region: str | None,
     ) -> _Logs:
         def query(name: LogName, key_level: KeyLevel = level) -> LogQuery:
             return LogQuery(
@@ -215,6 +264,7 @@ class HotKeysService:
                 level=key_level,
                 tenant=tenant,
                 top=top,
+                region=region,
             )
 
         answers = await self.reader.logs(
@@ -228,6 +278,7 @@ class HotKeysService:
                     database=self.where.database,
                     container=self.where.container,
                     top=top,
+                    region=region,
                 ),
                 query(LogName.KEY_THROTTLES),
                 replace(query(LogName.KEY_STORAGE), span=storage_span(span)),
@@ -237,16 +288,21 @@ class HotKeysService:
                     span=span,
                     database=self.where.database,
                     container=self.where.container,
+                    region=region,
                 ),
             ],
         )
         return _Logs(*answers)
 
-    async def _capacity(self, window: Window, now: float) -> list[MetricAnswer]:
+    async def _capacity(
+        self, window: Window, now: float, facts: AccountFacts, view: RegionView
+    ) -> list[MetricAnswer]:
         metrics_span = span_ending(now, window, whole_minutes=True)
         wanted = {CAPACITY, NORMALIZED_BY_RANGE}
-        plan = [q for q in throughput_plan(metrics_span, self.where) if q.name in wanted]
-        return await self.reader.metrics(window, plan)
+        plan = throughput_plan(
+            metrics_span, self.where, region=view.metric_value, mode=facts.offer.mode
+        )
+        return await self.reader.metrics(window, [q for q in plan if q.name in wanted])
 
 
 def build_report(
@@ -260,11 +316,18 @@ def build_report(
     *,
     key_levels: int | None = None,
     own: tuple[tuple[float, float], ...] = (),
+    facts: AccountFacts | None = None,
+    view: RegionView | None = None,
+    asked: str | None = None,
 ) -> HotKeysReport:
     """``key_levels``: the paths of the container's partition key (None: not known);
     ``own``: this session's own requests to the account in the window, ``(at, RU)``
-    each, from its ledger (``own_requests``)."""
-    problems: list[TelemetryProblem] = []
+    each, from its ledger (``own_requests``); ``facts``, ``view``: the account's regions
+    and offer, and the region these logs are of; ``asked``: the region the user chose."""
+    facts = facts or AccountFacts()
+    problems: list[TelemetryProblem] = list(facts.problems)
+    if view is not None and view.problem is not None:
+        problems.append(view.problem)
     for answer in (logs.usage, logs.partitions, logs.throttles, logs.storage, logs.totals):
         if answer.problem is not None and answer.problem not in problems:
             problems.append(answer.problem)
@@ -272,7 +335,14 @@ def build_report(
         if metric.problem is not None:
             problems.append(metric.problem)
 
-    provisioned_ru_s = _provisioned(capacity)
+    offer = facts.offer
+    provisioned_ru_s = offer.ru_s if offer.ru_s is not None else _provisioned(capacity)
+    if offer.mode is ThroughputMode.SERVERLESS:
+        provisioned_ru_s = None
+    region_known = view is not None and view.name is not None
+    if not region_known:
+        # The logs of several regions cannot be held against one region's RU/s.
+        provisioned_ru_s = None
     partition_rows = logs.partitions.table.records() if logs.partitions.table else []
     # The partitions that share the RU/s now: after a split its parent no longer does.
     # The logs have no time to tell a parent from its children: all they name count.
@@ -354,6 +424,19 @@ def build_report(
     console_requests, console_ru = _console_totals(logs.totals)
     note = throttle_note(throttled_total, unattributed)
     caveats = [note, BUDGET_CAVEAT, STORAGE_CAVEAT]
+    if offer.mode is ThroughputMode.SHARED:
+        owner = offer.owner or "the database"
+        caveats.insert(
+            0,
+            f"shared throughput: {owner}'s RU/s and partitions, which its other "
+            "containers spend too (their load is not in these rows)",
+        )
+    if offer.mode is ThroughputMode.SERVERLESS:
+        caveats.insert(0, SERVERLESS_CAVEAT)
+    elif not region_known:
+        caveats.insert(0, UNKNOWN_REGION_CAVEAT)
+    elif view is not None and len(view.choices) > 1:
+        caveats.insert(0, f"region {view.describe()}: that region's logs only")
     if keys_total is not None and keys_total > len(rows):
         caveats.insert(0, f"top {len(rows):,} of {keys_total:,} keys by RU")
     as_of = [a.as_of for a in (logs.usage, logs.partitions) if a.as_of is not None]
@@ -390,6 +473,11 @@ def build_report(
         console_requests=console_requests,
         console_ru=console_ru,
         session_ru=sum(ru for _, ru in own),
+        region=view.name if view is not None else None,
+        region_note=view.why if view is not None else "",
+        region_asked=asked,
+        regions=view.choices if view is not None else (),
+        offer=offer,
     )
 
 

@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from cosmem_tui.model import Clock
 from cosmem_tui.model.telemetry import (
+    AccountFacts,
     LogAnswer,
     LogQuery,
     MetricAnswer,
@@ -46,6 +47,7 @@ class TelemetryReader:
         self.telemetry = telemetry
         self.clock = clock
         self._answers: dict[Hashable, tuple[float, MetricAnswer | LogAnswer]] = {}
+        self._facts: dict[tuple[str | None, str | None], tuple[float, AccountFacts]] = {}
         self._lock = asyncio.Lock()
 
     @property
@@ -80,6 +82,20 @@ class TelemetryReader:
             fresh = await self.telemetry.logs(missing) if missing else []
             return self._merge(keys, cached, missing, fresh, LogAnswer)
 
+    async def account(self, database: str | None, container: str | None) -> AccountFacts:
+        """The account's regions and the container's offer, reused like the answers (the
+        source keeps its ARM reads longer still); with problems, asked again next time."""
+        async with self._lock:
+            key = (database, container)
+            hit = self._facts.get(key)
+            now = self.clock.now()
+            fresh = hit is not None and 0 <= now - hit[0] < self.about.min_refresh_s
+            if hit is not None and fresh and not hit[1].problems:
+                return hit[1]
+            facts = await self.telemetry.account(database, container)
+            self._facts[key] = (now, facts)
+            return facts
+
     def _merge(
         self,
         keys: list[Hashable],
@@ -108,3 +124,4 @@ class TelemetryReader:
     def forget(self) -> None:
         """Drop every kept answer (the user asked for a refresh now)."""
         self._answers.clear()
+        self._facts.clear()

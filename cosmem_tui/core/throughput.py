@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from cosmem_tui.core.regions import RegionView, busiest, choose, in_region, seen_regions
 from cosmem_tui.core.telemetry_reader import TelemetryReader, span_ending
 from cosmem_tui.model import Clock
 from cosmem_tui.model.telemetry import (
@@ -28,21 +29,28 @@ from cosmem_tui.model.telemetry import (
     OPERATION_TYPE,
     PARTITION_KEY_RANGE,
     PROVISIONED_THROUGHPUT,
-    SERVER_LATENCY,
+    REGION,
+    SERVER_LATENCY_DIRECT,
+    SERVER_LATENCY_GATEWAY,
     STATUS_CODE,
     TOTAL_REQUEST_UNITS,
     TOTAL_REQUESTS,
+    AccountFacts,
     MetricAnswer,
     MetricPoint,
     MetricQuery,
+    Offer,
     OperationThrottles,
     RangeLoad,
+    RegionLoad,
     Series,
     Span,
     TelemetryAbout,
     TelemetryProblem,
+    ThroughputMode,
     ThroughputReport,
     Window,
+    region_key,
 )
 from cosmem_tui.model.times import utc_text
 
@@ -53,7 +61,12 @@ NORMALIZED_BY_RANGE = "normalized_by_range"
 CAPACITY = "capacity"
 LATENCY = "latency"
 
-MAX_STATUS_SERIES = 50
+# Asked first, split by region: which regions have load, and how much. The rest is
+# asked filtered to the region shown.
+REGIONAL = (RU, REQUESTS_BY_STATUS)
+
+MAX_REGION_SERIES = 100  # an account has at most a few dozen regions
+MAX_STATUS_SERIES = 200  # status codes × regions
 MAX_OPERATION_SERIES = 50
 MAX_RANGE_SERIES = 1000  # Azure's default is 10 series: a large container has hundreds
 
@@ -67,7 +80,20 @@ class Container:
     key_levels: int | None = None  # paths in its partition key (None: not known)
 
 
-def metric_plan(span: Span, where: Container) -> list[MetricQuery]:
+def metric_plan(
+    span: Span,
+    where: Container,
+    *,
+    region: str | None = None,
+    mode: ThroughputMode = ThroughputMode.UNKNOWN,
+) -> list[MetricQuery]:
+    """Every metrics question of the report. ``region``: the region the questions after
+    ``REGIONAL`` are filtered to, spelt as the metrics spell it (None: unfiltered);
+    ``mode``: the offer (shared: RU, partitions and capacity at database level;
+    serverless: no capacity question)."""
+    shared = mode is ThroughputMode.SHARED
+    pinned_region = ((REGION, region),) if region else ()
+
     def query(
         name: str,
         metrics: tuple[str, ...],
@@ -77,6 +103,7 @@ def metric_plan(span: Span, where: Container) -> list[MetricQuery]:
         pinned: tuple[tuple[str, str], ...] = (),
         split: tuple[str, ...] = (),
         max_results: int | None = None,
+        database_level: bool = False,
     ) -> MetricQuery:
         return MetricQuery(
             name=name,
@@ -85,26 +112,34 @@ def metric_plan(span: Span, where: Container) -> list[MetricQuery]:
             grain_s=grain_s,
             span=span,
             database=where.database,
-            container=where.container,
+            container=None if database_level else where.container,
             where=pinned,
             split=split,
             max_results=max_results,
+            database_level=database_level,
         )
 
-    return [
-        query(RU, (TOTAL_REQUEST_UNITS,), "Total"),
+    plan = [
+        query(
+            RU,
+            (TOTAL_REQUEST_UNITS,),
+            "Total",
+            split=(REGION,),
+            max_results=MAX_REGION_SERIES,
+            database_level=shared,
+        ),
         query(
             REQUESTS_BY_STATUS,
             (TOTAL_REQUESTS,),
             "Count",
-            split=(STATUS_CODE,),
+            split=(STATUS_CODE, REGION),
             max_results=MAX_STATUS_SERIES,
         ),
         query(
             THROTTLES_BY_OPERATION,
             (TOTAL_REQUESTS,),
             "Count",
-            pinned=((STATUS_CODE, "429"),),
+            pinned=((STATUS_CODE, "429"), *pinned_region),
             split=(OPERATION_TYPE,),
             max_results=MAX_OPERATION_SERIES,
         ),
@@ -112,12 +147,33 @@ def metric_plan(span: Span, where: Container) -> list[MetricQuery]:
             NORMALIZED_BY_RANGE,
             (NORMALIZED_RU,),
             "Maximum",
+            pinned=pinned_region,
             split=(PARTITION_KEY_RANGE,),
             max_results=MAX_RANGE_SERIES,
+            database_level=shared,
         ),
-        query(CAPACITY, (PROVISIONED_THROUGHPUT, AUTOSCALE_MAX_THROUGHPUT), "Maximum", grain_s=300),
-        query(LATENCY, (SERVER_LATENCY,), "Average"),
     ]
+    if mode is not ThroughputMode.SERVERLESS:
+        # No region filter: AutoscaleMaxThroughput has no Region dimension, and one filter
+        # goes to every metric of a call. Provisioned RU/s is the same in every region.
+        plan.append(
+            query(
+                CAPACITY,
+                (PROVISIONED_THROUGHPUT, AUTOSCALE_MAX_THROUGHPUT),
+                "Maximum",
+                grain_s=300,
+                database_level=shared,
+            )
+        )
+    plan.append(
+        query(
+            LATENCY,
+            (SERVER_LATENCY_GATEWAY, SERVER_LATENCY_DIRECT),
+            "Average",
+            pinned=pinned_region,
+        )
+    )
+    return plan
 
 
 def sum_points(series: Iterable[Series], *, scale: float = 1.0) -> tuple[MetricPoint, ...]:
@@ -179,32 +235,97 @@ class ThroughputService:
     def about(self) -> TelemetryAbout:
         return self.reader.about
 
-    async def report(self, window: Window) -> ThroughputReport:
+    async def report(self, window: Window, *, region: str | None = None) -> ThroughputReport:
+        """``region``: the region to show (any spelling; None: the write region)."""
         span = span_ending(self.clock.now(), window, whole_minutes=True)
-        answers = await self.reader.metrics(window, metric_plan(span, self.where))
-        return build_report(window, span, self.about, answers)
+        where = self.where
+        facts = await self.reader.account(where.database, where.container)
+        mode = facts.offer.mode
+        first = [q for q in metric_plan(span, where, mode=mode) if q.name in REGIONAL]
+        regional = await self.reader.metrics(window, first)
+        view = choose(facts, region, seen_regions(regional), busiest(regional, TOTAL_REQUEST_UNITS))
+        plan = metric_plan(span, where, region=view.metric_value, mode=mode)
+        rest = await self.reader.metrics(window, [q for q in plan if q.name not in REGIONAL])
+        return build_report(
+            window, span, self.about, [*regional, *rest], facts=facts, view=view, asked=region
+        )
+
+
+def region_loads(answers: list[MetricAnswer]) -> tuple[RegionLoad, ...]:
+    """Every region the RU and request answers name, the busiest first."""
+    peaks: dict[str, float | None] = {}
+    requests: dict[str, int] = {}
+    throttled: dict[str, int] = {}
+    names: dict[str, str] = {}
+    for answer in answers:
+        for one in answer.series:
+            name = one.dimension(REGION)
+            if not name:
+                continue
+            key = names.setdefault(region_key(name), name)
+            if answer.query.name == RU:
+                peak = max(
+                    (p.value for p in sum_points([one], scale=1 / 60) if p.value is not None),
+                    default=None,
+                )
+                if peak is not None:
+                    peaks[key] = max(peaks.get(key) or 0.0, peak)
+                else:
+                    peaks.setdefault(key, None)
+            elif answer.query.name == REQUESTS_BY_STATUS:
+                count = _count(one.total())
+                requests[key] = requests.get(key, 0) + count
+                if one.dimension(STATUS_CODE) == "429":
+                    throttled[key] = throttled.get(key, 0) + count
+    loads = [
+        RegionLoad(name, peaks.get(name), requests.get(name, 0), throttled.get(name, 0))
+        for name in {*peaks, *requests}
+    ]
+    return tuple(sorted(loads, key=lambda r: (-(r.peak_ru_s or 0.0), -r.requests, r.region)))
 
 
 def build_report(
-    window: Window, span: Span, about: TelemetryAbout, answers: list[MetricAnswer]
+    window: Window,
+    span: Span,
+    about: TelemetryAbout,
+    answers: list[MetricAnswer],
+    *,
+    facts: AccountFacts | None = None,
+    view: RegionView | None = None,
+    asked: str | None = None,
 ) -> ThroughputReport:
+    facts = facts or AccountFacts()
     by_name = {answer.query.name: answer for answer in answers}
-    problems = tuple(a.problem for a in answers if a.problem is not None)
+    extra = [*facts.problems, *([view.problem] if view and view.problem else [])]
+    problems = tuple(extra) + tuple(a.problem for a in answers if a.problem is not None)
+    key = view.key if view is not None else None
 
     def series(name: str, metric: str | None = None) -> list[Series]:
         answer = by_name.get(name)
         if answer is None:
             return []
-        return [s for s in answer.series if metric is None or s.metric == metric]
+        return [
+            s for s in answer.series if (metric is None or s.metric == metric) and in_region(s, key)
+        ]
 
     ru_per_s = sum_points(series(RU), scale=1 / 60)
 
+    offer = facts.offer
     provisioned = sum_points(series(CAPACITY, PROVISIONED_THROUGHPUT))
     autoscale_max = sum_points(series(CAPACITY, AUTOSCALE_MAX_THROUGHPUT))
     autoscale_latest = latest_value(autoscale_max)
-    autoscale = bool(autoscale_latest)
-    capacity = autoscale_max if autoscale else provisioned
-    provisioned_ru_s = autoscale_latest if autoscale else latest_value(provisioned)
+    capacity: tuple[MetricPoint, ...] = ()
+    provisioned_ru_s: float | None = None
+    if offer.mode is ThroughputMode.SERVERLESS:
+        autoscale = False
+    elif offer.ru_s is not None:  # ARM's throughputSettings: the offer as configured
+        autoscale = offer.autoscale
+        capacity = autoscale_max if autoscale else provisioned
+        provisioned_ru_s = offer.ru_s
+    else:  # the offer could not be read: the metrics' own account of it
+        autoscale = bool(autoscale_latest)
+        capacity = autoscale_max if autoscale else provisioned
+        provisioned_ru_s = autoscale_latest if autoscale else latest_value(provisioned)
 
     ranges = tuple(
         sorted(
@@ -237,10 +358,14 @@ def build_report(
     else:  # requests by status failed: the 429s by operation still count them
         throttled = sum(t.total for t in throttles)
 
-    latency_ms = mean_points(series(LATENCY))
+    latency_gateway_ms = mean_points(series(LATENCY, SERVER_LATENCY_GATEWAY))
+    latency_direct_ms = mean_points(series(LATENCY, SERVER_LATENCY_DIRECT))
 
     newest = [p.at for p in ru_per_s if p.value is not None]
     data_as_of = max(newest) + 60 if newest else None
+    lead = ""
+    if view is not None and len(view.choices) > 1:  # say whose load it is
+        lead = f"{view.name} ({view.why}): " if view.name else "region unknown: "
 
     return ThroughputReport(
         window=window,
@@ -253,15 +378,24 @@ def build_report(
         ranges=ranges,
         throttles=throttles,
         status_totals=status_totals,
-        latency_ms=latency_ms,
+        latency_gateway_ms=latency_gateway_ms,
+        latency_direct_ms=latency_direct_ms,
         requests=requests,
         throttled=throttled,
         data_as_of=data_as_of,
-        headline=headline(
-            window, ru_per_s, provisioned_ru_s, ranges, requests, throttled, problems
+        headline=lead
+        + headline(
+            window, ru_per_s, provisioned_ru_s, ranges, requests, throttled, problems, offer
         ),
         problems=problems,
         series=tuple(s for answer in answers for s in answer.series),
+        region=view.name if view is not None else None,
+        region_note=view.why if view is not None else "",
+        region_asked=asked,
+        regions=view.choices if view is not None else (),
+        region_loads=region_loads(answers),
+        offer=offer,
+        account=facts,
     )
 
 
@@ -273,9 +407,11 @@ def headline(
     requests: int,
     throttled: int,
     problems: tuple[TelemetryProblem, ...],
+    offer: Offer | None = None,
 ) -> str:
     """One line an on-call engineer reads first: 429s, which partition is full since
-    when, and how close the busiest minute came to what is provisioned."""
+    when, and how close the busiest minute came to what is provisioned (a shared offer
+    named as the database's, a serverless account said to have none)."""
     peak = max((p.value for p in ru_per_s if p.value is not None), default=None)
     if peak is None and not requests:
         return f"no metrics in the last {window.label}" + (": see below" if problems else "")
@@ -294,10 +430,16 @@ def headline(
         parts.append(f"partition {load.range_id} at 100 %{when}")
     if len(full) > 3:
         parts.append(f"{len(full) - 3} more partitions at 100 %")
+    mode = offer.mode if offer is not None else ThroughputMode.UNKNOWN
     if peak is not None:
         capacity = f" of {provisioned_ru_s:,.0f}" if provisioned_ru_s else ""
         share = f" ({_pct(peak, provisioned_ru_s)})" if provisioned_ru_s else ""
-        parts.append(f"busiest minute {peak:,.0f}{capacity} RU/s{share}")
+        whose = ""
+        if mode is ThroughputMode.SHARED and offer is not None:
+            whose = f" shared by {offer.owner}" if offer.owner else " shared by the database"
+        parts.append(f"busiest minute {peak:,.0f}{capacity} RU/s{whose}{share}")
+    if mode is ThroughputMode.SERVERLESS:
+        parts.append("serverless: no provisioned RU/s")
     return "; ".join(parts)
 
 

@@ -73,7 +73,11 @@ TOTAL_REQUESTS = "TotalRequests"
 NORMALIZED_RU = "NormalizedRUConsumption"
 PROVISIONED_THROUGHPUT = "ProvisionedThroughput"
 AUTOSCALE_MAX_THROUGHPUT = "AutoscaleMaxThroughput"
-SERVER_LATENCY = "ServerSideLatencyDirect"
+# Server-side latency is reported per connection mode: Direct exists only in the .NET and
+# Java SDKs; Python and JavaScript clients (and the console) are in Gateway mode (learn
+# "Azure Cosmos DB SDK connection modes"). Both are asked in one call and shown apart.
+SERVER_LATENCY_DIRECT = "ServerSideLatencyDirect"
+SERVER_LATENCY_GATEWAY = "ServerSideLatencyGateway"
 
 # Dimension names as the console asks for them; answers carry them lower-cased.
 DATABASE = "DatabaseName"
@@ -81,6 +85,13 @@ COLLECTION = "CollectionName"
 STATUS_CODE = "StatusCode"
 OPERATION_TYPE = "OperationType"
 PARTITION_KEY_RANGE = "PartitionKeyRangeId"
+REGION = "Region"  # provisioned RU/s is per region: load is read one region at a time
+
+
+def region_key(name: str) -> str:
+    """A region as one comparable word: "East US", "eastus" and "EAST US" are one region
+    (ARM and the Cosmos account say "East US", hosts and some answers "eastus")."""
+    return "".join(name.split()).lower()
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +114,9 @@ class MetricQuery:
     where: tuple[tuple[str, str], ...] = ()
     split: tuple[str, ...] = ()
     max_results: int | None = None  # series per metric; Azure's default is 10 when filtered
+    # Filtered by the database alone, never by a container: a database's shared RU/s is
+    # reported at database granularity (a CollectionName filter answers nothing there).
+    database_level: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +241,9 @@ class LogQuery:
     level: KeyLevel = KeyLevel.TENANT
     tenant: Key | None = None  # only keys under this tenant (drilling into one tenant)
     top: int = 5000  # at most this many rows (the source aggregates, then cuts)
+    # Only the rows of this region (``region_key``: "eastus"); None: every region. RU/s
+    # is provisioned per region, so usage is read for one region at a time.
+    region: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,6 +330,41 @@ class TelemetryAbout:
     log_delay_s: tuple[float, float] = RESOURCE_LOG_DELAY_S
 
 
+# -- what the account says about itself ---------------------------------------------------
+
+
+class ThroughputMode(StrEnum):
+    """Where the RU/s the container spends come from."""
+
+    DEDICATED = "dedicated"  # the container's own offer
+    SHARED = "shared"  # its database's offer, shared with the database's other containers
+    SERVERLESS = "serverless"  # no provisioned RU/s at all (EnableServerless)
+    UNKNOWN = "unknown"  # not read: the ProvisionedThroughput metric is all there is
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """The throughput the container runs on, as ARM's throughputSettings say."""
+
+    mode: ThroughputMode = ThroughputMode.UNKNOWN
+    ru_s: float | None = None  # manual RU/s, or the autoscale maximum (per region)
+    autoscale: bool = False
+    owner: str = ""  # "container memory/turns", "database memory" (what holds the offer)
+
+
+@dataclass(frozen=True, slots=True)
+class AccountFacts:
+    """What the account says about itself (ARM), for one container: its regions, where
+    its metrics are kept, and its offer. Unknowns stay empty; ``problems`` says why."""
+
+    regions: tuple[str, ...] = ()  # as the account names them, by failover priority
+    write_region: str | None = None  # the first write region (failover priority 0)
+    metrics_region: str | None = None  # the region of the metrics host asked ("westus")
+    metrics_region_from: str = ""  # which: "ARM location", "--region", the write region…
+    offer: Offer = Offer()
+    problems: tuple[TelemetryProblem, ...] = ()
+
+
 # -- storage without Log Analytics --------------------------------------------------------
 
 
@@ -359,6 +411,16 @@ class OperationThrottles:
 
 
 @dataclass(frozen=True, slots=True)
+class RegionLoad:
+    """One region's RU and requests in the window (every region the metrics name)."""
+
+    region: str
+    peak_ru_s: float | None  # the busiest minute's RU/s there
+    requests: int
+    throttled: int
+
+
+@dataclass(frozen=True, slots=True)
 class ThroughputReport:
     window: Window
     span: Span
@@ -370,13 +432,21 @@ class ThroughputReport:
     ranges: tuple[RangeLoad, ...]  # by partition key range id
     throttles: tuple[OperationThrottles, ...]  # by operation, most first
     status_totals: tuple[tuple[str, int], ...]  # requests in the window by status code
-    latency_ms: tuple[MetricPoint, ...]  # server-side latency, average per minute
+    latency_gateway_ms: tuple[MetricPoint, ...]  # server-side, gateway mode, avg per minute
+    latency_direct_ms: tuple[MetricPoint, ...]  # server-side, direct mode (.NET, Java)
     requests: int
     throttled: int
     data_as_of: float | None  # the newest minute with data
     headline: str
     problems: tuple[TelemetryProblem, ...] = ()
     series: tuple[Series, ...] = field(default=(), repr=False)  # everything, for export
+    region: str | None = None  # the region shown (None: not known, every region's sum)
+    region_note: str = ""  # why that one ("write region", "chosen", …)
+    region_asked: str | None = None  # what the caller asked for (None: the default)
+    regions: tuple[str, ...] = ()  # every region known, for choosing another
+    region_loads: tuple[RegionLoad, ...] = ()  # every region the metrics name
+    offer: Offer = Offer()
+    account: AccountFacts = AccountFacts()
 
 
 DEFAULT_KEYS_TOP = 10_000  # keys per hot-keys table: aggregated and cut where the logs live
@@ -448,3 +518,8 @@ class HotKeysReport:
     console_requests: int | None = None
     console_ru: float | None = None
     session_ru: float = 0.0
+    region: str | None = None  # the region whose logs these are (None: every region)
+    region_note: str = ""
+    region_asked: str | None = None
+    regions: tuple[str, ...] = ()  # every region known, for choosing another
+    offer: Offer = Offer()

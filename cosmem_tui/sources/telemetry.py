@@ -14,7 +14,10 @@ Rules every source keeps (the contract tests check them on both):
 * log answers are aggregated where the logs are, cut to ``top`` rows, with exactly the
   columns ``LOG_COLUMNS`` fixes for their ``LogName``;
 * every call is recorded in the session's ledger (its own unit: calls, not RU) and
-  retries are bounded and honour Retry-After: a throttled workspace is never made worse.
+  retries are bounded and honour Retry-After: a throttled workspace is never made worse;
+* ``account`` says what the account says about itself (regions, write region, where
+  its metrics live, the container's offer) and never raises either: what it could not
+  read is left unknown, with a problem saying why.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from cosmem_tui.model.telemetry import (
+    AccountFacts,
     LogAnswer,
     LogQuery,
     MetricAnswer,
@@ -46,6 +50,10 @@ class Telemetry(Protocol):
 
     async def logs(self, queries: Sequence[LogQuery]) -> list[LogAnswer]:
         """Answer each aggregation (batched where the service allows), in order."""
+        ...
+
+    async def account(self, database: str | None, container: str | None) -> AccountFacts:
+        """The account's regions and the container's offer (metadata, ledgered)."""
         ...
 
     async def close(self) -> None: ...

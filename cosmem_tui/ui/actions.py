@@ -448,6 +448,20 @@ ACTIONS: tuple[UiAction, ...] = (
         hint_rank=3,
         commands=(Command(("window",), ("[15m|1h|24h]",), "the window (none: the next one)"),),
     ),
+    UiAction(
+        "telemetry.region",
+        "z",
+        "cycle_region",
+        "next region: RU/s is provisioned per region, so load is shown one region at a "
+        "time (the write region first)",
+        "Live",
+        TELEMETRY,
+        hint="region",
+        hint_rank=5,
+        commands=(
+            Command(("region",), ("[NAME]",), "the region whose load is shown (none: the next)"),
+        ),
+    ),
     # -- live views ------------------------------------------------------------------------
     UiAction(
         "live.pause",

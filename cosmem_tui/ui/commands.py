@@ -66,6 +66,11 @@ class SetWindow:
 
 
 @dataclass(frozen=True)
+class SetRegion:
+    region: str | None  # as typed ("East US"); None: the next one
+
+
+@dataclass(frozen=True)
 class Pin:
     pass
 
@@ -112,6 +117,7 @@ Command = (
     | EraseThread
     | NarrowExpiring
     | SetWindow
+    | SetRegion
     | SearchThread
     | Mistake
 )
@@ -176,6 +182,8 @@ def parse_command(
             return SetWindow(Window.parse(args[0]))
         except ValueError as exc:
             return Mistake(one_line(str(exc), 80))
+    if action == "telemetry.region":
+        return SetRegion(" ".join(args) if args else None)
     if action.startswith("write."):
         return _write_command(action, args)
     usage = " or ".join(c.usage for c, _ in matches)

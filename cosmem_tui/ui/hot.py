@@ -119,14 +119,12 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
     async def ask(self) -> HotKeysReport:
         service = hot_keys_of(self.session)
         assert service is not None
-        return await service.report(self.window, level=self.level, tenant=self.tenant)
+        return await service.report(
+            self.window, level=self.level, tenant=self.tenant, region=self.chosen_region
+        )
 
     def asked(self, report: HotKeysReport) -> bool:
-        return (
-            report.window is self.window
-            and report.level is self.level
-            and report.tenant == self.tenant
-        )
+        return super().asked(report) and report.level is self.level and report.tenant == self.tenant
 
     def unconfigured(self) -> None:
         self.query_one("#headline", Line1).say(Text("no telemetry configured", "bold"))
@@ -172,7 +170,10 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         hot = any(saturated(u.partition_share) or (u.throttled or 0) for u in top)
         headline.set_class(hot, "bad")
         headline.say(Text(("⚠ " if hot else "") + one_line(report.headline)))
-        parts = [source_text(report.source), lag_text(report)]
+        parts = [source_text(report.source)]
+        if len(report.regions) > 1 and report.region:
+            parts.append(f"region {report.region} ({report.region_note})")
+        parts.append(lag_text(report))
         parts.append(f"{report.total_ru:,.0f} RU in {report.window.label}{own_text(report)}")
         if report.partitions:
             budget = report.partitions[0].budget_ru_s

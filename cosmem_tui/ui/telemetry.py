@@ -52,7 +52,7 @@ class ThroughputReports(Protocol):
     @property
     def about(self) -> TelemetryAbout: ...
 
-    async def report(self, window: Window) -> ThroughputReport: ...
+    async def report(self, window: Window, *, region: str | None = None) -> ThroughputReport: ...
 
 
 class HotKeyReports(Protocol):
@@ -62,7 +62,12 @@ class HotKeyReports(Protocol):
     def about(self) -> TelemetryAbout: ...
 
     async def report(
-        self, window: Window, *, level: KeyLevel = KeyLevel.TENANT, tenant: Key | None = None
+        self,
+        window: Window,
+        *,
+        level: KeyLevel = KeyLevel.TENANT,
+        tenant: Key | None = None,
+        region: str | None = None,
     ) -> HotKeysReport: ...
 
 

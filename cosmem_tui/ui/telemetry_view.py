@@ -2,9 +2,10 @@
 
 A telemetry view asks the session's service on the platform's refresh loop while it is
 on screen, drops an answer to a question it no longer asks (another window, another
-level), redraws nothing when the answer is what it shows already, and says how to
-configure telemetry when the session has none. The status line carries the window
-and the loop's state, or what went wrong with the last refresh.
+region, another level), redraws nothing when the answer is what it shows already, and
+says how to configure telemetry when the session has none. The status line carries the
+window (and the region, on an account with several) and the loop's state, or what
+went wrong with the last refresh.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from typing import Generic, TypeVar
 from rich.text import Text
 from textual.widgets import Static
 
+from cosmem_tui.core.regions import RegionView, next_region
 from cosmem_tui.core.session import Session
+from cosmem_tui.core.text import one_line
 from cosmem_tui.model.telemetry import HotKeysReport, TelemetryAbout, ThroughputReport, Window
-from cosmem_tui.ui.commands import Mistake, SetWindow, parse_command
+from cosmem_tui.ui.commands import Mistake, SetRegion, SetWindow, parse_command
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.refresh import RefreshLoop
 from cosmem_tui.ui.telemetry import forget_answers, is_unconfigured, next_window
@@ -45,6 +48,9 @@ class TelemetryScreen(ViewScreen, Generic[R]):
     def __init__(self) -> None:
         super().__init__()
         self.window = Window.M15
+        # The region asked for (z, :region); None: the write region. (Not ``region``:
+        # that is every Textual widget's place on screen.)
+        self.chosen_region: str | None = None
         self.report: R | None = None
         self.loop: RefreshLoop[R | None] = RefreshLoop(
             self, self._fetch, self._arrived, failed=self._fetch_failed, name=self.LOOP_NAME
@@ -64,7 +70,7 @@ class TelemetryScreen(ViewScreen, Generic[R]):
 
     def asked(self, report: R) -> bool:
         """Does ``report`` answer what the view asks now?"""
-        return report.window is self.window
+        return report.window is self.window and report.region_asked == self.chosen_region
 
     def put(self, report: R) -> None:
         """Show a report that differs from the one on screen."""
@@ -128,7 +134,11 @@ class TelemetryScreen(ViewScreen, Generic[R]):
 
     def status_text(self) -> str | None:
         """The line when all is well; None leaves the line as it is."""
-        return f"window {self.window.label} (w cycles) · refresh {self.loop.describe()}"
+        region = ""
+        report = self.report
+        if report is not None and len(report.regions) > 1 and report.region:
+            region = f" · region {one_line(report.region, 30)} (z cycles)"
+        return f"window {self.window.label} (w cycles){region} · refresh {self.loop.describe()}"
 
     def show_status(self) -> None:
         if self._error is not None:
@@ -158,6 +168,30 @@ class TelemetryScreen(ViewScreen, Generic[R]):
         self.question_changed()
         self.show_status()
 
+    def action_cycle_region(self) -> None:
+        self.keys_to_the_bar()
+        self.set_region(None)
+
+    def set_region(self, region: str | None) -> None:
+        """Show ``region`` (None: the one after the region shown)."""
+        report = self.report
+        choices = report.regions if report is not None else ()
+        if region is None:
+            shown = RegionView(report.region, "", choices) if report is not None else None
+            region = next_region(shown, choices)
+            if region is None or len(choices) < 2:
+                self._status_shown = None
+                self.set_status("this account has one region known: no other to show")
+                return
+        if region == self.chosen_region:
+            return
+        self.chosen_region = region
+        if self.source() is None:
+            self.show_status()
+            return
+        self.question_changed()
+        self.show_status()
+
     def action_toggle_pause(self) -> None:
         paused = self.loop.toggle_pause()
         self.show_status()
@@ -175,6 +209,8 @@ class TelemetryScreen(ViewScreen, Generic[R]):
         match command:
             case SetWindow(window):
                 self.set_window(window if window is not None else next_window(self.window))
+            case SetRegion(region):
+                self.set_region(region)
             case Mistake(message):
                 self._status_shown = None
                 self.set_status(message, error=True)

@@ -26,7 +26,7 @@ from textual.widgets import Static
 from cosmem_tui.core import records
 from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
-from cosmem_tui.model.telemetry import TelemetryAbout, ThroughputReport
+from cosmem_tui.model.telemetry import TelemetryAbout, ThroughputMode, ThroughputReport
 from cosmem_tui.ui.telemetry import (
     LOG_LAG,
     NOT_CONFIGURED,
@@ -116,7 +116,7 @@ class ThroughputScreen(TelemetryScreen[ThroughputReport]):
     async def ask(self) -> ThroughputReport:
         service = throughput_of(self.session)
         assert service is not None
-        return await service.report(self.window)
+        return await service.report(self.window, region=self.chosen_region)
 
     def unconfigured(self) -> None:
         self.query_one("#dashboard").display = False
@@ -145,10 +145,23 @@ class ThroughputScreen(TelemetryScreen[ThroughputReport]):
         self.titles()
 
     def source_line(self, report: ThroughputReport) -> str:
-        return (
-            f"{source_text(report.source)} · per minute, data as of "
-            f"{utc(report.data_as_of)} · {LOG_LAG}"
-        )
+        """Where the numbers come from: the source, the region shown (on an account with
+        several), the metrics host's region and why that one, the offer when it is not
+        the container's own, and how fresh the data is."""
+        parts = [source_text(report.source)]
+        if len(report.regions) > 1 and report.region:
+            parts.append(f"region {report.region} ({report.region_note})")
+        account = report.account
+        if account.metrics_region and not report.source.simulated:
+            parts.append(f"metrics of {account.metrics_region} ({account.metrics_region_from})")
+        offer = report.offer
+        if offer.mode is ThroughputMode.SHARED:
+            parts.append(f"RU/s shared by {offer.owner or 'the database'}")
+        elif offer.mode is ThroughputMode.SERVERLESS:
+            parts.append("serverless: no provisioned RU/s")
+        parts.append(f"per minute, data as of {utc(report.data_as_of)}")
+        parts.append(LOG_LAG)
+        return " · ".join(parts)
 
     def show_other_problems(self, report: ThroughputReport) -> None:
         """Problems no tile claims (a source-wide failure, an unnamed question)."""
@@ -182,7 +195,7 @@ class ThroughputScreen(TelemetryScreen[ThroughputReport]):
         self.query_one(ThrottleTile).set_titles(
             f"429s per minute by operation · {window}", throttled
         )
-        self.query_one(LatencyTile).set_titles("server-side latency · avg/min")
+        self.query_one(LatencyTile).set_titles("server-side latency by connection mode · avg/min")
         total = f"{report.requests:,} requests" if report is not None else ""
         self.query_one(StatusTile).set_titles(f"requests by status · {window}", total)
 

@@ -313,35 +313,55 @@ class ThrottleTile(Tile[ThrottleData]):
 
 @dataclass(frozen=True)
 class LatencyData:
-    points: tuple[MetricPoint, ...]
+    """Server-side latency in each connection mode: gateway (Python and JS clients, the
+    console) and direct (.NET and Java), asked together and shown apart."""
+
+    gateway: tuple[MetricPoint, ...]
+    direct: tuple[MetricPoint, ...]
     window: Window
     problems: tuple[TelemetryProblem, ...]
 
     @classmethod
     def of(cls, report: ThroughputReport) -> LatencyData:
         return cls(
-            report.latency_ms,
+            report.latency_gateway_ms,
+            report.latency_direct_ms,
             report.window,
             claimed(report.problems, "metrics", LATENCY_QUESTIONS),
         )
 
 
+NO_DIRECT = "no requests (direct mode: .NET and Java SDKs only)"
+
+
+def latency_line(mode: str, points: Sequence[MetricPoint], width: int, empty: str) -> Line:
+    """``gateway ▂▃▅ now 5.2 · avg 4.1 · peak 9.0 ms``, the sparkline where there is room."""
+    seen = known(points)
+    label = f"{mode:<8}"
+    if not seen:
+        return [(label, ""), (empty, "dim")]
+    now = latest(points) or 0.0
+    summary = f" now {now:,.1f} · avg {sum(seen) / len(seen):,.1f} · peak {max(seen):,.1f} ms"
+    room = width - len(label) - len(summary)
+    if room < 4:
+        return [(label, ""), (summary.strip(), "")]
+    return [(label, ""), *spark(values(points), room), (summary, "")]
+
+
 class LatencyTile(Tile[LatencyData]):
     def draw(self, data: LatencyData, width: int, height: int) -> list[Line]:
         lines = problem_lines(data.problems, width, max(1, height - 1))
-        seen = known(data.points)
-        if not seen:
+        if not known(data.gateway) and not known(data.direct):
             if not data.problems:
                 lines.append([(f"no latency data in the last {data.window.label}", "dim")])
             return lines
-        now = latest(data.points) or 0.0
-        summary = f"now {now:,.1f} ms · avg {sum(seen) / len(seen):,.1f} · peak {max(seen):,.1f}"
-        if height - len(lines) >= 2:
-            lines.append(spark(values(data.points), width))
-            lines.append([(summary, "")])
-        else:
-            lines.append([(summary, "")])
-        return lines
+        rows = [
+            latency_line("gateway", data.gateway, width, "no requests"),
+            latency_line("direct", data.direct, width, NO_DIRECT),
+        ]
+        if height - len(lines) < 2:  # one line: the mode that has data, gateway first
+            rows = [rows[0] if known(data.gateway) else rows[1]]
+        return [*lines, *rows]
 
 
 # -- requests by status code ------------------------------------------------------------------

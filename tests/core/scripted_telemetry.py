@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 from cosmem_tui.model.telemetry import (
     RESOURCE_LOG_DELAY_S,
+    AccountFacts,
     LogAnswer,
     LogQuery,
     MetricAnswer,
@@ -17,6 +18,9 @@ from cosmem_tui.model.telemetry import (
     TelemetryAbout,
 )
 from cosmem_tui.sources.gateway import Gateway
+
+# An account in one region, whose offer ARM did not tell (the metrics stand in).
+ONE_REGION = AccountFacts(regions=("East US",), write_region="East US")
 
 
 class ScriptedTelemetry:
@@ -27,9 +31,12 @@ class ScriptedTelemetry:
         logs: Callable[[LogQuery], LogAnswer] | None = None,
         min_refresh_s: float = 60.0,
         log_delay_s: tuple[float, float] = RESOURCE_LOG_DELAY_S,
+        account: AccountFacts = ONE_REGION,
     ) -> None:
         self._metrics = metrics or (lambda q: MetricAnswer(q))
         self._logs = logs or (lambda q: LogAnswer(q))
+        self.facts = account
+        self.accounts_asked = 0
         self._about = TelemetryAbout(
             label="scripted",
             simulated=True,
@@ -54,6 +61,10 @@ class ScriptedTelemetry:
     async def logs(self, queries: Sequence[LogQuery]) -> list[LogAnswer]:
         self.asked.extend(queries)
         return [self._logs(q) for q in queries]
+
+    async def account(self, database: str | None, container: str | None) -> AccountFacts:
+        self.accounts_asked += 1
+        return self.facts
 
     async def close(self) -> None:
         return None

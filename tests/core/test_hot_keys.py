@@ -6,7 +6,7 @@ from typing import Any
 
 from cosmem_tui.core.hot_keys import HotKeysService, parse_key, skew_headline
 from cosmem_tui.core.telemetry_reader import TelemetryReader
-from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, Container
+from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, RU, Container
 from cosmem_tui.model import FrozenClock, Key, RequestCharge, Scope
 from cosmem_tui.model.telemetry import (
     LOG_COLUMNS,
@@ -76,6 +76,8 @@ def metrics(query: MetricQuery) -> MetricAnswer:
             (MetricPoint(query.span.end - 300, value),),
         )
 
+    if query.name == RU:  # which regions: the account's one (East US, its write region)
+        return MetricAnswer(query, (one("TotalRequestUnits", 60_000.0, Region="East US"),))
     if query.name == CAPACITY:
         return MetricAnswer(query, (one("ProvisionedThroughput", 4000.0),))
     if query.name == NORMALIZED_BY_RANGE:  # four ranges exist; two had keyed requests
@@ -230,10 +232,13 @@ async def test_the_questions_asked():
     # Storage statistics come now and then, not per request: the last day's, not the hour's.
     storage = asked[LogName.KEY_STORAGE]
     assert storage.span.end == NOW and storage.span.seconds == 24 * 3600
-    assert {q.name for q in telemetry.asked if isinstance(q, MetricQuery)} == {
-        CAPACITY,
-        NORMALIZED_BY_RANGE,
-    }
+    # Every question is the write region's: the logs by region_key, the metrics as the
+    # metrics spell it; the RU by region is what the region was chosen from.
+    assert {q.region for q in asked.values()} == {"eastus"}
+    metric_asked = {q.name: q for q in telemetry.asked if isinstance(q, MetricQuery)}
+    assert set(metric_asked) == {RU, CAPACITY, NORMALIZED_BY_RANGE}
+    assert metric_asked[RU].split == ("Region",)
+    assert ("Region", "East US") in metric_asked[NORMALIZED_BY_RANGE].where
 
 
 async def test_429s_not_known_when_the_join_failed():

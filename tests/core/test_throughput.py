@@ -86,7 +86,11 @@ def account(query: MetricQuery) -> MetricAnswer:
         return MetricAnswer(query, (series(query, "ProvisionedThroughput", [4000.0, 4000.0]),))
     if query.name == LATENCY:
         return MetricAnswer(
-            query, (series(query, "ServerSideLatencyDirect", [2.0, None, 3.0, 9.0]),)
+            query,
+            (
+                series(query, "ServerSideLatencyGateway", [2.0, None, 3.0, 9.0]),
+                series(query, "ServerSideLatencyDirect", [None, None, None, 1.5]),
+            ),
         )
     raise AssertionError(query.name)
 
@@ -113,14 +117,21 @@ async def test_one_call_per_grain_aggregation_and_filter_ending_at_the_last_whol
         assert query.span.end == MINUTE  # the filling minute would read as a drop
         assert query.span.start == MINUTE - 15 * 60
     assert asked[RU].metrics == ("TotalRequestUnits",) and asked[RU].aggregation == "Total"
-    assert asked[REQUESTS_BY_STATUS].split == ("StatusCode",)
-    assert asked[THROTTLES_BY_OPERATION].where == (("StatusCode", "429"),)
+    # Split by region, to show one region's load and name the others'.
+    assert asked[RU].split == ("Region",)
+    assert asked[REQUESTS_BY_STATUS].split == ("StatusCode", "Region")
+    # The rest is the write region's alone.
+    assert asked[THROTTLES_BY_OPERATION].where == (("StatusCode", "429"), ("Region", "East US"))
     assert asked[THROTTLES_BY_OPERATION].split == ("OperationType",)
     ranges = asked[NORMALIZED_BY_RANGE]
     assert ranges.aggregation == "Maximum" and ranges.split == ("PartitionKeyRangeId",)
     assert ranges.max_results is not None and ranges.max_results > 10  # Azure's default is 10
     assert asked[CAPACITY].grain_s == 300
     assert asked[CAPACITY].metrics == ("ProvisionedThroughput", "AutoscaleMaxThroughput")
+    assert asked[CAPACITY].where == ()  # AutoscaleMaxThroughput has no Region dimension
+    # Both connection modes in one call: Python and JS clients are in gateway mode.
+    assert asked[LATENCY].metrics == ("ServerSideLatencyGateway", "ServerSideLatencyDirect")
+    assert asked[LATENCY].where == (("Region", "East US"),)
     assert all(q.grain_s == 60 for n, q in asked.items() if n != CAPACITY)
 
 
@@ -134,7 +145,8 @@ async def test_the_report_numbers():
     assert [(t.operation, t.total) for t in report.throttles] == [("Query", 30), ("Read", 10)]
     assert [(r.range_id, r.peak) for r in report.ranges] == [("0", 40.0), ("1", 100.0)]
     assert report.data_as_of == MINUTE  # the newest minute with data ends now
-    assert [p.value for p in report.latency_ms] == [2.0, None, 3.0, 9.0]
+    assert [p.value for p in report.latency_gateway_ms] == [2.0, None, 3.0, 9.0]
+    assert [p.value for p in report.latency_direct_ms] == [None, None, None, 1.5]
     assert report.problems == ()
     assert report.headline == (
         "40 × 429 of 640 requests (6.2 %) in 15m; partition 1 at 100 % since "
@@ -170,7 +182,7 @@ async def test_a_failed_tile_is_a_problem_beside_the_others():
         return account(query)
 
     report = await service(ScriptedTelemetry(metrics=failing), FrozenClock(NOW)).report(Window.M15)
-    assert report.problems == (problem,) and report.latency_ms == ()
+    assert report.problems == (problem,) and report.latency_gateway_ms == ()
     assert report.throttled == 40 and report.ru_per_s
 
     # Without the requests by status, the 429s by operation still count the throttling.

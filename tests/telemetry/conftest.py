@@ -26,7 +26,9 @@ from cosmem_tui.model.telemetry import (
     OPERATION_TYPE,
     PARTITION_KEY_RANGE,
     PROVISIONED_THROUGHPUT,
-    SERVER_LATENCY,
+    REGION,
+    SERVER_LATENCY_DIRECT,
+    SERVER_LATENCY_GATEWAY,
     STATUS_CODE,
     TOTAL_REQUEST_UNITS,
     TOTAL_REQUESTS,
@@ -97,8 +99,10 @@ def console_metric_queries(span: Span, database: str, container: str) -> list[Me
     """The metrics calls the throughput view makes (one getBatch call each)."""
     common: dict[str, Any] = {"span": span, "database": database, "container": container}
     return [
-        MetricQuery("ru", (TOTAL_REQUEST_UNITS,), "Total", 60, **common),
-        MetricQuery("requests", (TOTAL_REQUESTS,), "Count", 60, split=(STATUS_CODE,), **common),
+        MetricQuery("ru", (TOTAL_REQUEST_UNITS,), "Total", 60, split=(REGION,), **common),
+        MetricQuery(
+            "requests", (TOTAL_REQUESTS,), "Count", 60, split=(STATUS_CODE, REGION), **common
+        ),
         MetricQuery(
             "throttled",
             (TOTAL_REQUESTS,),
@@ -120,7 +124,9 @@ def console_metric_queries(span: Span, database: str, container: str) -> list[Me
         MetricQuery(
             "capacity", (PROVISIONED_THROUGHPUT, AUTOSCALE_MAX_THROUGHPUT), "Maximum", 300, **common
         ),
-        MetricQuery("latency", (SERVER_LATENCY,), "Average", 60, **common),
+        MetricQuery(
+            "latency", (SERVER_LATENCY_GATEWAY, SERVER_LATENCY_DIRECT), "Average", 60, **common
+        ),
     ]
 
 

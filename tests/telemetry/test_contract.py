@@ -14,6 +14,7 @@ from cosmem_tui.model.telemetry import (
     LOG_COLUMNS,
     OPERATION_TYPE,
     PARTITION_KEY_RANGE,
+    REGION,
     STATUS_CODE,
     TOTAL_REQUEST_UNITS,
     TOTAL_REQUESTS,
@@ -23,6 +24,8 @@ from cosmem_tui.model.telemetry import (
     MetricQuery,
     ProblemKind,
     Span,
+    ThroughputMode,
+    region_key,
 )
 from tests.telemetry.conftest import ROW_ORDER, TelemetryBackend, console_metric_queries
 
@@ -213,3 +216,54 @@ async def test_every_call_is_in_the_ledger_as_a_call_never_in_the_ru_total(
     totals = backend.gateway.totals()
     assert totals.request_units == 0 and totals.throttled == 0
     assert totals.monitor_calls == len(metrics) + len(logs)
+
+
+async def test_the_account_names_its_regions_and_the_answers_follow_them(
+    backend: TelemetryBackend,
+):
+    """``account`` names the regions and the write region; a split by Region names the
+    same ones, a Region filter answers that region alone, and a log question asked in a
+    region reads only that region's rows."""
+    facts = await backend.telemetry.account(backend.database, backend.container)
+    assert facts.problems == ()
+    assert facts.write_region is not None and facts.write_region in facts.regions
+    assert facts.offer.mode is ThroughputMode.DEDICATED and facts.offer.ru_s
+    (record,) = backend.gateway.records()
+    assert (record.operation, record.scope, record.unit) == ("arm: account", Scope.METADATA, "call")
+
+    span, where = backend.busy, {"database": backend.database, "container": backend.container}
+    split = MetricQuery(
+        "by-region", (TOTAL_REQUEST_UNITS,), "Total", 60, span, split=(REGION,), **where
+    )
+    home = MetricQuery(
+        "home",
+        (TOTAL_REQUEST_UNITS,),
+        "Total",
+        60,
+        span,
+        where=((REGION, facts.write_region),),
+        **where,
+    )
+    away = MetricQuery(
+        "away",
+        (TOTAL_REQUEST_UNITS,),
+        "Total",
+        60,
+        span,
+        where=((REGION, "Mars Central"),),
+        **where,
+    )
+    by_region, at_home, elsewhere = await backend.telemetry.metrics([split, home, away])
+    named = {region_key(s.dimension(REGION) or "") for s in by_region.series}
+    assert named == {region_key(r) for r in facts.regions}
+    assert at_home.series and at_home.series[0].total()
+    assert elsewhere.series == () and elsewhere.problem is None
+
+    here, there = await backend.telemetry.logs(
+        [
+            LogQuery(LogName.KEY_USAGE, span, region=region_key(facts.write_region)),
+            LogQuery(LogName.KEY_USAGE, span, region="marscentral"),
+        ]
+    )
+    assert here.table is not None and here.table.rows
+    assert there.table is not None and there.table.rows == ()

@@ -26,6 +26,7 @@ from cosmem_tui.model.telemetry import (
     LOG_COLUMNS,
     NORMALIZED_RU,
     PROVISIONED_THROUGHPUT,
+    AccountFacts,
     KeyLevel,
     LogAnswer,
     LogName,
@@ -97,6 +98,9 @@ class Watched:
             for q, a in zip(queries, answers, strict=True)
         ]
 
+    async def account(self, database: str | None, container: str | None) -> AccountFacts:
+        return await self.inner.account(database, container)
+
     def windows(self) -> list[float]:
         """The span (seconds) of each metrics question asked, in order."""
         return [q.span.seconds for q in self.asked if isinstance(q, MetricQuery)]
@@ -127,6 +131,9 @@ class KeyTable:
     @staticmethod
     def ru(rank: int) -> float:
         return 1_000_000.0 / rank**1.07
+
+    async def account(self, database: str | None, container: str | None) -> AccountFacts:
+        return AccountFacts(regions=("East US",), write_region="East US")
 
     async def metrics(self, queries: Sequence[MetricQuery]) -> list[MetricAnswer]:
         answers = []

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from cosmem_tui.model import FrozenClock
-from cosmem_tui.model.telemetry import SERVER_LATENCY
+from cosmem_tui.model.telemetry import SERVER_LATENCY_GATEWAY
 from cosmem_tui.ui.app import CosmemApp
 from cosmem_tui.ui.hot import HotScreen
 from cosmem_tui.ui.throughput import ThroughputScreen
@@ -123,7 +123,7 @@ async def test_a_log_analytics_fault_is_explained_where_logs_are_shown(demo_path
         await settle(pilot)
         assert isinstance(app.screen, ThroughputScreen)
         assert "provisioned 4,000 RU/s" in str(app.screen.query_one("#ru").border_subtitle)
-        assert "now 4.5 ms" in text_of(app, "#latency")
+        assert "now 4.5 · avg 4.5 · peak 4.5 ms" in text_of(app, "#latency")
         assert "7" in text_of(app, "#throttles")
         if fault == "429":
             return  # held off for the 30 s the service asked for (tested on the source)
@@ -141,7 +141,7 @@ def latency_fails(fault: Responder) -> Responder:
     """Every metrics question answers but server-side latency, which meets ``fault``."""
 
     def reply(sent: Sent) -> Reply:
-        if SERVER_LATENCY in sent.params["metricnames"]:
+        if SERVER_LATENCY_GATEWAY in sent.params["metricnames"]:
             return fault(sent)
         return metrics_answer(sent)
 
@@ -196,5 +196,5 @@ async def test_a_metrics_fault_is_explained_in_its_tile_while_the_others_draw(de
         await settle(pilot)
         await pilot.press("ctrl+r")
         await settle(pilot)
-        assert "now 4.5 ms" in text_of(app, "#latency")
+        assert "now 4.5 · avg 4.5 · peak 4.5 ms" in text_of(app, "#latency")
         assert not status(app).startswith("⚠")

@@ -229,3 +229,25 @@ def test_the_help_says_what_each_hot_column_measures(registry):
     assert "tops out at about 100 %" in text and "bursts shorter than a second" in text
     assert "a tenant's is a lower bound (≥)" in text
     assert "BUDGET" not in help_text(registry, "browse").plain
+
+
+def test_latency_is_shown_for_each_connection_mode():
+    from cosmem_tui.model.telemetry import MetricPoint
+    from cosmem_tui.ui.throughput_tiles import LatencyData, LatencyTile
+
+    start = 1_795_996_800.0
+    gateway = tuple(MetricPoint(start + 60 * n, 5.0 + n) for n in range(15))
+    direct = tuple(MetricPoint(start + 60 * n, 1.0 if n == 14 else None) for n in range(15))
+    both = LatencyData(gateway, direct, Window.M15, ())
+    lines = [text(line) for line in LatencyTile().draw(both, 70, 2)]
+    assert lines[0].startswith("gateway ") and lines[0].endswith(
+        "now 19.0 · avg 12.0 · peak 19.0 ms"
+    )
+    assert lines[1].startswith("direct ") and lines[1].endswith("now 1.0 · avg 1.0 · peak 1.0 ms")
+    # Python and JS clients only: the direct line says why it is empty
+    gateway_only = LatencyData(gateway, (), Window.M15, ())
+    lines = [text(line) for line in LatencyTile().draw(gateway_only, 70, 2)]
+    assert lines[1] == "direct  no requests (direct mode: .NET and Java SDKs only)"
+    # one line: the mode with data, gateway first
+    (line,) = [text(line) for line in LatencyTile().draw(both, 70, 1)]
+    assert line.startswith("gateway ")

@@ -80,7 +80,7 @@ async def test_throughput_from_azure_monitor(demo_path: Path):
         assert "simulated" not in text  # a real account's data is never labelled so
         assert "╌ provisioned 4,000 RU/s" in text
         assert "Query" in text_of(app, "#throttles") and "7" in text_of(app, "#throttles")
-        assert "now 4.5 ms" in text_of(app, "#latency")
+        assert "now 4.5 · avg 4.5 · peak 4.5 ms" in text_of(app, "#latency")
         asked = {s.params["metricnames"] for s in fake.requests_to("metrics")}
         assert any("NormalizedRUConsumption" in names for names in asked)
         # every call to Azure Monitor is in the session's ledger, outside the RU total

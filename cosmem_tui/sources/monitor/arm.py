@@ -1,33 +1,68 @@
-"""One ARM read of the account's resource: where it lives, and that it is a Cosmos account.
+"""ARM reads of the account: where it lives, its regions, whether it is serverless, and
+the throughput its container runs on.
 
-``GET https://management.azure.com{resource_id}?api-version=…`` answers the resource's
-``location`` (the region whose metrics host serves it) and ``type``; anything but
-``Microsoft.DocumentDB/databaseAccounts`` is refused as NOT_COSMOS. It needs Reader on
-the account; ``--region`` (or the Cosmos account's own region) makes it unnecessary.
+* ``GET {arm}{resource_id}`` answers the resource's ``location`` (the region whose
+  metrics host serves it: Azure Monitor keeps a resource's metrics where the resource
+  is, which is not the Cosmos write region on many accounts — Microsoft's own example
+  account lives in "West US" and writes in "East US" — nor after a failover), its
+  ``type`` (anything but ``Microsoft.DocumentDB/databaseAccounts`` is NOT_COSMOS), its
+  regions (``properties.locations`` by ``failoverPriority``; ``writeLocations``) and
+  ``properties.capabilities`` (``EnableServerless``: no provisioned RU/s at all).
+* ``GET …/sqlDatabases/{db}/containers/{c}/throughputSettings/default`` answers the
+  container's own offer; a 404 there means the container has none and runs on its
+  database's (``…/sqlDatabases/{db}/throughputSettings/default``), shared with the
+  database's other containers. ``autoscaleSettings.maxThroughput`` marks autoscale.
+
+Each needs Reader (or Monitoring Reader, whose ``*/read`` covers them) on the account.
+The ARM host is the cloud's (``settings.arm_url``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from azure.core.exceptions import HttpResponseError
 from azure.core.rest import HttpRequest
 
-from cosmem_tui.model.telemetry import ProblemKind
+from cosmem_tui.model.telemetry import Offer, ProblemKind, ThroughputMode
 from cosmem_tui.sources.cosmos.region import normalise_region
 from cosmem_tui.sources.monitor.calls import MonitorCalls
-from cosmem_tui.sources.monitor.clients import ARM_ENDPOINT, MonitorClients
+from cosmem_tui.sources.monitor.clients import MonitorClients
 from cosmem_tui.sources.monitor.failures import MonitorFailure, Service
 from cosmem_tui.sources.monitor.settings import NAMESPACE, MonitorSettings
 
 API_VERSION = "2024-11-15"  # Microsoft.DocumentDB, GA
+SERVERLESS = "EnableServerless"
 
 
 @dataclass(frozen=True, slots=True)
 class AccountResource:
-    region: str  # normalised: "eastus"
+    region: str  # the resource's location, normalised: "westus"
     kind: str | None  # GlobalDocumentDB, MongoDB, Parse
+    regions: tuple[str, ...] = ()  # as ARM names them ("East US"), by failover priority
+    write_region: str | None = None  # the first write region ("East US")
+    serverless: bool = False
+
+
+def _priority(location: Any) -> tuple[int, str]:
+    priority = location.get("failoverPriority") if isinstance(location, Mapping) else None
+    name = location.get("locationName") if isinstance(location, Mapping) else None
+    return (priority if isinstance(priority, int) else 1_000, str(name or ""))
+
+
+def _names(locations: Any) -> tuple[str, ...]:
+    """Region names of an ARM location list, by failover priority, each once."""
+    if not isinstance(locations, list):
+        return ()
+    found: list[str] = []
+    for location in sorted((x for x in locations if isinstance(x, Mapping)), key=_priority):
+        name = location.get("locationName")
+        if isinstance(name, str) and name.strip() and name.strip() not in found:
+            found.append(name.strip())
+    return tuple(found)
 
 
 def account_resource(body: Any, settings: MonitorSettings) -> AccountResource:
@@ -55,20 +90,119 @@ def account_resource(body: Any, settings: MonitorSettings) -> AccountResource:
             "pass --region (e.g. --region eastus)",
         )
     account_kind = body.get("kind")
-    return AccountResource(region, account_kind if isinstance(account_kind, str) else None)
+    properties = body.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
+    writes = _names(properties.get("writeLocations"))
+    regions = _names(properties.get("locations")) or _names(properties.get("readLocations"))
+    capabilities = properties.get("capabilities")
+    serverless = isinstance(capabilities, list) and any(
+        isinstance(c, Mapping) and str(c.get("name", "")).lower() == SERVERLESS.lower()
+        for c in capabilities
+    )
+    return AccountResource(
+        region,
+        account_kind if isinstance(account_kind, str) else None,
+        regions=(*writes[:1], *(r for r in regions if r not in writes[:1])),
+        write_region=writes[0] if writes else None,
+        serverless=serverless,
+    )
+
+
+async def _get(
+    calls: MonitorCalls,
+    clients: MonitorClients,
+    settings: MonitorSettings,
+    path: str,
+    operation: str,
+    target: str,
+    *,
+    missing_ok: bool = False,
+) -> Any:
+    """One ARM GET; with ``missing_ok`` a 404 answers None instead of failing."""
+    url = f"{settings.arm_url}{path}?api-version={API_VERSION}"
+
+    async def send() -> Any:
+        response = await clients.arm().send_request(HttpRequest("GET", url))
+        if missing_ok and response.status_code == 404:
+            return None
+        if response.status_code >= 400:
+            raise HttpResponseError(response=response)
+        return response.json()
+
+    return await calls.run(Service.ARM, operation, target, send)
 
 
 async def read_account(
     calls: MonitorCalls, clients: MonitorClients, settings: MonitorSettings
 ) -> AccountResource:
-    """The account's region and kind (one ARM call); raises ``MonitorFailure``."""
-    url = f"{ARM_ENDPOINT}{settings.resource_id}?api-version={API_VERSION}"
-
-    async def send() -> Any:
-        response = await clients.arm().send_request(HttpRequest("GET", url))
-        if response.status_code >= 400:
-            raise HttpResponseError(response=response)
-        return response.json()
-
-    body = await calls.run(Service.ARM, "arm: account", settings.account, send)
+    """The account's location, regions and kind (one ARM call); raises ``MonitorFailure``."""
+    body = await _get(
+        calls, clients, settings, settings.resource_id, "arm: account", settings.account
+    )
     return account_resource(body, settings)
+
+
+def offer_of(body: Any, mode: ThroughputMode, owner: str) -> Offer:
+    """A throughputSettings answer as an ``Offer`` (autoscale: its maximum RU/s)."""
+    properties = body.get("properties") if isinstance(body, Mapping) else None
+    resource = properties.get("resource") if isinstance(properties, Mapping) else None
+    if not isinstance(resource, Mapping):
+        raise MonitorFailure(
+            ProblemKind.QUERY_ERROR,
+            f"ARM answered the throughput of {owner} without properties.resource",
+            "this is a bug in the console or a new ARM shape: please report it",
+        )
+    autoscale = resource.get("autoscaleSettings")
+    maximum = autoscale.get("maxThroughput") if isinstance(autoscale, Mapping) else None
+    if isinstance(maximum, int | float) and not isinstance(maximum, bool) and maximum > 0:
+        return Offer(mode, float(maximum), autoscale=True, owner=owner)
+    throughput = resource.get("throughput")
+    if isinstance(throughput, int | float) and not isinstance(throughput, bool):
+        return Offer(mode, float(throughput), autoscale=False, owner=owner)
+    raise MonitorFailure(
+        ProblemKind.QUERY_ERROR,
+        f"ARM answered the throughput of {owner} with neither throughput nor "
+        "autoscaleSettings.maxThroughput",
+        "this is a bug in the console or a new ARM shape: please report it",
+    )
+
+
+async def read_offer(
+    calls: MonitorCalls,
+    clients: MonitorClients,
+    settings: MonitorSettings,
+    database: str,
+    container: str | None,
+) -> Offer:
+    """The container's offer, else its database's (shared); raises ``MonitorFailure``.
+
+    One ARM read when the container has its own RU/s, two when it shares its
+    database's; UNKNOWN (with no failure) when neither has one."""
+    base = f"{settings.resource_id}/sqlDatabases/{quote(database, safe='')}"
+    if container:
+        owner = f"container {database}/{container}"
+        body = await _get(
+            calls,
+            clients,
+            settings,
+            f"{base}/containers/{quote(container, safe='')}/throughputSettings/default",
+            "arm: container throughput",
+            f"{database}/{container}",
+            missing_ok=True,
+        )
+        if body is not None:
+            return offer_of(body, ThroughputMode.DEDICATED, owner)
+    owner = f"database {database}"
+    body = await _get(
+        calls,
+        clients,
+        settings,
+        f"{base}/throughputSettings/default",
+        "arm: database throughput",
+        database,
+        missing_ok=True,
+    )
+    if body is None:
+        return Offer(ThroughputMode.UNKNOWN)
+    mode = ThroughputMode.SHARED if container else ThroughputMode.DEDICATED
+    return offer_of(body, mode, owner)

@@ -43,7 +43,7 @@ from cosmem_tui.model.doctor import (
 from cosmem_tui.model.telemetry import ProblemKind
 from cosmem_tui.sources.inspection import InspectionFailed
 from cosmem_tui.sources.monitor.calls import MonitorCalls
-from cosmem_tui.sources.monitor.clients import ARM_ENDPOINT, MonitorClients
+from cosmem_tui.sources.monitor.clients import MonitorClients
 from cosmem_tui.sources.monitor.failures import MonitorFailure, Service
 from cosmem_tui.sources.monitor.settings import MonitorSettings
 
@@ -182,7 +182,7 @@ class ArmAccount:
     async def _get(
         self, path: str, api: str, operation: str, target: str, *, missing_ok: bool = False
     ) -> Any:
-        url = f"{ARM_ENDPOINT}{path}?api-version={api}"
+        url = f"{self._settings.arm_url}{path}?api-version={api}"  # the cloud's ARM host
 
         async def send() -> Any:
             response = await self._clients.arm().send_request(HttpRequest("GET", url))

@@ -5,12 +5,15 @@ policy, bounded retries, and (in tests) an injected azure-core transport.
   one per host (built when the region is known, or at once for a ``--metrics-endpoint``
   without ``{region}``);
 * ``azure.monitor.query.aio.LogsQueryClient`` on the Log Analytics endpoint;
-* a plain ``AsyncPipelineClient`` for the one ARM read (the account's location and type).
+* a plain ``AsyncPipelineClient`` for the ARM reads (the account, its throughput).
 
-Token audiences stay the SDKs' defaults unless set on their own (``metrics_audience``,
-``logs_audience``): an overridden endpoint (a private link) does not change who the
-token is for. TLS verification is left to the transport's defaults, so SSL_CERT_FILE
-and friends keep working; the credential is the session's, closed by the session.
+Hosts and token audiences come from the settings' cloud (``--cloud``); an audience is
+replaced only when set on its own (``metrics_audience``, ``logs_audience``). The
+console always hands each client its audience: ``LogsQueryClient`` would otherwise ask
+a token for whatever host ``--logs-endpoint`` names (a private link), which Entra ID
+does not issue. For the public cloud these are the SDKs' own defaults. TLS
+verification is left to the transport's defaults, so SSL_CERT_FILE and friends keep
+working; the credential is the session's, closed by the session.
 """
 
 from __future__ import annotations
@@ -27,8 +30,6 @@ from cosmem_tui import __version__
 from cosmem_tui.sources.monitor.settings import MonitorSettings
 from cosmem_tui.sources.monitor.wire import BoundedRetry, LedgerPolicy
 
-ARM_ENDPOINT = "https://management.azure.com"
-ARM_SCOPE = "https://management.azure.com/.default"
 USER_AGENT = f"cosmem/{__version__}"
 
 
@@ -82,18 +83,15 @@ class MonitorClients:
         client = self._metrics.get(endpoint)
         if client is None:
             options = self._options()
-            if self._settings.metrics_audience is not None:
-                options["audience"] = self._settings.metrics_audience
+            options["audience"] = self._settings.metrics_token_audience
             client = self._metrics[endpoint] = MetricsClient(endpoint, self._credential, **options)
         return client
 
     def logs(self) -> LogsQueryClient:
         if self._logs is None:
             options = self._options()
-            if self._settings.logs_endpoint is not None:
-                options["endpoint"] = self._settings.logs_endpoint
-            if self._settings.logs_audience is not None:
-                options["audience"] = self._settings.logs_audience
+            options["endpoint"] = self._settings.logs_url
+            options["audience"] = self._settings.logs_token_audience
             self._logs = LogsQueryClient(self._credential, **options)
         return self._logs
 
@@ -107,13 +105,15 @@ class MonitorClients:
                 policies.AsyncRedirectPolicy(),
                 self._retry.policy(),
                 LedgerPolicy(),
-                policies.AsyncBearerTokenCredentialPolicy(self._credential, ARM_SCOPE),
+                policies.AsyncBearerTokenCredentialPolicy(
+                    self._credential, self._settings.cloud.arm_scope
+                ),
                 policies.NetworkTraceLoggingPolicy(),
             ]
             options: dict[str, Any] = {}
             if self._transport is not None:
                 options["transport"] = self._transport
-            self._arm = AsyncPipelineClient(ARM_ENDPOINT, policies=pipeline, **options)
+            self._arm = AsyncPipelineClient(self._settings.arm_url, policies=pipeline, **options)
         return self._arm
 
     async def close(self) -> None:

@@ -139,8 +139,9 @@ def _denied(service: Service, status: int, text: str, settings: MonitorSettings)
             fix += " (and check that --workspace-id names the workspace the logs go to)"
     else:
         fix = (
-            f"grant your identity Reader on the account {settings.account}, or pass "
-            "--region so the console need not look the account up"
+            f"grant your identity Reader on the account {settings.account} (Monitoring "
+            "Reader covers it): the console reads its location, regions and throughput "
+            "settings there"
         )
     return MonitorFailure(kind, message, fix)
 

@@ -6,9 +6,10 @@ Texts live in ``queries/kql/`` (resource-specific tables) and
 logs can (``AGGREGATED``: CDBDataPlaneRequests5M / 15M, named by ``p_requests``).
 Each reads its parameters from ``let`` statements that ``render`` puts in front of it
 (``p_resource_id``, ``p_database``, ``p_container``, ``p_by_tenant``,
-``p_has_tenant``, ``p_tenant``, ``p_top``, ``p_console``): values are never spliced
-into the text itself, and every string goes through ``kql_string``, so a hostile
-tenant name stays one string literal. Plain text work, no SDK.
+``p_has_tenant``, ``p_tenant``, ``p_top``, ``p_console``, ``p_region``: the region
+whose rows count, as ``region_key`` spells it, or empty for every region): values are
+never spliced into the text itself, and every string goes through ``kql_string``, so a
+hostile tenant name stays one string literal. Plain text work, no SDK.
 """
 
 from __future__ import annotations
@@ -191,6 +192,7 @@ def render(
         # The console's own requests carry this in their UserAgent (sources/agent.py):
         # the texts that read the request log leave them out.
         ("p_console", kql_string(CONSOLE_MARK)),
+        ("p_region", kql_string(query.region or "")),
     ]
     if requests is not RequestLog.PER_REQUEST and query.name in AGGREGATED:
         lets += [

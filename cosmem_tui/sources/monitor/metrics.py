@@ -9,6 +9,9 @@ marked PARTIAL — a silently short list is worse than an error.
 
 Each timeseries becomes one ``Series``: dimension names lower-cased and sorted, one
 point per grain bucket with the requested aggregation, ``None`` where a bucket is empty.
+A query at ``database_level`` is filtered by its database alone: a shared offer's
+metrics exist only at database granularity. The answer's ``resource_region`` (where
+Azure Monitor says the data is kept) goes back to the caller, which checks it.
 """
 
 from __future__ import annotations
@@ -168,11 +171,16 @@ async def query_metrics(
     resource_id: str,
     database: str | None,
     container: str | None,
-) -> tuple[tuple[Series, ...], TelemetryProblem | None]:
-    """Series for ``query`` (one getBatch call), and a PARTIAL problem when cut short."""
+) -> tuple[tuple[Series, ...], TelemetryProblem | None, str | None]:
+    """Series for ``query`` (one getBatch call), a PARTIAL problem when cut short, and
+    the region Azure Monitor says the data came from (None: it did not say)."""
     attribute = check(query)
     aggregation = AGGREGATIONS[query.aggregation.lower()][0]
-    filter = filter_text(query, query.database or database, query.container or container)
+    filter = filter_text(
+        query,
+        query.database or database,
+        None if query.database_level else (query.container or container),
+    )
     top = max_results(query, filter)
     client = clients.metrics(region)
 
@@ -202,4 +210,5 @@ async def query_metrics(
             "ask for more (max_results) or split by fewer dimensions",
             f"metrics: {query.name}",
         )
-    return series, problem
+    regions = {str(r.resource_region) for r in results if getattr(r, "resource_region", None)}
+    return series, problem, (regions.pop() if len(regions) == 1 else None)

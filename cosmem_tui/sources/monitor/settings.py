@@ -7,10 +7,12 @@ readable line before anything is sent:
 * the account is named by its resource id (``COSMEM_RESOURCE_ID``), or by subscription,
   resource group and account name, composed into one;
 * the Log Analytics workspace is optional: without it there are metrics but no logs;
+* the cloud (public, China, US Gov: ``--cloud``) gives the ARM host, the metrics host
+  and the Log Analytics host, and the token audience of each, as one set;
 * the region (which regional metrics host to call) is found from the account unless
-  given; endpoints and token audiences can be overridden for sovereign clouds and
-  private links. An audience is never derived from an overridden endpoint: Entra ID
-  issues tokens for the service's audience, not for a private-link host name.
+  given; endpoints and token audiences can be overridden for private links. An
+  audience is never derived from an overridden endpoint: Entra ID issues tokens for the
+  service's audience (the cloud's), not for a private-link host name.
 
 Each value remembers where it came from (``origins``), for ``-v`` and for messages.
 """
@@ -28,8 +30,75 @@ from cosmem_tui.sources.errors import StoreError
 
 NAMESPACE = "Microsoft.DocumentDB/databaseAccounts"
 DEFAULT_TIMEOUT_S = 30.0  # every metrics or logs call ends within this, retries included
-METRICS_HOST = "https://{region}.metrics.monitor.azure.com"
 REGION_SLOT = "{region}"
+
+
+@dataclass(frozen=True, slots=True)
+class Cloud:
+    """One Azure cloud's hosts and the token audience of each service there.
+
+    The hosts and audiences are the ones the Azure SDK for Python's own monitor tests
+    pair per cloud (``sdk/monitor/azure-monitor-query/tests/base_testcase.py``: logs
+    ``api.loganalytics.io`` / ``api.loganalytics.azure.cn`` / ``api.loganalytics.us``,
+    metrics audience ``metrics.monitor.azure.{com,cn,us}``), the ``MetricsClient`` README
+    (``usgovvirginia.metrics.monitor.azure.us`` with that audience) and Learn's getBatch
+    page for China (``<region>.metrics.monitor.azure.cn``). ``LogsQueryClient`` would
+    take its audience from its endpoint when given none (its ``_patch.py``), so the
+    console always passes the cloud's. Sign-in itself goes to ``authority`` (azure-identity
+    reads ``AZURE_AUTHORITY_HOST``).
+    """
+
+    name: str  # "public", "china", "usgov"
+    arm: str  # Azure Resource Manager, also its token audience
+    metrics_host: str  # the regional metrics host, {region} in it
+    metrics_audience: str
+    logs: str  # the Log Analytics query endpoint, also its token audience
+    authority: str  # the Entra ID host azure-identity signs in at
+
+    @property
+    def arm_scope(self) -> str:
+        return self.arm + "/.default"
+
+
+CLOUDS: dict[str, Cloud] = {
+    cloud.name: cloud
+    for cloud in (
+        Cloud(
+            "public",
+            "https://management.azure.com",
+            "https://{region}.metrics.monitor.azure.com",
+            "https://metrics.monitor.azure.com",  # MetricsClient's own default
+            "https://api.loganalytics.io",  # LogsQueryClient's own default
+            "login.microsoftonline.com",
+        ),
+        Cloud(
+            "china",
+            "https://management.chinacloudapi.cn",
+            "https://{region}.metrics.monitor.azure.cn",
+            "https://metrics.monitor.azure.cn",
+            "https://api.loganalytics.azure.cn",
+            "login.chinacloudapi.cn",
+        ),
+        Cloud(
+            "usgov",
+            "https://management.usgovcloudapi.net",
+            "https://{region}.metrics.monitor.azure.us",
+            "https://metrics.monitor.azure.us",
+            "https://api.loganalytics.us",
+            "login.microsoftonline.us",
+        ),
+    )
+}
+PUBLIC = CLOUDS["public"]
+# The names people type for them (az cloud list): AzureCloud, AzureChinaCloud, AzureUSGovernment.
+_CLOUD_NAMES = {
+    "public": "public",
+    "azurecloud": "public",
+    "china": "china",
+    "azurechinacloud": "china",
+    "usgov": "usgov",
+    "azureusgovernment": "usgov",
+}
 
 _GUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _GROUP = re.compile(r"^[-\w.()]{1,90}$")  # letters (any script), digits, _ - . ( )
@@ -61,6 +130,7 @@ ENV = {
     "resource_group": "COSMEM_RESOURCE_GROUP",
     "account": "COSMEM_ACCOUNT",
     "region": "COSMEM_REGION",
+    "cloud": "COSMEM_CLOUD",
     "metrics_endpoint": "COSMEM_METRICS_ENDPOINT",
     "logs_endpoint": "COSMEM_LOGS_ENDPOINT",
     "metrics_audience": "COSMEM_METRICS_AUDIENCE",
@@ -93,6 +163,14 @@ FLAGS: tuple[Flag, ...] = (
         "the account's Azure region (eastus), when it cannot be read from the account",
     ),
     Flag(
+        "--cloud",
+        "cloud",
+        ENV["cloud"],
+        "public|china|usgov",
+        "the Azure cloud of the account: its Resource Manager, metrics and Log Analytics "
+        "hosts and token audiences (default public; sign-in follows AZURE_AUTHORITY_HOST)",
+    ),
+    Flag(
         "--metrics-endpoint",
         "metrics_endpoint",
         ENV["metrics_endpoint"],
@@ -105,7 +183,8 @@ FLAGS: tuple[Flag, ...] = (
         "logs_endpoint",
         ENV["logs_endpoint"],
         "URL",
-        "the Log Analytics query endpoint (default https://api.loganalytics.io)",
+        "the Log Analytics query endpoint (default: the cloud's, https://api.loganalytics.io); "
+        "its token audience stays the cloud's",
     ),
 )
 
@@ -230,6 +309,15 @@ def _workspace(value: str, origin: str) -> str:
     return value.lower()
 
 
+def _cloud(value: str, origin: str) -> str:
+    name = _CLOUD_NAMES.get(value.strip().lower())
+    if name is None:
+        raise MonitorConfigError(
+            f"{origin}: {value!r} is not a cloud the console knows: public, china or usgov"
+        )
+    return name
+
+
 def _region(value: str, origin: str) -> str:
     try:
         return normalise_region(value)
@@ -241,10 +329,11 @@ def _region(value: str, origin: str) -> str:
 class MonitorSettings:
     resource: ResourceId
     workspace_id: str | None = None
-    region: str | None = None  # None: read from the account (Cosmos, else ARM)
-    metrics_endpoint: str | None = None  # None: https://<region>.metrics.monitor.azure.com
-    logs_endpoint: str | None = None  # None: the SDK's (https://api.loganalytics.io)
-    metrics_audience: str | None = None  # None: the SDK's default audience
+    region: str | None = None  # None: ARM's location of the account (else its write region)
+    cloud: Cloud = PUBLIC  # hosts and audiences, unless overridden one by one below
+    metrics_endpoint: str | None = None  # None: the cloud's https://<region>.metrics…
+    logs_endpoint: str | None = None  # None: the cloud's (public: https://api.loganalytics.io)
+    metrics_audience: str | None = None  # None: the cloud's (never the endpoint's host)
     logs_audience: str | None = None
     database: str | None = None  # answers filtered to this database …
     container: str | None = None  # … and container, when a query names none
@@ -281,15 +370,33 @@ class MonitorSettings:
         be None only when the host does not need it (``needs_region``)."""
         if region is None and self.needs_region:
             raise ValueError("the metrics host needs the account's region")
-        if self.metrics_endpoint is not None:
-            return self.metrics_endpoint.replace(REGION_SLOT, region or "")
-        return METRICS_HOST.format(region=region)
+        host = self.metrics_endpoint or self.cloud.metrics_host
+        return host.replace(REGION_SLOT, region or "")
+
+    @property
+    def metrics_token_audience(self) -> str:
+        return self.metrics_audience or self.cloud.metrics_audience
+
+    @property
+    def logs_url(self) -> str:
+        return self.logs_endpoint or self.cloud.logs
+
+    @property
+    def logs_token_audience(self) -> str:
+        """Set on its own, else the cloud's: never the host of ``--logs-endpoint``."""
+        return self.logs_audience or self.cloud.logs
+
+    @property
+    def arm_url(self) -> str:
+        return self.cloud.arm
 
     def describe(self) -> list[str]:
         """One line per setting and where it came from (for ``-v``)."""
         lines = []
         for name, origin in self.origins:
             value = self.resource_id if name == "resource_id" else getattr(self, name, None)
+            if isinstance(value, Cloud):
+                value = value.name
             lines.append(f"{name} = {value} (from {origin})")
         return lines
 
@@ -355,6 +462,7 @@ def resolve(
         resource=resource,
         workspace_id=optional("workspace_id", _workspace),
         region=optional("region", _region),
+        cloud=CLOUDS[optional("cloud", _cloud) or PUBLIC.name],
         metrics_endpoint=optional(
             "metrics_endpoint", lambda v, o: check_https(v, o, template=True)
         ),

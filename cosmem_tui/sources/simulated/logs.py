@@ -48,7 +48,9 @@ from cosmem_tui.model.telemetry import (
     LogName,
     LogQuery,
     LogTable,
+    region_key,
 )
+from cosmem_tui.sources.simulated.metrics import SIMULATED_REGION
 from cosmem_tui.sources.simulated.operations import BURST, OPERATIONS, REQUESTS_PER_RU, STEADY
 from cosmem_tui.sources.simulated.problems import bad_logs_request
 from cosmem_tui.sources.simulated.rhythm import LOG_LAG_S, MINUTE_S
@@ -106,7 +108,8 @@ class LogAnswers:
 
     def _matches(self, query: LogQuery) -> bool:
         database, container = query.database, query.container
-        return database in (None, self.database) and container in (None, self.container)
+        region = query.region in (None, region_key(SIMULATED_REGION))  # its only region
+        return database in (None, self.database) and container in (None, self.container) and region
 
     def _rows(self, query: LogQuery, start: int, end: int) -> list[Row]:
         handler = {

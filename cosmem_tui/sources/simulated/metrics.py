@@ -37,7 +37,9 @@ from cosmem_tui.model.telemetry import (
     OPERATION_TYPE,
     PARTITION_KEY_RANGE,
     PROVISIONED_THROUGHPUT,
-    SERVER_LATENCY,
+    REGION,
+    SERVER_LATENCY_DIRECT,
+    SERVER_LATENCY_GATEWAY,
     STATUS_CODE,
     TOTAL_REQUEST_UNITS,
     TOTAL_REQUESTS,
@@ -59,9 +61,11 @@ from cosmem_tui.sources.simulated.problems import bad_metrics_request
 from cosmem_tui.sources.simulated.rhythm import MINUTE_S
 from cosmem_tui.sources.simulated.workload import Workload
 
-REGION = "Region"
 CONNECTION_MODE = "ConnectionMode"
 SIMULATED_REGION = "simulated"  # the account has one region, and it is not a real one
+# The simulated agents are Python clients: gateway mode, as every Python or JavaScript
+# SDK is (direct mode exists only in .NET and Java). ServerSideLatencyDirect has no data.
+CONNECTION = "Gateway"
 MAX_SPAN_S = 31 * 86_400
 GRAINS_S = (60, 300, 900, 1800, 3600, 21_600, 43_200, 86_400)  # Azure's metric intervals
 DEFAULT_MAX_RESULTS = 10  # Azure's top when a filter is given and no top
@@ -143,8 +147,12 @@ def _latency(workload: Workload, minute: Minute | None) -> list[Fact]:
         requests = minute.ok[i]
         if requests:
             average = BASE_LATENCY_MS[i] * minute.slow[i] / requests
-            facts.append(((operation, "Direct"), average, float(requests)))
+            facts.append(((operation, CONNECTION), average, float(requests)))
     return facts
+
+
+def _no_requests(workload: Workload, minute: Minute | None) -> list[Fact]:
+    return []  # no simulated client is in this connection mode
 
 
 def _provisioned(workload: Workload, minute: Minute | None) -> list[Fact]:
@@ -210,13 +218,22 @@ SPECS: dict[str, MetricSpec] = {
             lambda workload: False,
         ),
         MetricSpec(
-            SERVER_LATENCY,
+            SERVER_LATENCY_GATEWAY,
             "MilliSeconds",
             ("Average",),
             (DATABASE, COLLECTION, REGION, OPERATION_TYPE, CONNECTION_MODE),
             (OPERATION_TYPE, CONNECTION_MODE),
             60,
             _latency,
+        ),
+        MetricSpec(
+            SERVER_LATENCY_DIRECT,
+            "MilliSeconds",
+            ("Average",),
+            (DATABASE, COLLECTION, REGION, OPERATION_TYPE, CONNECTION_MODE),
+            (OPERATION_TYPE, CONNECTION_MODE),
+            60,
+            _no_requests,
         ),
     )
 }
@@ -253,7 +270,7 @@ class MetricAnswers:
             DATABASE: database,
             COLLECTION: container,
             REGION: SIMULATED_REGION,
-            CONNECTION_MODE: "Direct",
+            CONNECTION_MODE: CONNECTION,
         }
         # Whole minutes added up, and the grouped buckets of past ones by the query's
         # shape and bucket: like the cells, they never change.
@@ -403,7 +420,7 @@ class MetricAnswers:
         pins = {d.lower(): v for d, v in query.where}
         if query.database is not None:
             pins[DATABASE.lower()] = query.database
-        if query.container is not None:
+        if query.container is not None and not query.database_level:
             pins[COLLECTION.lower()] = query.container
         return pins
 

@@ -26,13 +26,16 @@ from typing import TYPE_CHECKING, TypeVar
 
 from cosmem_tui.model import Clock, Key, Kind, RequestCharge, Scalar, Scope
 from cosmem_tui.model.telemetry import (
+    AccountFacts,
     LogAnswer,
     LogQuery,
     MetricAnswer,
     MetricQuery,
+    Offer,
     ProblemKind,
     TelemetryAbout,
     TelemetryProblem,
+    ThroughputMode,
 )
 from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local.workspace_file import WorkspaceFile
@@ -55,6 +58,8 @@ _Q = TypeVar("_Q", MetricQuery, LogQuery)
 class _Answers:
     metrics: MetricAnswers
     logs: LogAnswers
+    database: str
+    container: str
 
 
 class SimulatedTelemetry:
@@ -171,6 +176,35 @@ class SimulatedTelemetry:
             self._record(f"logs: {query.name.value}", Scope.LOGS, target, rows, answer.problem, ms)
         return [answer for answer, _ in results]
 
+    async def account(self, database: str | None, container: str | None) -> AccountFacts:
+        """One simulated region, and the container's own offer (the workload's shape),
+        recorded like the ARM read it stands for."""
+        started = self._gateway.timer()
+        try:
+            answers = await asyncio.to_thread(self._loaded)
+        except Exception as exc:  # the workspace could not be read
+            problem = simulator_failed("arm: account", exc)
+            self._record("arm: account", Scope.METADATA, "account", 0, problem, 0.0)
+            return AccountFacts(problems=(problem,))
+        from cosmem_tui.sources.simulated.metrics import SIMULATED_REGION
+
+        shape = answers.metrics.workload.shape
+        offer = Offer(
+            ThroughputMode.DEDICATED,
+            float(shape.autoscale_max_ru_s or shape.provisioned_ru_s),
+            autoscale=shape.autoscale_max_ru_s is not None,
+            owner=f"container {answers.database}/{answers.container}",
+        )
+        ms = (self._gateway.timer() - started) * 1000.0
+        self._record("arm: account", Scope.METADATA, "account", 1, None, ms)
+        return AccountFacts(
+            regions=(SIMULATED_REGION,),
+            write_region=SIMULATED_REGION,
+            metrics_region=SIMULATED_REGION,
+            metrics_region_from="simulated",
+            offer=offer,
+        )
+
     async def close(self) -> None:
         """Let go of the workload and its cached minutes (the workspace is the store's)."""
         with self._lock:
@@ -261,4 +295,6 @@ def _answers(
     return _Answers(
         MetricAnswers(workload, database=database, container=container),
         LogAnswers(workload, database=database, container=container, storage=storage),
+        database,
+        container,
     )

@@ -36,6 +36,8 @@ RESOURCE_ID = (
     "Microsoft.DocumentDB/databaseAccounts/agentmem"
 )
 WORKSPACE = "3f9c2b1e-7a64-4d2b-9e58-0c1d2e3f4a5b"
+# Azure Resource Manager in the public, China and US Government clouds.
+ARM_HOSTS = ("management.azure.com", "management.chinacloudapi.cn", "management.usgovcloudapi.net")
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ class AzureFake:
         self.sent: list[Sent] = []
         self._lock = threading.Lock()
         self._queues: dict[str, list[Responder]] = {"metrics": [], "logs": [], "arm": []}
-        self._default: dict[str, Responder] = {}
+        # Unless told otherwise, ARM knows the account: one region, its own RU/s.
+        self._default: dict[str, Responder] = {"arm": arm_account}
 
     # -- what it answers ------------------------------------------------------------------
 
@@ -102,9 +105,9 @@ class AzureFake:
         self._queues[route].append(raiser)
 
     def _route(self, sent: Sent) -> str:
-        if sent.host.endswith("metrics.monitor.azure.com") or "metrics:getBatch" in sent.path:
+        if ".metrics.monitor.azure." in sent.host or "metrics:getBatch" in sent.path:
             return "metrics"
-        if sent.host == "management.azure.com":
+        if sent.host in ARM_HOSTS:
             return "arm"
         return "logs"
 
@@ -113,9 +116,12 @@ class AzureFake:
             self.sent.append(sent)
             route = self._route(sent)
             queue = self._queues[route]
-            if not queue:
+            if not queue and route in self._default:
+                responder = self._default[route]
+            elif not queue:
                 return Reply(404, error_body("NoRoute", f"no answer for {route}"))
-            responder = queue.pop(0) if len(queue) > 1 else queue[0]
+            else:
+                responder = queue.pop(0) if len(queue) > 1 else queue[0]
         return responder(sent)
 
     def requests_to(self, route: str) -> list[Sent]:
@@ -216,7 +222,46 @@ def metric(
     }
 
 
-def metrics_body(start: float, end: float, *metrics: dict[str, Any]) -> dict[str, Any]:
+ACCOUNT_LOCATION = "East US"
+PROVISIONED_RU_S = 4000  # the container memory/turns's own offer
+
+
+def arm_account(sent: Sent) -> Reply:
+    """ARM for the account agentmem: in East US alone (the REST spec example's shape),
+    provisioned, and the container memory/turns with 4,000 RU/s of its own."""
+    if sent.path == RESOURCE_ID:
+        where = {"locationName": ACCOUNT_LOCATION, "failoverPriority": 0}
+        return Reply(
+            200,
+            {
+                "id": RESOURCE_ID,
+                "name": "agentmem",
+                "location": ACCOUNT_LOCATION,
+                "type": "Microsoft.DocumentDB/databaseAccounts",
+                "kind": "GlobalDocumentDB",
+                "properties": {
+                    "writeLocations": [where],
+                    "readLocations": [where],
+                    "locations": [where],
+                    "capabilities": [],
+                },
+            },
+        )
+    if (
+        sent.path
+        == f"{RESOURCE_ID}/sqlDatabases/memory/containers/turns/throughputSettings/default"
+    ):
+        return Reply(
+            200,
+            {"name": "default", "properties": {"resource": {"throughput": PROVISIONED_RU_S}}},
+        )
+    return Reply(404, error_body("NotFound", f"no resource at {sent.path}"))
+
+
+def metrics_body(
+    start: float, end: float, *metrics: dict[str, Any], region: str = "eastus"
+) -> dict[str, Any]:
+    """A getBatch answer; ``region`` is where Azure says the resource's data is kept."""
     return {
         "values": [
             {
@@ -224,7 +269,7 @@ def metrics_body(start: float, end: float, *metrics: dict[str, Any]) -> dict[str
                 "endtime": iso(end),
                 "interval": "PT1M",
                 "namespace": "microsoft.documentdb/databaseaccounts",
-                "resourceregion": "eastus",
+                "resourceregion": region,
                 "resourceid": RESOURCE_ID,
                 "value": list(metrics),
             }

@@ -165,7 +165,7 @@ def test_a_hostile_tenant_stays_one_literal_in_every_query(
     name: LogName, mode: LogMode, requests: RequestLog
 ):
     benign = render(
-        LogQuery(name, SPAN, level=KeyLevel.KEY, tenant=Key.of("acme"), top=50),
+        LogQuery(name, SPAN, level=KeyLevel.KEY, tenant=Key.of("acme"), top=50, region="eastus"),
         mode,
         resource_id=RESOURCE_ID,
         database="memory",
@@ -174,7 +174,7 @@ def test_a_hostile_tenant_stays_one_literal_in_every_query(
     )
     for value in HOSTILE:
         text = render(
-            LogQuery(name, SPAN, level=KeyLevel.KEY, tenant=Key.of(value), top=50),
+            LogQuery(name, SPAN, level=KeyLevel.KEY, tenant=Key.of(value), top=50, region=value),
             mode,
             resource_id=RESOURCE_ID,
             database=value,
@@ -279,6 +279,7 @@ def test_every_text_aggregates_and_ends_in_a_bound(
         "p_requests",  # the aggregated texts: the table, its interval
         "p_bin",
         "p_minutes",
+        "p_region",
     }
     assert "p_resource_id" in used  # never another account's rows in a shared workspace
 
@@ -446,3 +447,26 @@ def test_the_aggregated_texts_count_requests_as_the_table_reference_names_them(n
         assert "SampleCount" not in tables[table]["columns"]
         assert tables[table]["console_fallbacks"] == {"SampleCount": "real"}
         assert "monitor-aggregated-logs" in tables[table]["console_fallbacks_source"]
+
+
+REGIONAL = (LogName.KEY_USAGE, LogName.PARTITION_USAGE, LogName.THROTTLES, LogName.KEY_THROTTLES)
+
+
+@pytest.mark.parametrize("name", REGIONAL)
+@pytest.mark.parametrize("mode", list(LogMode))
+def test_every_usage_text_reads_one_region_when_asked(name: LogName, mode: LogMode):
+    """RU/s is provisioned per region: a text that sums RU or counts requests keeps only
+    the rows of ``p_region`` (when set), once for each table it reads, comparing the
+    region as ``region_key`` spells it ("East US" is "eastus")."""
+    text = query_text(name, mode)
+    tables = 2 if name is LogName.KEY_THROTTLES and mode is LogMode.RESOURCE_SPECIFIC else 1
+    filters = re.findall(r"where isempty\(p_region\) or replace_string\(tolower\(", text)
+    assert len(filters) == tables, text
+    rendered_text = render(
+        LogQuery(name, SPAN, region="eastus"),
+        mode,
+        resource_id=RESOURCE_ID,
+        database=None,
+        container=None,
+    )
+    assert 'let p_region = "eastus";' in rendered_text

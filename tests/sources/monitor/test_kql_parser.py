@@ -73,16 +73,26 @@ PLACES: dict[str, tuple[str | None, str | None]] = {
 }
 
 
+# The regions a question can be read in: every region, one (as ``region_key`` spells
+# it), and a value that tries to end its literal.
+REGIONS: dict[str, str | None] = {
+    "every-region": None,
+    "eastus": "eastus",
+    "hostile-region": 'east" or 1 == 1 | take 9 //',
+}
+
+
 @dataclass(frozen=True)
 class Shape:
     level: KeyLevel
     tenant: str
     top: int
     place: str
+    region: str = "every-region"
 
     @property
     def label(self) -> str:
-        return f"{self.level.value}-{self.tenant}-top{self.top}-{self.place}"
+        return f"{self.level.value}-{self.tenant}-top{self.top}-{self.place}-{self.region}"
 
 
 TOPS = (1, MAX_TOP)  # both ends of the range render accepts
@@ -99,6 +109,9 @@ def shapes() -> list[Shape]:
     found += [Shape(level, "string", top, "container") for level in KeyLevel for top in TOPS]
     found += [Shape(KeyLevel.TENANT, "none", 100, place) for place in PLACES]
     found += [Shape(KeyLevel.KEY, "nested", top, "hostile") for top in TOPS]
+    found += [
+        Shape(level, "string", 100, "container", region) for level in KeyLevel for region in REGIONS
+    ]
     return found
 
 
@@ -106,7 +119,14 @@ def rendered(
     name: LogName, mode: LogMode, shape: Shape, requests: RequestLog = RequestLog.PER_REQUEST
 ) -> str:
     database, container = PLACES[shape.place]
-    query = LogQuery(name, SPAN, level=shape.level, tenant=TENANTS[shape.tenant], top=shape.top)
+    query = LogQuery(
+        name,
+        SPAN,
+        level=shape.level,
+        tenant=TENANTS[shape.tenant],
+        top=shape.top,
+        region=REGIONS[shape.region],
+    )
     return render(
         query,
         mode,

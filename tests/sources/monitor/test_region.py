@@ -1,5 +1,6 @@
-"""Which regional metrics host: the setting, else the Cosmos account's region, else ARM —
-and a resource that is not a Cosmos account is refused."""
+"""Which regional metrics host: the setting, else ARM's location of the resource, else
+(ARM not readable) the Cosmos write region, said as such; an answer from another region
+is followed — and a resource that is not a Cosmos account is refused."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from azure.core.exceptions import ServiceRequestError
 from cosmem_tui.model import FrozenClock, Kind, Scope
 from cosmem_tui.model.telemetry import LogName, LogQuery, MetricQuery, ProblemKind, Span
 from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.monitor.settings import CLOUDS
 from cosmem_tui.sources.monitor.telemetry import MIN_REFRESH_S
 from tests.conftest import ANCHOR
 from tests.sources.monitor.azure_fake import (
@@ -40,13 +42,14 @@ def account(location: str = "East US", kind: str = "Microsoft.DocumentDB/databas
     )
 
 
-def ok_metrics() -> Reply:
+def ok_metrics(region: str = "eastus") -> Reply:
     return Reply(
         200,
         metrics_body(
             SPAN.start,
             SPAN.end,
             metric("TotalRequestUnits", "Count", [({}, [(SPAN.start, {"total": 1.0})])]),
+            region=region,
         ),
     )
 
@@ -55,7 +58,7 @@ async def test_without_a_region_the_account_is_read_from_arm(
     open_source: Opener, fake: AzureFake, gateway: Gateway, credential: FakeCredential
 ):
     fake.answer("arm", account("West Europe"))
-    fake.answer("metrics", ok_metrics())
+    fake.answer("metrics", ok_metrics("westeurope"))
     source = await open_source(region=None)
     assert source.region == "westeurope" and source.problems() == []
     (arm,) = fake.requests_to("arm")
@@ -70,13 +73,61 @@ async def test_without_a_region_the_account_is_read_from_arm(
     assert lookup.operation == "arm: account" and lookup.status == 200
 
 
-async def test_the_cosmos_accounts_region_saves_the_arm_call(open_source: Opener, fake: AzureFake):
-    fake.answer("metrics", ok_metrics())
-    source = await open_source(region=None, region_hint="South Central US")
+async def test_the_arm_location_wins_over_the_cosmos_write_region(
+    open_source: Opener, fake: AzureFake
+):
+    # Microsoft's own example account: the resource in West US, writes in East US (or
+    # any account after a failover). Metrics live where the resource is.
+    fake.answer("arm", account("West US"))
+    fake.answer("metrics", ok_metrics("westus"))
+    source = await open_source(region=None, region_hint="East US")
     (answer,) = await source.metrics([QUERY])
     assert answer.problem is None
-    assert fake.requests_to("arm") == []
-    assert fake.requests_to("metrics")[0].host == "southcentralus.metrics.monitor.azure.com"
+    assert len(fake.requests_to("arm")) == 1
+    assert fake.requests_to("metrics")[0].host == "westus.metrics.monitor.azure.com"
+    facts = await source.account(None, None)
+    assert (facts.metrics_region, facts.metrics_region_from) == ("westus", "ARM location")
+
+
+async def test_the_write_region_stands_in_only_when_arm_cannot_be_read_and_says_so(
+    open_source: Opener, fake: AzureFake
+):
+    fake.answer("arm", Reply(403, error_body("AuthorizationFailed", "no read permission")))
+    fake.answer("metrics", ok_metrics("eastus"))
+    source = await open_source(region=None, region_hint="East US")
+    (answer,) = await source.metrics([QUERY])
+    assert answer.problem is None
+    assert fake.requests_to("metrics")[0].host == "eastus.metrics.monitor.azure.com"
+    (note,) = source.problems()
+    assert note.kind is ProblemKind.FORBIDDEN
+    assert "metrics asked of eastus, the Cosmos write region" in note.message
+    assert "--region" in note.fix and "--query location" in note.fix
+    facts = await source.account(None, None)
+    assert facts.metrics_region == "eastus"
+    assert facts.metrics_region_from == "the write region (ARM not readable)"
+    assert facts.write_region == "eastus" and facts.regions == ("eastus",)
+    assert facts.problems and "regions and throughput settings are unknown" in (
+        facts.problems[0].message
+    )
+
+
+async def test_an_answer_from_another_region_is_said_and_followed(
+    open_source: Opener, fake: AzureFake
+):
+    fake.answer("arm", Reply(403, error_body("AuthorizationFailed", "no read permission")))
+    fake.answer("metrics", ok_metrics("westus"))  # the resource's data is kept in West US
+    source = await open_source(region=None, region_hint="East US")
+    (first,) = await source.metrics([QUERY])
+    assert first.series  # the data came
+    assert first.problem is not None and first.problem.about == "metrics: ru"
+    assert "answered from westus, not from eastus" in first.problem.message
+    (second,) = await source.metrics([QUERY])
+    assert second.problem is None
+    hosts = [sent.host for sent in fake.requests_to("metrics")]
+    assert hosts == ["eastus.metrics.monitor.azure.com", "westus.metrics.monitor.azure.com"]
+    facts = await source.account(None, None)
+    assert facts.metrics_region == "westus"
+    assert facts.metrics_region_from.startswith("the region Azure Monitor answered from")
 
 
 async def test_the_region_setting_wins_over_the_accounts(open_source: Opener, fake: AzureFake):
@@ -107,6 +158,39 @@ async def test_an_audience_set_on_its_own_is_used(
     )
     await source.metrics([QUERY])
     assert credential.scopes == [("https://metrics.monitor.azure.us/.default",)]
+
+
+async def test_a_logs_endpoint_alone_keeps_the_logs_audience(
+    open_source: Opener, fake: AzureFake, credential: FakeCredential
+):
+    # LogsQueryClient takes its audience from its endpoint when given none: a private
+    # link's host would be asked for a token Entra ID does not issue.
+    fake.answer("logs", Workspace().responder())
+    source = await open_source(logs_endpoint="https://logs.privatelink.example")
+    (answer,) = await source.logs([LogQuery(LogName.KEY_USAGE, SPAN)])
+    assert answer.problem is None
+    assert {sent.host for sent in fake.requests_to("logs")} == {"logs.privatelink.example"}
+    assert credential.scopes == [("https://api.loganalytics.io/.default",)]
+
+
+async def test_the_china_cloud_sends_every_call_to_its_hosts_with_its_audiences(
+    open_source: Opener, fake: AzureFake, credential: FakeCredential
+):
+    fake.answer("arm", account("China East 2"))
+    fake.answer("metrics", ok_metrics("chinaeast2"))
+    fake.answer("logs", Workspace().responder())
+    source = await open_source(region=None, cloud=CLOUDS["china"])
+    await source.metrics([QUERY])
+    await source.logs([LogQuery(LogName.KEY_USAGE, SPAN)])
+    (arm,) = fake.requests_to("arm")
+    assert arm.host == "management.chinacloudapi.cn"
+    assert fake.requests_to("metrics")[0].host == "chinaeast2.metrics.monitor.azure.cn"
+    assert {sent.host for sent in fake.requests_to("logs")} == {"api.loganalytics.azure.cn"}
+    assert credential.scopes == [
+        ("https://management.chinacloudapi.cn/.default",),
+        ("https://metrics.monitor.azure.cn/.default",),
+        ("https://api.loganalytics.azure.cn/.default",),
+    ]
 
 
 async def test_a_resource_that_is_not_a_cosmos_account_is_refused_everywhere(

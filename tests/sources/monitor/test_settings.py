@@ -125,6 +125,70 @@ def test_endpoints_and_audiences_are_kept_apart():
     assert default.metrics_url("eastus") == "https://eastus.metrics.monitor.azure.com"
 
 
+@pytest.mark.parametrize(
+    ("given", "arm", "metrics", "metrics_audience", "logs"),
+    [
+        (
+            None,
+            "https://management.azure.com",
+            "https://eastus.metrics.monitor.azure.com",
+            "https://metrics.monitor.azure.com",
+            "https://api.loganalytics.io",
+        ),
+        (
+            "AzureChinaCloud",
+            "https://management.chinacloudapi.cn",
+            "https://eastus.metrics.monitor.azure.cn",
+            "https://metrics.monitor.azure.cn",
+            "https://api.loganalytics.azure.cn",
+        ),
+        (
+            "usgov",
+            "https://management.usgovcloudapi.net",
+            "https://eastus.metrics.monitor.azure.us",
+            "https://metrics.monitor.azure.us",
+            "https://api.loganalytics.us",
+        ),
+    ],
+)
+def test_one_cloud_setting_gives_every_host_and_audience(
+    given: str | None, arm: str, metrics: str, metrics_audience: str, logs: str
+):
+    env = {"COSMEM_CLOUD": given} if given else {}
+    settings = resolve({"resource_id": RESOURCE_ID}, env)
+    assert settings is not None
+    assert settings.arm_url == arm and settings.cloud.arm_scope == arm + "/.default"
+    assert settings.metrics_url("eastus") == metrics
+    assert settings.metrics_token_audience == metrics_audience
+    assert settings.logs_url == logs and settings.logs_token_audience == logs
+
+
+def test_a_private_link_endpoint_keeps_the_clouds_audience():
+    settings = resolve(
+        {
+            "resource_id": RESOURCE_ID,
+            "cloud": "usgov",
+            "logs_endpoint": "https://logs.privatelink.example",
+            "metrics_endpoint": "https://metrics.privatelink.example",
+        },
+        {},
+    )
+    assert settings is not None
+    assert settings.logs_url == "https://logs.privatelink.example"
+    assert settings.logs_token_audience == "https://api.loganalytics.us"
+    assert settings.metrics_url(None) == "https://metrics.privatelink.example"
+    assert settings.metrics_token_audience == "https://metrics.monitor.azure.us"
+    assert "cloud = usgov (from --cloud)" in settings.describe()
+
+
+def test_an_unknown_cloud_is_one_line_naming_the_ones_there_are():
+    with pytest.raises(MonitorConfigError) as caught:
+        resolve({"resource_id": RESOURCE_ID}, {"COSMEM_CLOUD": "germany"})
+    assert caught.value.message == (
+        "COSMEM_CLOUD: 'germany' is not a cloud the console knows: public, china or usgov"
+    )
+
+
 def test_a_workspace_without_an_account_says_what_is_missing():
     with pytest.raises(MonitorConfigError) as caught:
         resolve({"workspace_id": WORKSPACE}, {"COSMEM_ACCOUNT": "agentmem"})
@@ -144,6 +208,7 @@ def test_the_flags_are_described_for_the_cli():
         "--resource-id",
         "--workspace-id",
         "--region",
+        "--cloud",
         "--metrics-endpoint",
         "--logs-endpoint",
     }
