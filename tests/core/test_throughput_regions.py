@@ -285,6 +285,7 @@ def regional_logs(query: LogQuery) -> LogAnswer:
         LogName.PARTITION_USAGE: table(LogName.PARTITION_USAGE, ("0", peak * 10, peak, 1)),
         LogName.KEY_THROTTLES: table(LogName.KEY_THROTTLES),
         LogName.KEY_STORAGE: table(LogName.KEY_STORAGE),
+        LogName.REQUEST_TOTALS: table(LogName.REQUEST_TOTALS, (100, 0, 0, 0, 0.0)),
     }
     return LogAnswer(query, tables[query.name], as_of=NOW - 40)
 
