@@ -38,9 +38,6 @@ NOT_CONFIGURED = (
     "Reader on the workspace. The demo workspace has a simulated workload."
 )
 
-# How late resource logs reach Log Analytics (learn "Log data ingestion time").
-LOG_LAG = "logs 3–10 min late"
-
 
 def next_window(window: Window) -> Window:
     return WINDOWS[(WINDOWS.index(window) + 1) % len(WINDOWS)]

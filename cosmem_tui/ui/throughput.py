@@ -28,7 +28,6 @@ from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model.telemetry import TelemetryAbout, ThroughputMode, ThroughputReport
 from cosmem_tui.ui.telemetry import (
-    LOG_LAG,
     NOT_CONFIGURED,
     concerns,
     problem_text,
@@ -159,8 +158,8 @@ class ThroughputScreen(TelemetryScreen[ThroughputReport]):
             parts.append(f"RU/s shared by {offer.owner or 'the database'}")
         elif offer.mode is ThroughputMode.SERVERLESS:
             parts.append("serverless: no provisioned RU/s")
+        # Metrics only: the resource logs' 3–10 min delay is the hot view's to tell.
         parts.append(f"per minute, data as of {utc(report.data_as_of)}")
-        parts.append(LOG_LAG)
         return " · ".join(parts)
 
     def show_other_problems(self, report: ThroughputReport) -> None:
