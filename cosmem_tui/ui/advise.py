@@ -12,12 +12,10 @@ Findings quote item ids and key values, which are data: every cell passes
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
-from textual.app import ComposeResult
-from textual.widgets import Static
 
 from cosmem_tui.core import records
 from cosmem_tui.core.session import Session
@@ -25,13 +23,11 @@ from cosmem_tui.core.text import one_line
 from cosmem_tui.model import AdviceReport, Finding, Meter, Severity
 from cosmem_tui.model.telemetry import HotKeysReport, Window
 from cosmem_tui.ui.actions import show_key
-from cosmem_tui.ui.loader import Loader
+from cosmem_tui.ui.check_report import CheckReportScreen
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.rows import safe_cells
-from cosmem_tui.ui.table_export import ShownTable
-from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
-from cosmem_tui.ui.widgets.hint_line import FittedLine
-from cosmem_tui.ui.widgets.row_list import Cell, Column, RowList, Tone
+from cosmem_tui.ui.view import VIEW_CSS, view_bindings
+from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 FINDING_COLUMNS = (
     Column("SEV", 5),
@@ -97,9 +93,20 @@ def detail_text(finding: Finding) -> Text:
     return text
 
 
-class AdviseScreen(ViewScreen):
+class AdviseScreen(CheckReportScreen[AdviceReport, Finding]):
     VIEW = "advise"
     BINDINGS: ClassVar = view_bindings("advise")
+    SUMMARY_ID, LIST_ID, DETAIL_ID = "advice-summary", "findings", "finding"
+    COLUMNS = FINDING_COLUMNS
+    NOUN = "findings"
+    LIST_TITLE = "findings, worst first"
+    DETAIL_TITLE = "evidence and fix"
+    CHECKING = "checking the container…"
+    RUNNING = "checking the container: properties, a sample of item shapes, key counts…"
+    EMPTY = "no findings: nothing to fix"
+    SELECT = "select a finding to see its evidence and fix"
+    CAUSE = "advise: check the container"
+    TABLE_NAME, TABLE_FIELDS = "findings", records.ADVICE_FIELDS  # as ``cosmem advise`` writes
 
     DEFAULT_CSS = (
         VIEW_CSS
@@ -114,70 +121,20 @@ class AdviseScreen(ViewScreen):
     """
     )
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.loader = Loader(self, "advise")
-        self.report: AdviceReport | None = None
-        self.rows = FindingRows(())
-        self._shown = False
-        self._ran = False
-
-    def compose(self) -> ComposeResult:
-        yield from self.compose_chrome_top()
-        yield FittedLine(id="advice-summary")
-        yield RowList(
-            FINDING_COLUMNS, id="findings", empty_text="checking the container…", noun="findings"
-        )
-        yield Static(id="finding")
-        yield from self.compose_chrome_bottom()
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        findings = self.query_one("#findings", RowList)
-        findings.set_title("findings, worst first")
-        finding = self.query_one("#finding", Static)
-        finding.border_title = plain("evidence and fix")
+    def dress_panes(self) -> None:
         # The pane is cut on a small terminal: the row detail has the finding whole.
         key = show_key(self.cosmem.registry.first_key("list.detail"))
-        finding.border_subtitle = plain(f"{key} shows it whole" if key else "")
-        self.set_focus(findings)
+        self.detail.border_subtitle = plain(f"{key} shows it whole" if key else "")
 
-    def session_ready(self, session: Session) -> None:
-        if self._shown:
-            self.run_check()
-
-    def on_screen_resume(self) -> None:
-        self._shown = True
-        if not self._ran and self.session is not None:
-            self.run_check()
-
-    def on_screen_suspend(self) -> None:
-        self._shown = False
-
-    # -- running the advisor ----------------------------------------------------------------
-
-    def run_check(self) -> None:
-        session = self.session
-        if session is None:
-            return
+    def check_for(self, session: Session) -> Callable[[], Awaitable[AdviceReport]] | str:
         advisor = session.advisor
         if advisor is None:
-            self.set_status("no advisor for this session (no memory store)", error=True)
-            return
-        self._ran = True
-        self.loader.bump()
-        self.set_status("checking the container: properties, a sample of item shapes, key counts…")
+            return "no advisor for this session (no memory store)"
 
         async def check() -> AdviceReport:
             return await advisor.advise(load=await self._load(session))
 
-        self.loader.start(
-            session,
-            check,
-            self._show,
-            lambda error: self.set_status(error, error=True),
-            cause="advise: check the container",
-        )
+        return check
 
     async def _load(self, session: Session) -> HotKeysReport | None:
         """With telemetry, RU per tenant feeds the hotspot rule; without, it is skipped."""
@@ -188,44 +145,20 @@ class AdviseScreen(ViewScreen):
         except Exception:  # telemetry is a bonus here: the rules run without it
             return None
 
-    def _show(self, report: AdviceReport, cost: Meter) -> None:
-        self.report = report
-        self.rows = FindingRows(report.findings)
-        findings = self.query_one("#findings", RowList)
-        findings.update_source(self.rows, empty_text="no findings: nothing to fix")
-        lines = summary_lines(report, cost)
-        self.query_one("#advice-summary", FittedLine).show(
-            "\n".join(one_line(line) for line in lines)
-        )
-        findings.border_subtitle = plain(f"{len(report.findings)} findings")
-        self.set_status("")
-        self._show_finding(findings.current_index)
+    def items_of(self, report: AdviceReport) -> tuple[Finding, ...]:
+        return report.findings
 
-    @on(RowList.Highlighted, "#findings")
-    def _highlighted(self, message: RowList.Highlighted) -> None:
-        self._show_finding(message.index)
+    def rows_for(self, items: tuple[Finding, ...]) -> FindingRows:
+        return FindingRows(items)
 
-    def _show_finding(self, index: int | None) -> None:
-        detail = self.query_one("#finding", Static)
-        if index is None or index >= len(self.rows):
-            detail.update(Text("select a finding to see its evidence and fix"))
-            return
-        detail.update(detail_text(self.rows.findings[index]))
+    def summary_lines(self, report: AdviceReport, cost: Meter) -> list[str]:
+        return summary_lines(report, cost)
 
-    # -- actions ---------------------------------------------------------------------------
+    def detail_text(self, item: Finding) -> Text:
+        return detail_text(item)
+
+    def record(self, item: Finding) -> dict[str, Any]:
+        return records.advice_record(item)
 
     def action_run_advisor(self) -> None:
         self.run_check()
-
-    def shown_table(self) -> ShownTable | None:
-        """The findings, as ``cosmem advise`` writes them."""
-        findings = self.rows.findings
-        return ShownTable(
-            "findings",
-            records.ADVICE_FIELDS,
-            self.query_one("#findings", RowList),
-            lambda i, _fmt: records.advice_record(findings[i]),
-        )
-
-    def refocus(self) -> None:
-        self.set_focus(self.query_one("#findings", RowList))

@@ -12,11 +12,10 @@ which is data: every cell passes ``safe_cells``, the detail is plain ``Text``.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
-from textual.app import ComposeResult
 from textual.widgets import Static
 
 from cosmem_tui.core import records
@@ -24,12 +23,10 @@ from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Meter
 from cosmem_tui.model.doctor import CapabilityRow, CheckStatus, DoctorReport, Verdict
-from cosmem_tui.ui.loader import Loader
-from cosmem_tui.ui.messages import plain
+from cosmem_tui.ui.check_report import CheckReportScreen
 from cosmem_tui.ui.rows import safe_cells
-from cosmem_tui.ui.table_export import ShownTable
-from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
-from cosmem_tui.ui.widgets.row_list import Cell, Column, RowList, Tone
+from cosmem_tui.ui.view import VIEW_CSS, view_bindings
+from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 DOCTOR_COLUMNS = (
     Column("VERDICT", 9),
@@ -113,9 +110,20 @@ def detail_text(row: CapabilityRow) -> Text:
     return text
 
 
-class DoctorScreen(ViewScreen):
+class DoctorScreen(CheckReportScreen[DoctorReport, CapabilityRow]):
     VIEW = "doctor"
     BINDINGS: ClassVar = view_bindings("doctor")
+    SUMMARY_ID, LIST_ID, DETAIL_ID = "doctor-summary", "capabilities", "capability"
+    COLUMNS = DOCTOR_COLUMNS
+    NOUN = "capabilities"
+    LIST_TITLE = "capabilities, as this account lets the console use them"
+    DETAIL_TITLE = "what it rests on"
+    CHECKING = "checking what this account lets the console do…"
+    RUNNING = "checking: the data plane, Azure Resource Manager, metrics and logs…"
+    EMPTY = "no capability to report"
+    SELECT = "select a capability to see what it rests on"
+    CAUSE = "doctor: check the account"
+    TABLE_NAME, TABLE_FIELDS = "doctor", records.DOCTOR_FIELDS  # as ``cosmem doctor --json``
 
     DEFAULT_CSS = (
         VIEW_CSS
@@ -131,109 +139,39 @@ class DoctorScreen(ViewScreen):
     """
     )
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.loader = Loader(self, "doctor")
-        self.report: DoctorReport | None = None
-        self.rows = CapabilityRows(())
-        self._shown = False
-        self._ran = False
+    def compose_summary(self) -> Static:
+        return Static(id=self.SUMMARY_ID)
 
-    def compose(self) -> ComposeResult:
-        yield from self.compose_chrome_top()
-        yield Static(id="doctor-summary")
-        yield RowList(
-            DOCTOR_COLUMNS,
-            id="capabilities",
-            empty_text="checking what this account lets the console do…",
-            noun="capabilities",
+    def show_summary(self, text: str) -> None:
+        self.query_one(f"#{self.SUMMARY_ID}", Static).update(
+            Text(text, no_wrap=True, overflow="ellipsis")
         )
-        yield Static(id="capability")
-        yield from self.compose_chrome_bottom()
 
-    def on_mount(self) -> None:
-        super().on_mount()
-        rows = self.query_one("#capabilities", RowList)
-        rows.set_title("capabilities, as this account lets the console use them")
-        self.query_one("#capability", Static).border_title = plain("what it rests on")
-        self.set_focus(rows)
-
-    def session_ready(self, session: Session) -> None:
-        if self._shown:
-            self.run_check()
-
-    def on_screen_resume(self) -> None:
-        self._shown = True
-        if not self._ran and self.session is not None:
-            self.run_check()
-
-    def on_screen_suspend(self) -> None:
-        self._shown = False
-
-    # -- running the doctor ------------------------------------------------------------------
-
-    def run_check(self) -> None:
-        session = self.session
-        if session is None:
-            return
+    def check_for(self, session: Session) -> Callable[[], Awaitable[DoctorReport]] | str:
         doctor = session.doctor
         if doctor is None:
-            self.set_status("no doctor for this session", error=True)
-            return
-        self._ran = True
-        self.loader.bump()
-        self.set_status("checking: the data plane, Azure Resource Manager, metrics and logs…")
+            return "no doctor for this session"
         demo = session.is_demo
 
         async def check() -> DoctorReport:
             return await doctor.run(demo=demo)
 
-        self.loader.start(
-            session,
-            check,
-            self._show,
-            lambda error: self.set_status(error, error=True),
-            cause="doctor: check the account",
-        )
+        return check
 
-    def _show(self, report: DoctorReport, cost: Meter) -> None:
-        self.report = report
-        self.rows = CapabilityRows(report.rows)
-        rows = self.query_one("#capabilities", RowList)
-        rows.update_source(self.rows, empty_text="no capability to report")
-        lines = summary_lines(report, cost)
-        self.query_one("#doctor-summary", Static).update(
-            Text("\n".join(one_line(line) for line in lines), no_wrap=True, overflow="ellipsis")
-        )
-        rows.border_subtitle = plain(f"{len(report.rows)} capabilities")
-        self.set_status("")
-        self._show_row(rows.current_index)
+    def items_of(self, report: DoctorReport) -> tuple[CapabilityRow, ...]:
+        return report.rows
 
-    @on(RowList.Highlighted, "#capabilities")
-    def _highlighted(self, message: RowList.Highlighted) -> None:
-        self._show_row(message.index)
+    def rows_for(self, items: tuple[CapabilityRow, ...]) -> CapabilityRows:
+        return CapabilityRows(items)
 
-    def _show_row(self, index: int | None) -> None:
-        detail = self.query_one("#capability", Static)
-        if index is None or index >= len(self.rows):
-            detail.update(Text("select a capability to see what it rests on"))
-            return
-        detail.update(detail_text(self.rows.rows[index]))
+    def summary_lines(self, report: DoctorReport, cost: Meter) -> list[str]:
+        return summary_lines(report, cost)
 
-    # -- actions ---------------------------------------------------------------------------
+    def detail_text(self, item: CapabilityRow) -> Text:
+        return detail_text(item)
+
+    def record(self, item: CapabilityRow) -> dict[str, Any]:
+        return records.doctor_record(item)
 
     def action_run_doctor(self) -> None:
         self.run_check()
-
-    def shown_table(self) -> ShownTable | None:
-        """The capabilities, as ``cosmem doctor --json`` writes them."""
-        rows = self.rows.rows
-        return ShownTable(
-            "doctor",
-            records.DOCTOR_FIELDS,
-            self.query_one("#capabilities", RowList),
-            lambda i, _fmt: records.doctor_record(rows[i]),
-        )
-
-    def refocus(self) -> None:
-        self.set_focus(self.query_one("#capabilities", RowList))
