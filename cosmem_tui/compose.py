@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -137,24 +138,15 @@ async def open_telemetry_session(
     from cosmem_tui.sources.cosmos.settings import AuthMode
 
     clock = clock or SystemClock()
-    ledger = Gateway(clock=clock)
-    if notice is not None:
-        ledger.subscribe_notice(notice)
-    owned = credential is None
-    if credential is None:
-        mode = AuthMode.DEVICE_CODE if auth == AuthMode.DEVICE_CODE else AuthMode.AAD
-        credential = build_token_credential(mode, ledger.notice)
-    try:
+    opening = _Opening(clock, notice)
+    ledger = opening.ledger
+    mode = AuthMode.DEVICE_CODE if auth == AuthMode.DEVICE_CODE else AuthMode.AAD
+    credential = opening.use_credential(credential, lambda say: build_token_credential(mode, say))
+    async with opening.closed_on_failure():
         telemetry, notes = await _open_monitor(
             settings, ledger, credential, clock, transport=transport
         )
-    except BaseException:
-        if owned:
-            await close_credential(credential)
-        raise
-    closers: list[Callable[[], Awaitable[None]]] = [telemetry.close]
-    if owned:
-        closers.insert(0, lambda: close_credential(credential))
+    opening.closers.append(telemetry.close)
     services = telemetry_services(
         telemetry, clock, Container(settings.database, settings.container)
     )
@@ -166,15 +158,7 @@ async def open_telemetry_session(
         telemetry=reader,
         inspector=_inspector(reader),
     )
-    return Session(
-        services=services,
-        ledger=ledger,
-        clock=clock,
-        is_demo=False,
-        credential=credential if owned else None,
-        notes=notes,
-        closers=closers,
-    )
+    return opening.session(services, notes)
 
 
 def audit_log() -> AuditLog:
@@ -332,6 +316,84 @@ async def close_credential(credential: Any) -> None:
             await result
 
 
+class _Opening:
+    """A session while it opens: its ledger, its credential and what to close.
+
+    Every opener builds these the same way: the ledger first (so a sign-in prompt while
+    opening reaches ``notice``), the caller's credential or one built here, and a list
+    of closers that grows with each thing opened. A step that fails closes what the
+    steps before it opened, newest first, and re-raises; ``session`` hands the lot to
+    the ``Session``, which closes it when it ends. A credential the caller lent is never
+    closed here (an embedding application's, or a test's).
+    """
+
+    def __init__(
+        self,
+        clock: Clock,
+        notice: Notice | None,
+        *,
+        budget_ru: float | None = None,
+        writes_allowed: bool = False,
+    ) -> None:
+        self.clock = clock
+        self.ledger = Gateway(budget_ru=budget_ru, clock=clock, writes_allowed=writes_allowed)
+        if notice is not None:  # before any request: opening may need to sign in
+            self.ledger.subscribe_notice(notice)
+        self.credential: Any = None
+        self.owned = False
+        self.closers: list[Callable[[], Awaitable[None]]] = []
+
+    def use_credential(self, lent: Any, build: Callable[[Notice], Any]) -> Any:
+        """``lent`` if given, else ``build(notice)``'s, which the session owns (closed last)."""
+        self.owned = lent is None
+        self.credential = build(self.ledger.notice) if lent is None else lent
+        if self.owned:
+            credential = self.credential
+            self.closers.insert(0, lambda: close_credential(credential))
+        return self.credential
+
+    async def close(self) -> None:
+        for close in reversed(self.closers):
+            await close()
+
+    @asynccontextmanager
+    async def closed_on_failure(self) -> AsyncIterator[None]:
+        """A step that may fail: then what is open so far is closed, and it re-raises."""
+        try:
+            yield
+        except BaseException:
+            await self.close()
+            raise
+
+    def session(self, services: dict[str, Any], notes: list[str], **facts: Any) -> Session:
+        return Session(
+            services=services,
+            ledger=self.ledger,
+            clock=self.clock,
+            is_demo=False,
+            credential=self.credential if self.owned else None,
+            notes=notes,
+            closers=self.closers,
+            **facts,
+        )
+
+
+def _monitor_credential(
+    credential: Any, ledger: Gateway, closers: list[Callable[[], Awaitable[None]]]
+) -> Any:
+    """The credential for Azure Monitor: ``credential`` when it is a token one; a key
+    cannot sign metrics or logs calls, so Entra ID then, on its own (closed with
+    ``closers``)."""
+    from cosmem_tui.sources.cosmos.auth import build_token_credential
+    from cosmem_tui.sources.cosmos.settings import AuthMode
+
+    if hasattr(credential, "get_token"):
+        return credential
+    token_credential = build_token_credential(AuthMode.AAD, ledger.notice)
+    closers.append(lambda: close_credential(token_credential))
+    return token_credential
+
+
 async def open_cosmos_session(
     settings: CosmosSettings,
     schema: str | None,
@@ -361,30 +423,20 @@ async def open_cosmos_session(
     from cosmem_tui.sources.cosmos.auth import build_credential
     from cosmem_tui.sources.cosmos.store import CosmosStore
 
-    ledger = Gateway(budget_ru=settings.ru_budget, clock=clock, writes_allowed=allow_writes)
-    if notice is not None:  # before any request: detection may need to sign in
-        ledger.subscribe_notice(notice)
-    owned = credential is None
-    if credential is None:
-        credential = build_credential(settings, ledger.notice)
+    opening = _Opening(clock, notice, budget_ru=settings.ru_budget, writes_allowed=allow_writes)
+    ledger = opening.ledger
+    credential = opening.use_credential(credential, lambda say: build_credential(settings, say))
     account = CosmosAccount(settings, ledger, credential, transport=transport)
     probe = CosmosStore(account, None, schema_dir=user_dir)
+    opening.closers.append(account.close)  # the stores over it hold nothing else to close
     requested = schema or AUTO
-    try:
+    async with opening.closed_on_failure():
         if requested in (AUTO, GENERIC):
             with ledger.caused_by("open: detect the schema"):
                 choice = await choose_schema(requested, probe, user_dir)
         else:
             choice = SchemaChoice(get_schema(requested, user_dir), "")
-    except BaseException:
-        await account.close()
-        if owned:
-            await close_credential(credential)
-        raise
     store = probe.with_schema(choice.schema)
-    closers: list[Callable[[], Awaitable[None]]] = [store.close]
-    if owned:
-        closers.insert(0, lambda: close_credential(credential))  # closed last
     directory = KeyDirectory(store, clock, cache_root)
     services: dict[str, Any] = {
         MEMORY: store,
@@ -399,16 +451,12 @@ async def open_cosmos_session(
         services[WRITES] = WriteService(writer, store, clock, audit_log())
     notes: list[str] = []
     if monitor is not None:
-        try:
+        async with opening.closed_on_failure():
             monitor_services, monitor_closers, notes = await _monitor_for_cosmos(
                 monitor, settings, store, ledger, credential, clock, monitor_transport
             )
-        except BaseException:
-            for close in reversed(closers):
-                await close()
-            raise
         services.update(monitor_services)
-        closers.extend(monitor_closers)
+        opening.closers.extend(monitor_closers)
     reader = services.get(TELEMETRY)
     services[DOCTOR] = lambda: _cosmos_doctor(  # built on first use (Session.doctor)
         account,
@@ -422,16 +470,7 @@ async def open_cosmos_session(
         user_dir,
         allow_writes=allow_writes,
     )
-    return Session(
-        services=services,
-        ledger=ledger,
-        clock=clock,
-        is_demo=False,
-        credential=credential if owned else None,
-        notes=notes,
-        schema_reason=choice.reason,
-        closers=closers,
-    )
+    return opening.session(services, notes, schema_reason=choice.reason)
 
 
 async def _monitor_for_cosmos(
@@ -449,14 +488,9 @@ async def _monitor_for_cosmos(
     comes first: metrics live where the resource lives), and the metrics filtered to the
     container being read."""
     from cosmem_tui.core.throughput import Container
-    from cosmem_tui.sources.cosmos.auth import build_token_credential
-    from cosmem_tui.sources.cosmos.settings import AuthMode
 
     closers: list[Callable[[], Awaitable[None]]] = []
-    token_credential = credential
-    if not hasattr(credential, "get_token"):
-        token_credential = build_token_credential(AuthMode.AAD, ledger.notice)
-        closers.append(lambda: close_credential(token_credential))
+    token_credential = _monitor_credential(credential, ledger, closers)
     region_hint = None
     if monitor.region is None:
         with ledger.caused_by("open: the account's write region for Azure Monitor"):
@@ -664,36 +698,25 @@ async def open_cosmos_doctor_session(
     from cosmem_tui.schemas import get_schema
     from cosmem_tui.schemas.generic import GENERIC
     from cosmem_tui.sources.cosmos.account import CosmosAccount
-    from cosmem_tui.sources.cosmos.auth import build_credential, build_token_credential
-    from cosmem_tui.sources.cosmos.settings import AuthMode
+    from cosmem_tui.sources.cosmos.auth import build_credential
 
     named = get_schema(schema, user_dir) if schema and schema not in (AUTO, GENERIC) else None
-    ledger = Gateway(budget_ru=settings.ru_budget, clock=clock)
-    if notice is not None:
-        ledger.subscribe_notice(notice)
-    owned = credential is None
-    if credential is None:
-        credential = build_credential(settings, ledger.notice)
+    opening = _Opening(clock, notice, budget_ru=settings.ru_budget)
+    ledger = opening.ledger
+    credential = opening.use_credential(credential, lambda say: build_credential(settings, say))
     account = CosmosAccount(settings, ledger, credential, transport=transport)
-    closers: list[Callable[[], Awaitable[None]]] = [account.close]
-    if owned:
-        closers.insert(0, lambda: close_credential(credential))
+    opening.closers.append(account.close)
     services: dict[str, Any] = {}
     notes: list[str] = []
     if monitor is not None:
-        token_credential = monitor_credential or credential
-        if not hasattr(token_credential, "get_token"):  # a key cannot sign Azure Monitor calls
-            token_credential = build_token_credential(AuthMode.AAD, ledger.notice)
-            closers.append(lambda: close_credential(token_credential))
-        try:
+        token_credential = _monitor_credential(
+            monitor_credential or credential, ledger, opening.closers
+        )
+        async with opening.closed_on_failure():
             telemetry, notes = await _open_monitor(
                 monitor, ledger, token_credential, clock, transport=monitor_transport
             )
-        except BaseException:
-            for close in reversed(closers):
-                await close()
-            raise
-        closers.append(telemetry.close)
+        opening.closers.append(telemetry.close)
         where = Container(settings.database, settings.container)
         services.update(telemetry_services(telemetry, clock, where))
     reader = services.get(TELEMETRY)
@@ -709,12 +732,4 @@ async def open_cosmos_doctor_session(
         user_dir,
         allow_writes=allow_writes,
     )
-    return Session(
-        services=services,
-        ledger=ledger,
-        clock=clock,
-        is_demo=False,
-        credential=credential if owned else None,
-        notes=notes,
-        closers=closers,
-    )
+    return opening.session(services, notes)
