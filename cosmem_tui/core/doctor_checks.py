@@ -325,16 +325,29 @@ def _schema_fits(e: DoctorEvidence) -> Outcome:
 # -- container policies ------------------------------------------------------------------------
 
 
-def _policy_container(e: DoctorEvidence) -> tuple[ContainerProperties | None, Outcome | None]:
-    missing = _no_container(e)
-    if missing is not None:
-        return None, missing
-    container = _container(e)
-    if container is None:
-        return None, Outcome(
-            UNKNOWN, "the container's properties could not be read", cost=cost_of(e.access)
-        )
-    return container, None
+ReadPolicy = Callable[[DoctorEvidence, ContainerProperties], Outcome]
+
+
+def policy_check(check_id: str, title: str, needs: str) -> Callable[[ReadPolicy], ReadPolicy]:
+    """Register a check of the container's properties: ``read`` sees them when they were
+    read; without a container, or when they could not be read, the check says so."""
+
+    def register(read: ReadPolicy) -> ReadPolicy:
+        def evaluate(e: DoctorEvidence) -> Outcome:
+            missing = _no_container(e)
+            if missing is not None:
+                return missing
+            container = _container(e)
+            if container is None:
+                return Outcome(
+                    UNKNOWN, "the container's properties could not be read", cost=cost_of(e.access)
+                )
+            return read(e, container)
+
+        check(check_id, title, NeedKind.POLICY, needs)(evaluate)
+        return read
+
+    return register
 
 
 def _paths(entries: object, key: str = "path") -> list[str]:
@@ -350,26 +363,17 @@ def _vector_paths(container: ContainerProperties) -> tuple[list[str], list[str]]
     return declared, indexed
 
 
-@check("container.ttl", "TTL mode", NeedKind.POLICY, "DefaultTimeToLive")
-def _container_ttl(e: DoctorEvidence) -> Outcome:
-    container, unknown = _policy_container(e)
-    if container is None:
-        assert unknown is not None
-        return unknown
+@policy_check("container.ttl", "TTL mode", "DefaultTimeToLive")
+def _container_ttl(e: DoctorEvidence, container: ContainerProperties) -> Outcome:
     return Outcome(NOTE, container_ttl_words(container.default_ttl))
 
 
-@check(
+@policy_check(
     "policy.vector",
     "vector policy and index",
-    NeedKind.POLICY,
     "vectorEmbeddingPolicy with a vectorIndexes entry",
 )
-def _policy_vector(e: DoctorEvidence) -> Outcome:
-    container, unknown = _policy_container(e)
-    if container is None:
-        assert unknown is not None
-        return unknown
+def _policy_vector(e: DoctorEvidence, container: ContainerProperties) -> Outcome:
     declared, indexed = _vector_paths(container)
     if not declared:
         return Outcome(
@@ -395,17 +399,12 @@ def _policy_vector(e: DoctorEvidence) -> Outcome:
     return Outcome(OK, listed)
 
 
-@check(
+@policy_check(
     "policy.full_text",
     "full-text policy and index",
-    NeedKind.POLICY,
     "fullTextPolicy with fullTextIndexes",
 )
-def _policy_full_text(e: DoctorEvidence) -> Outcome:
-    container, unknown = _policy_container(e)
-    if container is None:
-        assert unknown is not None
-        return unknown
+def _policy_full_text(e: DoctorEvidence, container: ContainerProperties) -> Outcome:
     declared = _paths((container.full_text_policy or {}).get("fullTextPaths"))
     indexed = _paths(container.indexing_policy.get("fullTextIndexes"))
     if not declared:
@@ -422,17 +421,12 @@ def _policy_full_text(e: DoctorEvidence) -> Outcome:
     return Outcome(OK, listed)
 
 
-@check(
+@policy_check(
     "policy.embedding",
     "the schema's embedding covered",
-    NeedKind.POLICY,
     "the schema's embedding path in the vector policy",
 )
-def _policy_embedding(e: DoctorEvidence) -> Outcome:
-    container, unknown = _policy_container(e)
-    if container is None:
-        assert unknown is not None
-        return unknown
+def _policy_embedding(e: DoctorEvidence, container: ContainerProperties) -> Outcome:
     if e.embedding_path is None:
         return Outcome(
             UNKNOWN,

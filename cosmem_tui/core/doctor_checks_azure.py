@@ -26,6 +26,7 @@ from cosmem_tui.model.doctor import (
     DoctorEvidence,
     NeedKind,
     OfferLevel,
+    ReadFailure,
     Reading,
     TelemetryKind,
 )
@@ -65,13 +66,26 @@ def _account_feature(e: DoctorEvidence) -> tuple[AccountFeatures | None, Outcome
     return reading.value, None
 
 
-def _feature_outcome(e: DoctorEvidence, read: Callable[[AccountFeatures], Outcome]) -> Outcome:
-    features, unknown = _account_feature(e)
-    if features is None:
-        assert unknown is not None
-        return unknown
-    outcome = read(features)
-    return Outcome(outcome.status, outcome.evidence, outcome.fix, cost_of(e.account))
+ReadFeatures = Callable[[DoctorEvidence, AccountFeatures], Outcome]
+
+
+def feature_check(check_id: str, title: str, needs: str) -> Callable[[ReadFeatures], ReadFeatures]:
+    """Register a check of one account feature: ``read`` sees the account's ARM features
+    when they were read (its outcome costs the ARM read); else the check says why not."""
+
+    def register(read: ReadFeatures) -> ReadFeatures:
+        def evaluate(e: DoctorEvidence) -> Outcome:
+            features, unknown = _account_feature(e)
+            if features is None:
+                assert unknown is not None
+                return unknown
+            outcome = read(e, features)
+            return Outcome(outcome.status, outcome.evidence, outcome.fix, cost_of(e.account))
+
+        check(check_id, title, NeedKind.FEATURE, needs)(evaluate)
+        return read
+
+    return register
 
 
 # -- Azure Monitor roles ------------------------------------------------------------------------
@@ -95,6 +109,23 @@ def _denied(kind: str | None) -> bool:
     return kind in ("forbidden", "unauthorized")
 
 
+def _not_answered(reading: Reading[Any], role_fix: Callable[[ReadFailure], str]) -> Outcome:
+    """A role check whose reading did not answer: refused means the role is missing
+    (``role_fix`` grants it); anything else is no verdict, with the failure's own fix."""
+    failure = reading.failure
+    message = failure.message if failure else "no answer"
+    if failure is not None and _denied(failure.kind):
+        return Outcome(
+            MISSING, f"refused: {message} — {reading.what}", role_fix(failure), reading.cost
+        )
+    return Outcome(
+        UNKNOWN,
+        f"no answer: {message} — {reading.what}",
+        failure.fix if failure else "",
+        reading.cost,
+    )
+
+
 @check(
     "monitor.reader",
     "Monitoring Reader",
@@ -111,23 +142,12 @@ def _monitor_reader(e: DoctorEvidence) -> Outcome:
         return Outcome(UNKNOWN, "not asked: no --resource-id")
     if reading.ok:
         return Outcome(OK, f"answered ({reading.value} series) — {reading.what}", cost=reading.cost)
-    failure = reading.failure
-    message = failure.message if failure else "no answer"
-    if failure is not None and _denied(failure.kind):
-        return Outcome(
-            MISSING,
-            f"refused: {message} — {reading.what}",
-            fixes.monitoring_reader(e.session)
-            + (" — or register Microsoft.Insights: az provider register --namespace "
-               "Microsoft.Insights" if failure.kind == "forbidden" else ""),
-            reading.cost,
-        )  # fmt: skip
-    return Outcome(
-        UNKNOWN,
-        f"no answer: {message} — {reading.what}",
-        failure.fix if failure else "",
-        reading.cost,
-    )
+    return _not_answered(
+        reading,
+        lambda failure: fixes.monitoring_reader(e.session)
+        + (" — or register Microsoft.Insights: az provider register --namespace "
+           "Microsoft.Insights" if failure.kind == "forbidden" else ""),
+    )  # fmt: skip
 
 
 def _workspace_arm_id(e: DoctorEvidence) -> str | None:
@@ -153,21 +173,7 @@ def _logs_reader(e: DoctorEvidence) -> Outcome:
     if reading.ok:
         tables = ", ".join(f"{t} ({n:,})" for t, n in reading.value or ()) or "no Cosmos DB rows"
         return Outcome(OK, f"answered: {tables} — {reading.what}", cost=reading.cost)
-    failure = reading.failure
-    message = failure.message if failure else "no answer"
-    if failure is not None and _denied(failure.kind):
-        return Outcome(
-            MISSING,
-            f"refused: {message} — {reading.what}",
-            log_fix(e),
-            reading.cost,
-        )
-    return Outcome(
-        UNKNOWN,
-        f"no answer: {message} — {reading.what}",
-        failure.fix if failure else "",
-        reading.cost,
-    )
+    return _not_answered(reading, lambda _failure: log_fix(e))
 
 
 def log_fix(e: DoctorEvidence) -> str:
@@ -197,115 +203,98 @@ def _arm_reader(e: DoctorEvidence) -> Outcome:
 # -- account features -----------------------------------------------------------------------------
 
 
-@check("account.merge", "partition merge off", NeedKind.FEATURE, "enablePartitionMerge false")
-def _account_merge(e: DoctorEvidence) -> Outcome:
-    def read(f: AccountFeatures) -> Outcome:
-        if f.partition_merge is True:
-            # Learn ("Merge partitions") still says Python SDKs are blocked, but
-            # azure-cosmos declares merge support since 4.14.2 (its changelog), and
-            # 4.17.1 sends x-ms-cosmos-sdk-supportedcapabilities on every request: the
-            # data-plane probes' own answers say whether the account serves it.
-            return Outcome(
-                NOTE,
-                "enablePartitionMerge is true: the console's SDK (azure-cosmos 4.17.1) "
-                "declares merge support, so it is served; if every request is refused, a "
-                "proxy may strip x-ms-cosmos-sdk-supportedcapabilities, or turn merge off: "
-                + fixes.account_update(e.session, "--enable-partition-merge false")
-                + " (takes 15–20 minutes to apply)",
-            )
-        if f.partition_merge is False:
-            return Outcome(OK, "enablePartitionMerge is false")
-        return Outcome(UNKNOWN, "the account's answer did not carry enablePartitionMerge")
-
-    return _feature_outcome(e, read)
+@feature_check("account.merge", "partition merge off", "enablePartitionMerge false")
+def _account_merge(e: DoctorEvidence, f: AccountFeatures) -> Outcome:
+    if f.partition_merge is True:
+        # Learn ("Merge partitions") still says Python SDKs are blocked, but
+        # azure-cosmos declares merge support since 4.14.2 (its changelog), and
+        # 4.17.1 sends x-ms-cosmos-sdk-supportedcapabilities on every request: the
+        # data-plane probes' own answers say whether the account serves it.
+        return Outcome(
+            NOTE,
+            "enablePartitionMerge is true: the console's SDK (azure-cosmos 4.17.1) "
+            "declares merge support, so it is served; if every request is refused, a "
+            "proxy may strip x-ms-cosmos-sdk-supportedcapabilities, or turn merge off: "
+            + fixes.account_update(e.session, "--enable-partition-merge false")
+            + " (takes 15–20 minutes to apply)",
+        )
+    if f.partition_merge is False:
+        return Outcome(OK, "enablePartitionMerge is false")
+    return Outcome(UNKNOWN, "the account's answer did not carry enablePartitionMerge")
 
 
-@check(
+@feature_check(
     "account.priority",
     "priority-based execution",
-    NeedKind.FEATURE,
     "enablePriorityBasedExecution true",
 )
-def _account_priority(e: DoctorEvidence) -> Outcome:
-    def read(f: AccountFeatures) -> Outcome:
-        if f.serverless:
-            return Outcome(NOTE, "serverless: priority-based execution does not apply")
-        default = f.default_priority
-        if f.priority_based_execution is True:
-            tail = (
-                "; the account's default is Low, so the application's requests without a "
-                "level are Low too"
-                if (default or "").lower() == "low"
-                else ""
-            )
-            return Outcome(
-                OK,
-                "on: the console's requests go Low priority and are throttled before the "
-                f"application's (High by default){tail}",
-            )
-        if f.priority_based_execution is False:
-            return Outcome(
-                MISSING,
-                "off: the service ignores the console's Low priority, so under load its reads "
-                "compete with the application's",
-                fixes.account_update(e.session, "--enable-priority-based-execution true"),
-            )
-        return Outcome(UNKNOWN, "the account's answer did not carry enablePriorityBasedExecution")
-
-    return _feature_outcome(e, read)
+def _account_priority(e: DoctorEvidence, f: AccountFeatures) -> Outcome:
+    if f.serverless:
+        return Outcome(NOTE, "serverless: priority-based execution does not apply")
+    default = f.default_priority
+    if f.priority_based_execution is True:
+        tail = (
+            "; the account's default is Low, so the application's requests without a "
+            "level are Low too"
+            if (default or "").lower() == "low"
+            else ""
+        )
+        return Outcome(
+            OK,
+            "on: the console's requests go Low priority and are throttled before the "
+            f"application's (High by default){tail}",
+        )
+    if f.priority_based_execution is False:
+        return Outcome(
+            MISSING,
+            "off: the service ignores the console's Low priority, so under load its reads "
+            "compete with the application's",
+            fixes.account_update(e.session, "--enable-priority-based-execution true"),
+        )
+    return Outcome(UNKNOWN, "the account's answer did not carry enablePriorityBasedExecution")
 
 
-@check("account.burst", "burst capacity", NeedKind.FEATURE, "enableBurstCapacity")
-def _account_burst(e: DoctorEvidence) -> Outcome:
-    def read(f: AccountFeatures) -> Outcome:
-        state = {True: "on", False: "off", None: "not said"}[f.burst_capacity]
-        return Outcome(NOTE, f"burst capacity {state}: idle partitions may bank RU for spikes")
-
-    return _feature_outcome(e, read)
+@feature_check("account.burst", "burst capacity", "enableBurstCapacity")
+def _account_burst(e: DoctorEvidence, f: AccountFeatures) -> Outcome:
+    state = {True: "on", False: "off", None: "not said"}[f.burst_capacity]
+    return Outcome(NOTE, f"burst capacity {state}: idle partitions may bank RU for spikes")
 
 
-@check("account.backup", "continuous backup", NeedKind.FEATURE, "backupPolicy.type Continuous")
-def _account_backup(e: DoctorEvidence) -> Outcome:
-    def read(f: AccountFeatures) -> Outcome:
-        if (f.backup or "").lower() == "continuous":
-            tier = f" ({f.backup_tier})" if f.backup_tier else ""
-            return Outcome(OK, f"continuous backup{tier}")
-        if f.backup:
-            return Outcome(
-                MISSING,
-                f"{f.backup} backup: the all-versions-and-deletes change feed needs continuous",
-                fixes.account_update(e.session, "--backup-policy-type Continuous"),
-            )
-        return Outcome(UNKNOWN, "the account's answer did not carry backupPolicy")
-
-    return _feature_outcome(e, read)
+@feature_check("account.backup", "continuous backup", "backupPolicy.type Continuous")
+def _account_backup(e: DoctorEvidence, f: AccountFeatures) -> Outcome:
+    if (f.backup or "").lower() == "continuous":
+        tier = f" ({f.backup_tier})" if f.backup_tier else ""
+        return Outcome(OK, f"continuous backup{tier}")
+    if f.backup:
+        return Outcome(
+            MISSING,
+            f"{f.backup} backup: the all-versions-and-deletes change feed needs continuous",
+            fixes.account_update(e.session, "--backup-policy-type Continuous"),
+        )
+    return Outcome(UNKNOWN, "the account's answer did not carry backupPolicy")
 
 
-@check(
+@feature_check(
     "account.all_versions",
     "all versions and deletes change feed",
-    NeedKind.FEATURE,
     "enableAllVersionsAndDeletesChangeFeed true",
 )
-def _account_all_versions(e: DoctorEvidence) -> Outcome:
-    def read(f: AccountFeatures) -> Outcome:
-        if f.all_versions_change_feed is True:
-            return Outcome(OK, "enableAllVersionsAndDeletesChangeFeed is true")
-        if f.all_versions_change_feed is False:
-            return Outcome(
-                MISSING,
-                "enableAllVersionsAndDeletesChangeFeed is false: deletes and TTL expiries "
-                "are not in the change feed",
-                fixes.all_versions_change_feed(e.session),
-            )
+def _account_all_versions(e: DoctorEvidence, f: AccountFeatures) -> Outcome:
+    if f.all_versions_change_feed is True:
+        return Outcome(OK, "enableAllVersionsAndDeletesChangeFeed is true")
+    if f.all_versions_change_feed is False:
         return Outcome(
-            UNKNOWN,
-            f"the GA API's answer ({f.api_version}) does not carry "
-            "enableAllVersionsAndDeletesChangeFeed (a preview property)",
-            f"look it up: {fixes.all_versions_lookup(e.session)}",
+            MISSING,
+            "enableAllVersionsAndDeletesChangeFeed is false: deletes and TTL expiries "
+            "are not in the change feed",
+            fixes.all_versions_change_feed(e.session),
         )
-
-    return _feature_outcome(e, read)
+    return Outcome(
+        UNKNOWN,
+        f"the GA API's answer ({f.api_version}) does not carry "
+        "enableAllVersionsAndDeletesChangeFeed (a preview property)",
+        f"look it up: {fixes.all_versions_lookup(e.session)}",
+    )
 
 
 # -- throughput ----------------------------------------------------------------------------------
