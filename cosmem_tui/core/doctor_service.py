@@ -141,8 +141,8 @@ class DoctorService:
             try:
                 value = await read()
             except InspectionFailed as exc:
-                return Reading(what, failure=exc.failure, cost=_cost(meter))
-        return Reading(what, value, cost=_cost(meter))
+                return Reading(what, failure=exc.failure, cost=Cost.of(meter))
+        return Reading(what, value, cost=Cost.of(meter))
 
     async def _access(self) -> Reading[AccessReport] | None:
         if self.access is None:
@@ -197,9 +197,9 @@ class DoctorService:
         with self.gateway.meter() as meter:
             (answer,) = await reader.metrics(Window.M15, [query])
         metrics: Reading[int] = (
-            Reading(_reused(what, meter), failure=failure_of(answer.problem), cost=_cost(meter))
+            Reading(_reused(what, meter), failure=failure_of(answer.problem), cost=Cost.of(meter))
             if answer.problem is not None
-            else Reading(_reused(what, meter), len(answer.series), cost=_cost(meter))
+            else Reading(_reused(what, meter), len(answer.series), cost=Cost.of(meter))
         )
         if self.facts.telemetry is TelemetryKind.AZURE and not self.facts.workspace_id:
             return metrics, None
@@ -215,19 +215,15 @@ class DoctorService:
             (logs,) = await reader.logs(TABLES_WINDOW, [probe])
         if logs.problem is not None and logs.table is None:
             tables: Reading[tuple[tuple[str, int], ...]] = Reading(
-                _reused(what, meter), failure=failure_of(logs.problem), cost=_cost(meter)
+                _reused(what, meter), failure=failure_of(logs.problem), cost=Cost.of(meter)
             )
         else:
             rows = logs.table.records() if logs.table is not None else []
             counted = tuple(
                 (str(r.get("Table")), int(r.get("Rows") or 0)) for r in rows if r.get("Table")
             )
-            tables = Reading(_reused(what, meter), counted, cost=_cost(meter))
+            tables = Reading(_reused(what, meter), counted, cost=Cost.of(meter))
         return metrics, tables
-
-
-def _cost(meter: Meter) -> Cost:
-    return Cost(meter.requests, meter.request_units, meter.simulated)
 
 
 def _reused(what: str, meter: Meter) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Generic, TypeVar
 
+from cosmem_tui.model.charges import Meter
 from cosmem_tui.model.entities import ContainerProperties
 
 T = TypeVar("T")
@@ -87,6 +88,11 @@ class Cost:
     requests: int = 0
     request_units: float = 0.0
     simulated: bool = False
+
+    @classmethod
+    def of(cls, meter: Meter) -> Cost:
+        """What the requests inside one ``Gateway.meter()`` block cost, as evidence."""
+        return cls(meter.requests, meter.request_units, meter.simulated)
 
     def __add__(self, other: Cost) -> Cost:
         return Cost(

@@ -225,7 +225,7 @@ class CosmosAccessProbe:
             sub_status=answer.sub_status,
             named_action=answer.named_action,
             message=answer.message,
-            cost=Cost(meter.requests, meter.request_units, meter.simulated),
+            cost=Cost.of(meter),
         )
 
     def _absent_key(self, props: ContainerProperties) -> Any:

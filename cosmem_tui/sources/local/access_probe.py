@@ -35,7 +35,7 @@ class LocalAccessProbe:
                 props = await self._store.container_properties()
             except StoreError as exc:
                 return AccessReport((), container_failure=ReadFailure("error", exc.message))
-        cost = Cost(meter.requests, meter.request_units, meter.simulated)
+        cost = Cost.of(meter)
         probes = tuple(
             DataActionProbe(
                 action=action,
