@@ -12,6 +12,8 @@ the throughput its container runs on.
   container's own offer; a 404 there means the container has none and runs on its
   database's (``…/sqlDatabases/{db}/throughputSettings/default``), shared with the
   database's other containers. ``autoscaleSettings.maxThroughput`` marks autoscale.
+  The doctor's ARM reads (``arm_account.py``) use the same GET and the same lookup,
+  at their own API version, and read the answer as its ``OfferFacts``.
 
 Each needs Reader (or Monitoring Reader, whose ``*/read`` covers them) on the account.
 The ARM host is the cloud's (``settings.arm_url``).
@@ -108,7 +110,7 @@ def account_resource(body: Any, settings: MonitorSettings) -> AccountResource:
     )
 
 
-async def _get(
+async def arm_get(
     calls: MonitorCalls,
     clients: MonitorClients,
     settings: MonitorSettings,
@@ -116,10 +118,13 @@ async def _get(
     operation: str,
     target: str,
     *,
+    api: str = API_VERSION,
     missing_ok: bool = False,
 ) -> Any:
-    """One ARM GET; with ``missing_ok`` a 404 answers None instead of failing."""
-    url = f"{settings.arm_url}{path}?api-version={API_VERSION}"
+    """One ARM GET on the cloud's ARM host, through the runner (ledger, hold-off,
+    deadline); with ``missing_ok`` a 404 answers None instead of failing. Raises
+    ``MonitorFailure``."""
+    url = f"{settings.arm_url}{path}?api-version={api}"
 
     async def send() -> Any:
         response = await clients.arm().send_request(HttpRequest("GET", url))
@@ -136,7 +141,7 @@ async def read_account(
     calls: MonitorCalls, clients: MonitorClients, settings: MonitorSettings
 ) -> AccountResource:
     """The account's location, regions and kind (one ARM call); raises ``MonitorFailure``."""
-    body = await _get(
+    body = await arm_get(
         calls, clients, settings, settings.resource_id, "arm: account", settings.account
     )
     return account_resource(body, settings)
@@ -167,6 +172,55 @@ def offer_of(body: Any, mode: ThroughputMode, owner: str) -> Offer:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class ThroughputSettings:
+    """A throughputSettings answer and whose it is (the container's own, or its
+    database's, shared by the database's containers)."""
+
+    body: Any
+    container_own: bool
+
+
+async def read_throughput_settings(
+    calls: MonitorCalls,
+    clients: MonitorClients,
+    settings: MonitorSettings,
+    database: str,
+    container: str | None,
+    *,
+    api: str = API_VERSION,
+) -> ThroughputSettings | None:
+    """The container's throughputSettings, else (a 404: it has none) its database's;
+    None when neither has one. One ARM read when the container has its own RU/s, two
+    when it shares its database's; without a container, the database's alone. Raises
+    ``MonitorFailure``."""
+    base = f"{settings.resource_id}/sqlDatabases/{quote(database, safe='')}"
+    if container:
+        body = await arm_get(
+            calls,
+            clients,
+            settings,
+            f"{base}/containers/{quote(container, safe='')}/throughputSettings/default",
+            "arm: container throughput",
+            f"{database}/{container}",
+            api=api,
+            missing_ok=True,
+        )
+        if body is not None:
+            return ThroughputSettings(body, container_own=True)
+    body = await arm_get(
+        calls,
+        clients,
+        settings,
+        f"{base}/throughputSettings/default",
+        "arm: database throughput",
+        database,
+        api=api,
+        missing_ok=True,
+    )
+    return ThroughputSettings(body, container_own=False) if body is not None else None
+
+
 async def read_offer(
     calls: MonitorCalls,
     clients: MonitorClients,
@@ -175,34 +229,11 @@ async def read_offer(
     container: str | None,
 ) -> Offer:
     """The container's offer, else its database's (shared); raises ``MonitorFailure``.
-
-    One ARM read when the container has its own RU/s, two when it shares its
-    database's; UNKNOWN (with no failure) when neither has one."""
-    base = f"{settings.resource_id}/sqlDatabases/{quote(database, safe='')}"
-    if container:
-        owner = f"container {database}/{container}"
-        body = await _get(
-            calls,
-            clients,
-            settings,
-            f"{base}/containers/{quote(container, safe='')}/throughputSettings/default",
-            "arm: container throughput",
-            f"{database}/{container}",
-            missing_ok=True,
-        )
-        if body is not None:
-            return offer_of(body, ThroughputMode.DEDICATED, owner)
-    owner = f"database {database}"
-    body = await _get(
-        calls,
-        clients,
-        settings,
-        f"{base}/throughputSettings/default",
-        "arm: database throughput",
-        database,
-        missing_ok=True,
-    )
-    if body is None:
+    UNKNOWN (with no failure) when neither has one."""
+    found = await read_throughput_settings(calls, clients, settings, database, container)
+    if found is None:
         return Offer(ThroughputMode.UNKNOWN)
+    if found.container_own:
+        return offer_of(found.body, ThroughputMode.DEDICATED, f"container {database}/{container}")
     mode = ThroughputMode.SHARED if container else ThroughputMode.DEDICATED
-    return offer_of(body, mode, owner)
+    return offer_of(found.body, mode, f"database {database}")

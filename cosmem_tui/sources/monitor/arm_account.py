@@ -1,8 +1,8 @@
 """The account as Azure Resource Manager sees it: features, the container's offer, diagnostics.
 
-Read for the doctor, through the same runner and ARM client as the region lookup
-(``calls.MonitorCalls`` with ``Service.ARM``: one ledger record per attempt, the ARM
-hold-off, the deadline), each a plain GET:
+Read for the doctor, through the same GET as the region lookup (``arm.arm_get``: the
+runner ``calls.MonitorCalls`` with ``Service.ARM``, one ledger record per attempt, the
+ARM hold-off, the deadline), at this module's API versions:
 
 * ``GET {account}?api-version=2025-10-15`` — ``properties.capabilities`` (EnableServerless),
   ``capacityMode`` (only preview API versions return it), ``enablePartitionMerge``,
@@ -14,7 +14,9 @@ hold-off, the deadline), each a plain GET:
 * ``GET {account}/sqlDatabases/{db}/containers/{c}/throughputSettings/default`` — the
   container's own offer; a 404 there means the throughput is the database's
   (``…/sqlDatabases/{db}/throughputSettings/default``), and a 404 there too, none
-  (serverless). ``throughputBuckets`` is read when present (preview APIs);
+  (serverless): the throughput views' lookup (``arm.read_throughput_settings``), read
+  here as the doctor's ``OfferFacts``. ``throughputBuckets`` is read when present
+  (preview APIs);
 * ``GET {account}/providers/Microsoft.Insights/diagnosticSettings?api-version=2021-05-01-preview``
   — each setting's workspace, ``logAnalyticsDestinationType`` ("Dedicated":
   resource-specific tables) and the log categories (or groups) it sends.
@@ -28,10 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote
-
-from azure.core.exceptions import HttpResponseError
-from azure.core.rest import HttpRequest
 
 from cosmem_tui.model.doctor import (
     AccountFeatures,
@@ -42,9 +40,10 @@ from cosmem_tui.model.doctor import (
 )
 from cosmem_tui.model.telemetry import ProblemKind
 from cosmem_tui.sources.inspection import InspectionFailed
+from cosmem_tui.sources.monitor.arm import arm_get, read_throughput_settings
 from cosmem_tui.sources.monitor.calls import MonitorCalls
 from cosmem_tui.sources.monitor.clients import MonitorClients
-from cosmem_tui.sources.monitor.failures import MonitorFailure, Service
+from cosmem_tui.sources.monitor.failures import MonitorFailure
 from cosmem_tui.sources.monitor.settings import MonitorSettings
 
 ACCOUNT_API = "2025-10-15"  # Microsoft.DocumentDB GA: priority-based execution included
@@ -179,21 +178,11 @@ class ArmAccount:
         self._clients = clients
         self._settings = settings
 
-    async def _get(
-        self, path: str, api: str, operation: str, target: str, *, missing_ok: bool = False
-    ) -> Any:
-        url = f"{self._settings.arm_url}{path}?api-version={api}"  # the cloud's ARM host
-
-        async def send() -> Any:
-            response = await self._clients.arm().send_request(HttpRequest("GET", url))
-            if missing_ok and response.status_code == 404:
-                return None
-            if response.status_code >= 400:
-                raise HttpResponseError(response=response)
-            return response.json()
-
+    async def _get(self, path: str, api: str, operation: str, target: str) -> Any:
         try:
-            return await self._calls.run(Service.ARM, operation, target, send)
+            return await arm_get(
+                self._calls, self._clients, self._settings, path, operation, target, api=api
+            )
         except MonitorFailure as failure:
             raise _failure(failure) from None
 
@@ -209,28 +198,16 @@ class ArmAccount:
             raise InspectionFailed(
                 ReadFailure("not-configured", "no database named: the offer cannot be read")
             )
-        base = f"{self._settings.resource_id}/sqlDatabases/{quote(database, safe='')}"
-        if container:
-            path = f"{base}/containers/{quote(container, safe='')}/throughputSettings/default"
-            body = await self._get(
-                path,
-                ACCOUNT_API,
-                "arm: container throughput",
-                f"{database}/{container}",
-                missing_ok=True,
+        try:
+            found = await read_throughput_settings(
+                self._calls, self._clients, self._settings, database, container, api=ACCOUNT_API
             )
-            if body is not None:
-                return offer_facts(body, OfferLevel.CONTAINER)
-        body = await self._get(
-            f"{base}/throughputSettings/default",
-            ACCOUNT_API,
-            "arm: database throughput",
-            database,
-            missing_ok=True,
-        )
-        if body is not None:
-            return offer_facts(body, OfferLevel.DATABASE)
-        return OfferFacts(OfferLevel.NONE)
+        except MonitorFailure as failure:
+            raise _failure(failure) from None
+        if found is None:
+            return OfferFacts(OfferLevel.NONE)
+        level = OfferLevel.CONTAINER if found.container_own else OfferLevel.DATABASE
+        return offer_facts(found.body, level)
 
     async def diagnostic_settings(self) -> tuple[DiagnosticSetting, ...]:
         settings = self._settings
