@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -491,13 +491,19 @@ async def _monitor_for_cosmos(
 
     closers: list[Callable[[], Awaitable[None]]] = []
     token_credential = _monitor_credential(credential, ledger, closers)
-    region_hint = None
-    if monitor.region is None:
-        with ledger.caused_by("open: the account's write region for Azure Monitor"):
-            region_hint = await store.account_region()
-    telemetry, notes = await _open_monitor(
-        monitor, ledger, token_credential, clock, region_hint=region_hint, transport=transport
-    )
+    try:
+        region_hint = None
+        if monitor.region is None:
+            with ledger.caused_by("open: the account's write region for Azure Monitor"):
+                region_hint = await store.account_region()
+        telemetry, notes = await _open_monitor(
+            monitor, ledger, token_credential, clock, region_hint=region_hint, transport=transport
+        )
+    except BaseException:  # the credential built for Azure Monitor is closed, not leaked
+        for close in reversed(closers):
+            with suppress(Exception):
+                await close()
+        raise
     closers.append(telemetry.close)
     try:  # read when the schema was detected, and kept; else one metadata read
         with ledger.caused_by("open: the container's partition key for Azure Monitor"):
