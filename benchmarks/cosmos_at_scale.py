@@ -1,4 +1,4 @@
-"""What browsing costs at the shape of a real account, on the fake gateway (tests/gateway).
+"""What browsing costs at a real account's shape, on the fake Cosmos server (tests/fake_cosmos).
 
     python benchmarks/cosmos_at_scale.py [--tenants 10000] [--ranges 8] [--items 3]
 
@@ -14,7 +14,7 @@ across two of them), then prints, each measured on its own fresh account:
    retries as configured before (``retry_total=2``, two nested loops) against the
    console's (one SDK attempt, the shared hold-off), paging a 1,000-turn thread.
 
-RU come from the fake's charge model (tests/gateway/charges.py): they grow with the
+RU come from the fake's charge model (tests/fake_cosmos/charges.py): they grow with the
 work like Azure's, they are not Azure's numbers. Asserts nothing.
 """
 
@@ -39,7 +39,7 @@ from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.cosmos.listing import Strategy
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.store import CosmosStore
-from tests.gateway import FakeGateway
+from tests.fake_cosmos import FakeCosmos
 from tests.helpers import exchange
 
 LAB = get_schema("lab")
@@ -59,9 +59,9 @@ def dataset(tenants: int, items: int) -> list[dict[str, Any]]:
     ]
 
 
-def new_account(args: argparse.Namespace, items: list[dict[str, Any]]) -> FakeGateway:
-    gateway = FakeGateway().start()
-    gateway.create_container(
+def new_account(args: argparse.Namespace, items: list[dict[str, Any]]) -> FakeCosmos:
+    fake = FakeCosmos().start()
+    fake.create_container(
         "db",
         "memory",
         partition_key=["/tenantId", "/threadId"],
@@ -69,12 +69,12 @@ def new_account(args: argparse.Namespace, items: list[dict[str, Any]]) -> FakeGa
         split_inside=[["tenant-00042"]],
         default_ttl=-1,
     )
-    gateway.seed("db", "memory", items)
-    return gateway
+    fake.seed("db", "memory", items)
+    return fake
 
 
-def settings(gateway: FakeGateway, **tuning: Any) -> CosmosSettings:
-    return CosmosSettings(gateway.endpoint, "db", "memory", AuthMode.KEY, key=gateway.key, **tuning)
+def settings(fake: FakeCosmos, **tuning: Any) -> CosmosSettings:
+    return CosmosSettings(fake.endpoint, "db", "memory", AuthMode.KEY, key=fake.key, **tuning)
 
 
 # -- 1. names --------------------------------------------------------------------------------
@@ -84,15 +84,15 @@ async def list_names(args: argparse.Namespace, items: list[dict[str, Any]]) -> N
     print(f"\n1. listing {args.tenants:,} tenant names over {args.ranges} partitions")
     print(f"   {'strategy':10} {'names':>7} {'requests':>9} {'RU':>9} {'seconds':>8}")
     for strategy in (Strategy.DISTINCT, Strategy.SEEK):
-        gateway = new_account(args, items)
-        store = CosmosStore.open(settings(gateway, ru_budget=1e9), LAB, key_strategy=strategy)
+        fake = new_account(args, items)
+        store = CosmosStore.open(settings(fake, ru_budget=1e9), LAB, key_strategy=strategy)
         try:
             await store.container_properties()
-            before = store.gateway.totals()
+            before = store.fake.totals()
             started = time.perf_counter()
             listing = await KeyDirectory(store, SystemClock()).list()
             elapsed = time.perf_counter() - started
-            after = store.gateway.totals()
+            after = store.fake.totals()
             print(
                 f"   {strategy.value:10} {len(listing.keys):7,} "
                 f"{after.requests - before.requests:9,} "
@@ -100,7 +100,7 @@ async def list_names(args: argparse.Namespace, items: list[dict[str, Any]]) -> N
             )
         finally:
             await store.close()
-            gateway.stop()
+            fake.stop()
 
 
 # -- 2. the console --------------------------------------------------------------------------
@@ -111,12 +111,12 @@ async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget:
     from cosmem_tui.ui.confirm import ConfirmBudget
     from cosmem_tui.ui.widgets.row_list import RowList
 
-    gateway = new_account(args, items)
+    fake = new_account(args, items)
     cache = Path(f"/tmp/cosmem-bench-cache-{time.time_ns()}")
 
     async def open_it() -> Any:
         return await open_cosmos_session(
-            settings(gateway, ru_budget=budget), "lab", SystemClock(), cache, cache_root=cache
+            settings(fake, ru_budget=budget), "lab", SystemClock(), cache, cache_root=cache
         )
 
     app = CosmemApp(session_factory=open_it)
@@ -158,7 +158,7 @@ async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget:
                         break
                     await pilot.pause(0.05)
                 await app.workers.wait_for_complete()
-                totals = app.session.gateway.totals()  # type: ignore[union-attr]
+                totals = app.session.fake.totals()  # type: ignore[union-attr]
                 print(
                     f"   {label:24} {totals.requests - since.requests:9,} "
                     f"{totals.request_units - since.request_units:9,.1f} "
@@ -168,10 +168,10 @@ async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget:
 
             while app.session is None:
                 await pilot.pause(0.02)
-            zero = app.session.gateway.totals()
+            zero = app.session.fake.totals()
             first = await until_counted("first screen", zero, started)
             # An agent writes to three tenants on screen; then the user reloads.
-            gateway.seed("db", "memory", [exchange(t, "t9", 99) for t in CHANGED])
+            fake.seed("db", "memory", [exchange(t, "t9", 99) for t in CHANGED])
             t0 = time.perf_counter()
             await pilot.press("r")
             await pilot.pause(0.1)
@@ -180,7 +180,7 @@ async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget:
             await pilot.press("pagedown")
             await pilot.pause(0.1)
             await until_counted("scroll one screen (PgDn)", reload, t0)
-            records = app.session.gateway.records()
+            records = app.session.fake.records()
             print(
                 "   by operation: "
                 + ", ".join(
@@ -188,7 +188,7 @@ async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget:
                 )
             )
     finally:
-        gateway.stop()
+        fake.stop()
 
 
 # -- 3. throttling ---------------------------------------------------------------------------
@@ -204,10 +204,10 @@ async def storm(args: argparse.Namespace) -> None:
     print(f"   {'retrying by':32} {'HTTP/page':>9} {'max/page':>9} {'gave up':>8}")
 
     # Before: the SDK retries (as 5d8482f configured it), one query page at a time.
-    gateway = new_account(args, turns)
-    gateway.log.clear()
-    gateway.faults.storm(0.5, seed=11, kind="query", retry_after_ms=5)
-    client = CosmosClient(gateway.endpoint, gateway.key, retry_total=2)
+    fake = new_account(args, turns)
+    fake.log.clear()
+    fake.faults.storm(0.5, seed=11, kind="query", retry_after_ms=5)
+    client = CosmosClient(fake.endpoint, fake.key, retry_total=2)
     container = client.get_database_client("db").get_container_client("memory")
     query = (
         'SELECT * FROM c WHERE c["tenantId"] = "acme" AND c["threadId"] = "long" '
@@ -216,7 +216,7 @@ async def storm(args: argparse.Namespace) -> None:
     token, failures, per_page = None, 0, []
     done = 0
     while done < pages:
-        mark = len(gateway.log.queries())
+        mark = len(fake.log.queries())
         try:
             pager = container.query_items(
                 query, partition_key=["acme", "long"], max_item_count=page_size
@@ -227,27 +227,27 @@ async def storm(args: argparse.Namespace) -> None:
             done += 1
         except Exception:
             failures += 1  # the retries ran out: a person would press r
-        per_page.append(len(gateway.log.queries()) - mark)
+        per_page.append(len(fake.log.queries()) - mark)
     await client.close()
-    gateway.stop()
+    fake.stop()
     print(
         f"   {'the SDK (retry_total=2)':32} {statistics.mean(per_page):9.2f} "
         f"{max(per_page):9d} {failures:8d}"
     )
 
     # After: the console's runner, one SDK attempt per try, the shared hold-off.
-    gateway = new_account(args, turns)
-    store = CosmosStore.open(settings(gateway, ru_budget=1e9), LAB)
+    fake = new_account(args, turns)
+    store = CosmosStore.open(settings(fake, ru_budget=1e9), LAB)
     await store.container_properties()
-    gateway.log.clear()
-    gateway.faults.storm(0.5, seed=11, kind="query", retry_after_ms=5)
+    fake.log.clear()
+    fake.faults.storm(0.5, seed=11, kind="query", retry_after_ms=5)
     service = BrowseService(store, SystemClock())
     ref = ThreadRef.of("acme", "long")
     got = [t async for t in service.iter_turns(ref, page_size=page_size)]
-    records = [r for r in store.gateway.records() if r.operation == "turns-page"]
+    records = [r for r in store.fake.records() if r.operation == "turns-page"]
     calls = Counter(r.call for r in records)
     await store.close()
-    gateway.stop()
+    fake.stop()
     print(
         f"   {'the console (1 attempt + hold-off)':32} "
         f"{len(records) / len(calls):9.2f} {max(calls.values()):9d} {0:8d}"

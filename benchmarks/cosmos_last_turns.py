@@ -6,7 +6,7 @@ Starts the test peer (tests/peer, ``npm ci`` on first use), seeds one thread wit
 ``--turns`` turns through the SDK, then times, in the same run and interleaved:
 
 * console: ``BrowseService.last_turns(ref, 50)`` — the service layer the TUI and CLI
-  use (Gateway record, projected query, continuation handling, mapping to Turns);
+  use (ledger record, projected query, continuation handling, mapping to Turns);
 * raw SDK: the same query text, parameters and partition key through
   ``azure.cosmos.aio`` directly, first page of 50 items, no mapping.
 
@@ -83,9 +83,9 @@ async def bench(endpoint: str, turns: int, runs: int) -> None:
             count = await run()
             timings[name].append((time.perf_counter() - t0) * 1000)
             assert count == LAST
-    before = len(store.gateway.records())
+    before = len(store.ledger.records())
     await console()
-    records = store.gateway.records()[before:]
+    records = store.ledger.records()[before:]
     await store.close()
     await client.delete_database("bench")
     await client.close()

@@ -106,7 +106,7 @@ async def walk(endpoint: str, tenants: int, threads: int, turns: int) -> None:
     print(f"{'step':22} {'records':>7} {'wire':>5} {'fan-out':>7} {'RU':>6} {'ms':>8}  result")
     for name, step in steps:
         mark = spy.mark()
-        with store.gateway.meter() as meter:
+        with store.ledger.meter() as meter:
             t0 = time.perf_counter()
             result = await step()
             elapsed = (time.perf_counter() - t0) * 1000
@@ -116,7 +116,7 @@ async def walk(endpoint: str, tenants: int, threads: int, turns: int) -> None:
             f"{name:22} {meter.requests:7d} {len(sent):5d} {fan_outs:7d} "
             f"{meter.request_units:6.1f} {elapsed:8.1f}  {result}"
         )
-    totals = store.gateway.totals()
+    totals = store.ledger.totals()
     print(
         f"session: {totals.requests} records, {len(spy.sent)} wire requests, "
         f"{totals.request_units:.1f} RU; notes: {'; '.join(store.listing_notes()) or 'none'}"

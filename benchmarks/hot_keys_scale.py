@@ -49,7 +49,7 @@ from cosmem_tui.model.telemetry import (
     Span,
     TelemetryAbout,
 )
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 PARTITIONS = 16
 ONE_REGION = AccountFacts(regions=("East US",), write_region="East US")
@@ -60,7 +60,7 @@ class SyntheticTelemetry:
 
     def __init__(self, keys: int) -> None:
         self.keys = keys
-        self._gateway = Gateway()
+        self._ledger = RequestLedger()
         self._about = TelemetryAbout(label="synthetic 100k", simulated=True)  # kept 60 s, as Azure
         self._tables: dict[tuple[LogName, int], LogTable] = {}
         for name in (LogName.KEY_USAGE, LogName.PARTITION_USAGE):  # before the first H
@@ -71,8 +71,8 @@ class SyntheticTelemetry:
         return self._about
 
     @property
-    def gateway(self) -> Gateway:
-        return self._gateway
+    def ledger(self) -> RequestLedger:
+        return self._ledger
 
     def ru(self, rank: int) -> float:
         return 5_000_000.0 / rank**1.07

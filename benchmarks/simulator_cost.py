@@ -53,8 +53,8 @@ from cosmem_tui.model.telemetry import (
     Span,
     Window,
 )
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import Workspace
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.simulated import SimulatedTelemetry, Workload, synthetic_keys
 from cosmem_tui.sources.simulated.workspace_keys import read_keys
 
@@ -162,7 +162,7 @@ async def main() -> None:
         started = time.perf_counter()
         clock = FrozenClock(NOW)
         SimulatedTelemetry.from_workspace(
-            workspace, hot_tenant=hot, gateway=Gateway(clock=clock), clock=clock, anchor=START
+            workspace, hot_tenant=hot, ledger=RequestLedger(clock=clock), clock=clock, anchor=START
         )
         print(f"  constructing the source {(time.perf_counter() - started) * 1000:.2f} ms")
 
@@ -170,7 +170,7 @@ async def main() -> None:
             return SimulatedTelemetry.from_workspace(
                 workspace,
                 hot_tenant=hot,
-                gateway=Gateway(clock=clock),
+                ledger=RequestLedger(clock=clock),
                 clock=clock,
                 anchor=START,
             )
@@ -188,7 +188,7 @@ async def main() -> None:
     def shared(clock: FrozenClock) -> SimulatedTelemetry:
         return SimulatedTelemetry.from_workload(
             Workload(many, hot_tenant="tenant-000001", anchor=START),
-            gateway=Gateway(clock=clock),
+            ledger=RequestLedger(clock=clock),
             clock=clock,
             database="db",
             container="c",

@@ -667,7 +667,7 @@ async def _session(args: argparse.Namespace) -> Session:
         options, notice=lambda line: print(f"cosmem: {visible(line)}", file=sys.stderr)
     )
     if sys.stdin.isatty() and sys.stderr.isatty():
-        session.gateway.set_confirmer(_ask_on_terminal)
+        session.ledger.set_confirmer(_ask_on_terminal)
     return session
 
 
@@ -708,7 +708,7 @@ class _Progress:
     def __call__(self, listing: Listing) -> None:
         if not self.enabled:
             return
-        spent = self.session.gateway.spent_ru
+        spent = self.session.ledger.spent_ru
         ranges = (
             f", partition {listing.ranges_done} of {listing.ranges_total}"
             if listing.ranges_total > 1
@@ -734,7 +734,7 @@ async def _list_top_level(
     """Every top-level key, then counts while the budget lasts (see the README)."""
     directory = session.service.directory
     progress = _Progress(session, label)
-    with session.gateway.caused_by(f"cosmem {args.command}: list {label}"):
+    with session.ledger.caused_by(f"cosmem {args.command}: list {label}"):
         listing = await directory.list(fresh=True, progress=progress)
     progress.done()
     failure = listing.failure
@@ -742,7 +742,7 @@ async def _list_top_level(
         raise failure  # nothing listed at all: a plain failure, not a short list
     counts: dict[Key, CountState] = {}
     if not args.no_counts:
-        with session.gateway.caused_by(f"cosmem {args.command}: count {label}"):
+        with session.ledger.caused_by(f"cosmem {args.command}: count {label}"):
             for key in listing.keys:
                 counts[key] = await directory.count(key)
     return listing, counts
@@ -775,19 +775,19 @@ def _report_listing(
         for k, c in counts.items()
         if c.counts is None and c.error != "budget spent" and not c.silent
     ]
-    gateway = session.gateway
+    request_ledger = session.ledger
     if silent:  # said once: the first count met the silence, the rest were not sent
         print(
-            f"cosmem: {visible(gateway.silence or 'the account stopped answering')}: counts "
+            f"cosmem: {visible(request_ledger.silence or 'the account stopped answering')}: counts "
             f"of {len(silent):,} {label} were not fetched (null); run it again once it answers",
             file=sys.stderr,
         )
     if skipped:
         per_key = max((c.request_units for c in counts.values() if c.counts), default=3.0)
-        enough = gateway.spent_ru + per_key * len(skipped)
+        enough = request_ledger.spent_ru + per_key * len(skipped)
         print(
             f"cosmem: counts of {len(skipped):,} {label} would pass the RU budget of "
-            f"{gateway.budget_ru or 0:,.0f} RU: they are null; rerun with "
+            f"{request_ledger.budget_ru or 0:,.0f} RU: they are null; rerun with "
             f"--ru-budget {enough:,.0f} to count them all (or --no-counts)",
             file=sys.stderr,
         )
@@ -809,7 +809,9 @@ def _report_listing(
     )
     hint = ""
     if listing.needed_ru is not None:
-        hint = f"; --ru-budget {gateway.spent_ru + listing.needed_ru:,.0f} would let it finish"
+        hint = (
+            f"; --ru-budget {request_ledger.spent_ru + listing.needed_ru:,.0f} would let it finish"
+        )
     print(
         f"cosmem: the list is INCOMPLETE: {len(listing.keys):,} {label} listed{ranges} before "
         f"it stopped: {visible(listing.stopped or 'stopped')}{hint}",
@@ -844,7 +846,7 @@ async def _cmd_threads(session: Session, args: argparse.Namespace, out: TextIO) 
         raise CliError(
             f"name a {schema.tenant_label}: cosmem threads {schema.tenant_label.upper()}"
         )
-    with session.gateway.caused_by("cosmem threads"):
+    with session.ledger.caused_by("cosmem threads"):
         _, threads = await session.service.threads_named(args.tenant)
     titles = {"tenant": schema.tenant_label}
     fields, table = records.THREAD_FIELDS, records.THREAD_TABLE_FIELDS
@@ -978,7 +980,7 @@ async def _cmd_ttl(session: Session, args: argparse.Namespace, out: TextIO) -> i
     service = LifecycleService(session.store, session.service)
     scope = await service.scope_named(list(args.names))
     where = scope.describe(session.schema.tenant_label)
-    with session.gateway.caused_by(f"cosmem ttl: {where}"), session.gateway.meter() as cost:
+    with session.ledger.caused_by(f"cosmem ttl: {where}"), session.ledger.meter() as cost:
         if scope.level is ScopeLevel.CONTAINER:
             report = await service.container_report()
         else:
@@ -1089,7 +1091,7 @@ async def _cmd_advise(session: Session, args: argparse.Namespace, out: TextIO) -
         for finding in report.findings:
             output.write(records.advice_record(finding))
     counts = {s: len(report.by_severity(s)) for s in Severity}
-    unit = "RU sim" if session.gateway.totals().simulated else "RU"
+    unit = "RU sim" if session.ledger.totals().simulated else "RU"
     print(
         f"cosmem: advisor: {len(report.findings)} findings "
         f"({', '.join(f'{n} {s.value}' for s, n in counts.items())}) from "
@@ -1293,8 +1295,8 @@ NO_TELEMETRY = (
     "(or COSMEM_WORKSPACE_ID); the demo workspace has a simulated workload"
 )
 
-Command = Callable[[Session, argparse.Namespace, TextIO], Any]
-_HEADLESS: dict[str, Command] = {
+HeadlessRun = Callable[[Session, argparse.Namespace, TextIO], Any]
+_HEADLESS: dict[str, HeadlessRun] = {
     "tenants": _cmd_tenants,
     "threads": _cmd_threads,
     "turns": _cmd_turns,
@@ -1311,20 +1313,20 @@ _HEADLESS: dict[str, Command] = {
 WRITE_COMMANDS = ("pin", "set-ttl", "erase-thread")
 
 
-async def _run_headless(command: Command, args: argparse.Namespace) -> int:
+async def _run_headless(command: HeadlessRun, args: argparse.Namespace) -> int:
     ledger = _ledger_file(args)  # before the session: a bad path costs no request
     try:
         telemetry = args.command in ("hot", "throttle")
         opener = _doctor_session if args.command == "doctor" else _session
         session = await (_telemetry_session if telemetry else opener)(args)
         if ledger is not None:
-            ledger.attach(session.gateway)  # with what opening the session requested
+            ledger.attach(session.ledger)  # with what opening the session requested
         if args.verbose and session.has_store:
             why = session.schema_why(getattr(args, "schema", None))  # always says why
             print(f"cosmem: schema {visible(f'{session.schema.name} ({why})')}", file=sys.stderr)
         try:
             # The ledger's default cause; steps that say more (list, count) say it inside.
-            with session.gateway.caused_by(f"cosmem {args.command}"):
+            with session.ledger.caused_by(f"cosmem {args.command}"):
                 status: int = await command(session, args, sys.stdout)
         finally:
             await session.close()
@@ -1342,7 +1344,7 @@ async def _run_headless(command: Command, args: argparse.Namespace) -> int:
 
 def _report_overruns(session: Session) -> bool:
     """One stderr line per call that took the session past its RU budget unasked."""
-    overruns = session.gateway.overruns()
+    overruns = session.ledger.overruns()
     for overrun in overruns[:5]:
         print(f"cosmem: over the RU budget: {visible(overrun.describe())}", file=sys.stderr)
     if len(overruns) > 5:

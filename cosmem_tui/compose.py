@@ -38,8 +38,8 @@ from cosmem_tui.core.session import (
 )
 from cosmem_tui.model import Clock, SystemClock
 from cosmem_tui.sources.errors import StoreError
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 if TYPE_CHECKING:
     from cosmem_tui.core.audit import AuditLog
@@ -100,7 +100,7 @@ def telemetry_services(telemetry: Telemetry, clock: Clock, where: Container) -> 
 
 async def _open_monitor(
     settings: MonitorSettings,
-    ledger: Gateway,
+    ledger: RequestLedger,
     credential: Any,
     clock: Clock,
     *,
@@ -113,7 +113,7 @@ async def _open_monitor(
     with ledger.caused_by("open: locate the account for Azure Monitor"):
         telemetry = await open_monitor(
             settings,
-            gateway=ledger,
+            ledger=ledger,
             credential=credential,
             clock=clock,
             transport=transport,
@@ -204,7 +204,7 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         build_demo(path, clock)
         notes.append(f"created the demo workspace at {path}")
     workspace = Workspace.open(path)
-    ledger = Gateway(clock=clock, writes_allowed=options.allow_writes)
+    ledger = RequestLedger(clock=clock, writes_allowed=options.allow_writes)
     try:
         choice = _local_schema(options, workspace, ledger, clock)
         workspace.derive_for(choice.schema)  # for this session: the file is never written
@@ -213,7 +213,7 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         raise
     # The file's name: the header has no room for a whole path (the CLI names the path).
     label = f"demo workspace {path.name}" if options.is_demo else f"workspace {path.name}"
-    store = LocalStore(workspace, choice.schema, gateway=ledger, clock=clock, label=label)
+    store = LocalStore(workspace, choice.schema, ledger=ledger, clock=clock, label=label)
     directory = KeyDirectory(store, clock)
     services: dict[str, Any] = {
         MEMORY: store,
@@ -246,7 +246,7 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         from cosmem_tui.sources.local.writer import LocalWriter
 
         try:
-            writer = LocalWriter(workspace, choice.schema, gateway=ledger, clock=clock)
+            writer = LocalWriter(workspace, choice.schema, ledger=ledger, clock=clock)
         except BaseException:
             workspace.close()
             raise
@@ -265,7 +265,7 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
 
 
 def _simulated_telemetry(
-    workspace: Workspace, manifest: DemoManifest | None, ledger: Gateway, clock: Clock
+    workspace: Workspace, manifest: DemoManifest | None, ledger: RequestLedger, clock: Clock
 ) -> Telemetry:
     """The demo's live workload: its hot tenant bursts every 15 minutes from a little
     after the workspace was built (the largest tenant plays the part in a workspace that
@@ -276,13 +276,13 @@ def _simulated_telemetry(
     return SimulatedTelemetry.from_workspace(
         workspace,
         hot_tenant=manifest.hot_tenant if manifest is not None else None,
-        gateway=ledger,
+        ledger=ledger,
         clock=clock,
     )
 
 
 def _local_schema(
-    options: SessionOptions, workspace: Workspace, ledger: Gateway, clock: Clock
+    options: SessionOptions, workspace: Workspace, ledger: RequestLedger, clock: Clock
 ) -> SchemaChoice:
     """--schema NAME, else the schema the workspace records, else detect it (``auto``)."""
     from cosmem_tui.core.schema_choice import AUTO, choose_schema, recorded_choice, run_sync
@@ -292,7 +292,7 @@ def _local_schema(
         recorded = recorded_choice(workspace, user_dir)
         if recorded is not None:
             return recorded
-    probe = LocalStore(workspace, None, gateway=ledger, clock=clock)  # samples only
+    probe = LocalStore(workspace, None, ledger=ledger, clock=clock)  # samples only
     return run_sync(choose_schema(options.schema or AUTO, probe, user_dir))
 
 
@@ -336,7 +336,7 @@ class _Opening:
         writes_allowed: bool = False,
     ) -> None:
         self.clock = clock
-        self.ledger = Gateway(budget_ru=budget_ru, clock=clock, writes_allowed=writes_allowed)
+        self.ledger = RequestLedger(budget_ru=budget_ru, clock=clock, writes_allowed=writes_allowed)
         if notice is not None:  # before any request: opening may need to sign in
             self.ledger.subscribe_notice(notice)
         self.credential: Any = None
@@ -379,7 +379,7 @@ class _Opening:
 
 
 def _monitor_credential(
-    credential: Any, ledger: Gateway, closers: list[Callable[[], Awaitable[None]]]
+    credential: Any, ledger: RequestLedger, closers: list[Callable[[], Awaitable[None]]]
 ) -> Any:
     """The credential for Azure Monitor: ``credential`` when it is a token one; a key
     cannot sign metrics or logs calls, so Entra ID then, on its own (closed with
@@ -477,7 +477,7 @@ async def _monitor_for_cosmos(
     monitor: MonitorSettings,
     settings: CosmosSettings,
     store: Any,
-    ledger: Gateway,
+    ledger: RequestLedger,
     credential: Any,
     clock: Clock,
     transport: Any,
@@ -517,7 +517,9 @@ async def _monitor_for_cosmos(
 # -- the doctor -----------------------------------------------------------------------------
 
 
-def _doctor(facts: SessionFacts, ledger: Gateway, clock: Clock, **parts: Any) -> DoctorService:
+def _doctor(
+    facts: SessionFacts, ledger: RequestLedger, clock: Clock, **parts: Any
+) -> DoctorService:
     from cosmem_tui.core.doctor_service import DoctorService
 
     return DoctorService(facts, ledger, clock, **parts)
@@ -563,7 +565,7 @@ def _monitor_names(settings: MonitorSettings | None) -> dict[str, Any]:
 
 def _local_doctor(
     store: LocalStore,
-    ledger: Gateway,
+    ledger: RequestLedger,
     clock: Clock,
     reader: Any,
     options: SessionOptions,
@@ -601,7 +603,7 @@ def _cosmos_doctor(
     account: Any,
     settings: CosmosSettings,
     monitor: MonitorSettings | None,
-    ledger: Gateway,
+    ledger: RequestLedger,
     clock: Clock,
     reader: Any,
     schema: Any,

@@ -9,7 +9,7 @@ import pytest
 from cosmem_tui.core.demo.generator import build_demo_workspace
 from cosmem_tui.core.demo.manifest import DemoManifest
 from cosmem_tui.model import FrozenClock
-from tests.gateway.fixtures import fake_gateway  # noqa: F401  (the in-process fake gateway)
+from tests.fake_cosmos.fixtures import fake_cosmos  # noqa: F401  (the in-process fake gateway)
 from tests.kusto.checker import kusto  # noqa: F401  (Microsoft's KQL parser)
 from tests.peer.containers import containers, open_store  # noqa: F401  (on the peer)
 from tests.peer.fixtures import cosmos_peer, fault_proxy  # noqa: F401  (the Cosmos peer)

@@ -18,15 +18,15 @@ from tests.helpers import exchange, run_cli
 
 
 @pytest.fixture
-def account(fake_gateway: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    fake_gateway.create_container(
+def account(fake_cosmos: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=2, default_ttl=-1
     )
-    fake_gateway.seed(
+    fake_cosmos.seed(
         "db", "memory", [exchange(t, "t1", n) for t in ("acme", "globex") for n in range(2)]
     )
-    monkeypatch.setenv("COSMOS_KEY", fake_gateway.key)
-    return fake_gateway
+    monkeypatch.setenv("COSMOS_KEY", fake_cosmos.key)
+    return fake_cosmos
 
 
 def tenants(capsys: Any, account: Any) -> tuple[int, str, str]:

@@ -15,7 +15,7 @@ import pytest
 
 from cosmem_tui.core import records
 from cosmem_tui.core.exit_status import EXIT_ERROR, EXIT_OK
-from tests.gateway import Fault
+from tests.fake_cosmos import Fault
 from tests.helpers import exchange, run_cli
 from tests.sources.cosmos.test_access_probe import denial
 
@@ -84,17 +84,17 @@ def test_the_checks_as_csv_have_the_json_keys_as_columns(demo_home, frozen_syste
 
 
 @pytest.fixture
-def container(fake_gateway, monkeypatch) -> list[str]:
+def container(fake_cosmos, monkeypatch) -> list[str]:
     """A lab container on the fake gateway; the CLI options that point at it."""
-    fake_gateway.create_container(
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=4, default_ttl=3600
     )
-    fake_gateway.seed("db", "memory", [exchange("acme", "t1", i) for i in range(30)])
-    monkeypatch.setenv("COSMOS_KEY", fake_gateway.key)
-    return ["--endpoint", fake_gateway.endpoint, "--database", "db", "--container", "memory"]
+    fake_cosmos.seed("db", "memory", [exchange("acme", "t1", i) for i in range(30)])
+    monkeypatch.setenv("COSMOS_KEY", fake_cosmos.key)
+    return ["--endpoint", fake_cosmos.endpoint, "--database", "db", "--container", "memory"]
 
 
-def test_a_container_is_checked_with_metadata_alone(container, fake_gateway, capsys, tmp_path):
+def test_a_container_is_checked_with_metadata_alone(container, fake_cosmos, capsys, tmp_path):
     ledger = tmp_path / "ledger.jsonl"
     code, out, err = run_cli(capsys, "doctor", *container, "--json", "--ledger", str(ledger))
     assert code == EXIT_OK, err
@@ -109,8 +109,8 @@ def test_a_container_is_checked_with_metadata_alone(container, fake_gateway, cap
     assert checks["container.ttl"]["evidence"].startswith("TTL on, default 3,600 s")
     # No item was read: no schema detection sample, only the probes' point read (404)
     # and count of an absent key.
-    assert [e.status for e in fake_gateway.log.of("point")] == [404]
-    assert all("COUNT(1)" in (e.query or "") for e in fake_gateway.log.queries())
+    assert [e.status for e in fake_cosmos.log.of("point")] == [404]
+    assert all("COUNT(1)" in (e.query or "") for e in fake_cosmos.log.queries())
     lines = [json.loads(line) for line in ledger.read_text("ascii").splitlines()]
     operations = {line["operation"] for line in lines}
     assert "sample-items" not in operations and "doctor: count" in operations
@@ -118,8 +118,8 @@ def test_a_container_is_checked_with_metadata_alone(container, fake_gateway, cap
     assert sum(line["request_units"] for line in lines) < 20
 
 
-def test_a_missing_data_role_fails_the_command_with_the_fix(container, fake_gateway, capsys):
-    fake_gateway.faults.add(
+def test_a_missing_data_role_fails_the_command_with_the_fix(container, fake_cosmos, capsys):
+    fake_cosmos.faults.add(
         Fault(status=403, sub_status=5301, kind="metadata", message=denial(
             "Microsoft.DocumentDB/databaseAccounts/readMetadata", "/"
         ))
@@ -146,7 +146,7 @@ def test_the_table_names_each_capability_and_stderr_carries_each_fix_whole(conta
     assert max(len(line) for line in fixes) > 100  # not cut as a table cell is
 
 
-async def test_beside_azure_monitor_every_read_is_in_one_ledger(fake_gateway, tmp_path, capsys):
+async def test_beside_azure_monitor_every_read_is_in_one_ledger(fake_cosmos, tmp_path, capsys):
     """The doctor's Cosmos session with Azure Monitor (the fake Azure): ARM's features,
     offer and diagnostic settings, one metrics call and the table probe, all ledgered."""
     from cosmem_tui import cli
@@ -164,7 +164,7 @@ async def test_beside_azure_monitor_every_read_is_in_one_ledger(fake_gateway, tm
     from tests.test_cli_telemetry import NOW
     from tests.test_cli_telemetry import settings as monitor_settings
 
-    fake_gateway.create_container("db", "memory", partition_key=["/tenantId", "/threadId"])
+    fake_cosmos.create_container("db", "memory", partition_key=["/tenantId", "/threadId"])
     fake = AzureFake()
     settings_list = {
         "value": [
@@ -194,11 +194,11 @@ async def test_beside_azure_monitor_every_read_is_in_one_ledger(fake_gateway, tm
     fake.answer("logs", workspace.responder())
     session = await open_cosmos_doctor_session(
         CosmosSettings(
-            endpoint=fake_gateway.endpoint,
+            endpoint=fake_cosmos.endpoint,
             database="db",
             container="memory",
             auth=AuthMode.KEY,
-            key=fake_gateway.key,
+            key=fake_cosmos.key,
         ),
         None,
         FrozenClock(NOW),
@@ -233,7 +233,7 @@ async def test_beside_azure_monitor_every_read_is_in_one_ledger(fake_gateway, tm
     assert arm[0].endswith("databaseAccounts/agentmem")
     assert arm[1].endswith("/sqlDatabases/db/containers/memory/throughputSettings/default")
     assert arm[2].endswith("/providers/Microsoft.Insights/diagnosticSettings")
-    operations = [r.operation for r in session.gateway.records()]
+    operations = [r.operation for r in session.ledger.records()]
     for expected in (
         "doctor: read-container",
         "arm: account features",
@@ -253,7 +253,7 @@ def argparse_args(**values: Any) -> Any:
 
 
 def test_the_probes_are_admitted_against_the_budget_like_any_request(
-    container, fake_gateway, capsys
+    container, fake_cosmos, capsys
 ):
     """A budget too small for the count: it is not sent, and the doctor says why."""
     code, out, err = run_cli(capsys, "doctor", *container, "--ru-budget", "2", "--json")
@@ -261,7 +261,7 @@ def test_the_probes_are_admitted_against_the_budget_like_any_request(
     assert checks["data.read"]["status"] == "ok"  # the 1 RU point read fitted
     assert checks["data.query"]["status"] == "unknown"
     assert "budget" in checks["data.query"]["evidence"]
-    assert not fake_gateway.log.queries()  # refused before the wire
+    assert not fake_cosmos.log.queries()  # refused before the wire
     # Browsing cannot be vouched for: unknown, not blocked, so the status stays 0 and
     # stderr says why.
     assert code == EXIT_OK

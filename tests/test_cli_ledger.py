@@ -45,9 +45,9 @@ def test_every_request_of_a_headless_run_is_one_line(capsys, demo_path, tmp_path
     assert code == 0 and err == "" and len(json.loads(out)) == 48
     (session,) = sessions
     written = lines(ledger)
-    assert len(written) == len(session.gateway.records()) == session.gateway.totals().requests
+    assert len(written) == len(session.ledger.records()) == session.ledger.totals().requests
     assert len(written) > 48  # names, then counts per tenant
-    for line, record in zip(written, session.gateway.records(), strict=True):
+    for line, record in zip(written, session.ledger.records(), strict=True):
         assert tuple(line) == FIELDS
         assert line["operation"] == record.operation and line["call"] == record.call
         assert line["scope"] == record.scope.value and line["outcome"] == "200"
@@ -56,7 +56,7 @@ def test_every_request_of_a_headless_run_is_one_line(capsys, demo_path, tmp_path
     causes = {line["cause"] for line in written}
     assert causes == {"cosmem tenants: list tenants", "cosmem tenants: count tenants"}
     assert sum(line["request_units"] for line in written) == pytest.approx(
-        session.gateway.totals().request_units
+        session.ledger.totals().request_units
     )
 
 
@@ -73,8 +73,8 @@ def test_the_option_goes_before_or_after_the_command_and_appends(
                        "--ledger", str(ledger))  # fmt: skip
     assert code == 0, err
     written = lines(ledger)
-    assert first == len(sessions[0].gateway.records())
-    assert len(written) == first + len(sessions[1].gateway.records())
+    assert first == len(sessions[0].ledger.records())
+    assert len(written) == first + len(sessions[1].ledger.records())
     assert {line["cause"] for line in written[first:]} == {"cosmem turns"}
 
 

@@ -10,7 +10,7 @@ import pytest
 from cosmem_tui import compose
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.sources.errors import ConnectionFailed
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.test_cli_telemetry import NOW
 from tests.test_cli_telemetry import settings as monitor_settings
 
@@ -25,7 +25,7 @@ class SilentStore:
 async def test_the_credential_built_for_azure_monitor_is_closed_when_opening_fails(monkeypatch):
     closed: list[str] = []
 
-    def built(credential: Any, ledger: Gateway, closers: list[Any]) -> Any:
+    def built(credential: Any, ledger: RequestLedger, closers: list[Any]) -> Any:
         async def close() -> None:
             closed.append("entra")
 
@@ -38,7 +38,7 @@ async def test_the_credential_built_for_azure_monitor_is_closed_when_opening_fai
             monitor_settings(region=None),
             None,  # type: ignore[arg-type]  (not reached)
             SilentStore(),
-            Gateway(),
+            RequestLedger(),
             None,
             FrozenClock(NOW),
             None,

@@ -150,22 +150,22 @@ def test_a_failed_sign_in_is_one_line_not_the_credential_chain_report(tmp_path):
     assert loud.stderr.endswith(quiet.stderr)  # cosmem's own line comes last, as without
 
 
-def test_marking_unavailable_stays_out_unless_debug_and_the_key_never_shows(tmp_path, fake_gateway):
-    from tests.gateway import Fault
+def test_marking_unavailable_stays_out_unless_debug_and_the_key_never_shows(tmp_path, fake_cosmos):
+    from tests.fake_cosmos import Fault
 
-    fake_gateway.create_container(
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=2, default_ttl=-1
     )
-    fake_gateway.seed(
+    fake_cosmos.seed(
         "db",
         "memory",
         [{"id": f"i{i}", "tenantId": f"t{i}", "threadId": "th", "turnIndex": 1} for i in range(4)],
     )
-    fake_gateway.faults.add(Fault(status=403, sub_status=1008, kind="query"))
+    fake_cosmos.faults.add(Fault(status=403, sub_status=1008, kind="query"))
     env = offline_env(tmp_path, COSMOS_KEY=CANARY, XDG_DATA_HOME=str(tmp_path / "data"))
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     account = (
-        *("--endpoint", fake_gateway.endpoint, "--database", "db", "--container", "memory"),
+        *("--endpoint", fake_cosmos.endpoint, "--database", "db", "--container", "memory"),
         *("--auth", "key", "--timeout", "2"),
     )
     quiet = cosmem(env, "tenants", *account)

@@ -20,7 +20,7 @@ from cosmem_tui.model import FrozenClock, SystemClock
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.ui.app import CosmemApp
 from tests.canary import TOKEN, Canary, assert_no_canary, secret_canary  # noqa: F401
-from tests.gateway import Fault
+from tests.fake_cosmos import Fault
 from tests.helpers import exchange, run_cli
 from tests.sources.monitor.azure_fake import AzureFake, FakeCredential, Reply, Sent, error_body
 from tests.test_cli_telemetry import NOW
@@ -31,19 +31,19 @@ STATUSES = (400, 401, 403, 409, 500, 503)
 
 
 @pytest.fixture
-def account(fake_gateway: Any) -> Any:
-    fake_gateway.create_container(
+def account(fake_cosmos: Any) -> Any:
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=2, default_ttl=-1
     )
-    fake_gateway.seed("db", "memory", [exchange("acme", "t1", n) for n in range(3)])
-    return fake_gateway
+    fake_cosmos.seed("db", "memory", [exchange("acme", "t1", n) for n in range(3)])
+    return fake_cosmos
 
 
-def echoing(gateway: Any, status: int, canary: Canary) -> None:
+def echoing(fake: Any, status: int, canary: Canary) -> None:
     """Every request fails with a message quoting the key and the connection string."""
-    gateway.faults.clear()
-    message = f"request signed with {canary.key} from {canary.connection_string(gateway.endpoint)}"
-    gateway.faults.add(Fault(status=status, message=message, retry_after_ms=5))
+    fake.faults.clear()
+    message = f"request signed with {canary.key} from {canary.connection_string(fake.endpoint)}"
+    fake.faults.add(Fault(status=status, message=message, retry_after_ms=5))
 
 
 @pytest.mark.parametrize("variable", ["COSMOS_KEY", "COSMOS_CONNECTION_STRING"])

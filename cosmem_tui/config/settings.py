@@ -57,7 +57,7 @@ from cosmem_tui.sources.cosmos.settings import (  # plain data, no SDK
     default_auth,
     redact,
 )
-from cosmem_tui.sources.gateway import DEFAULT_RU_BUDGET
+from cosmem_tui.sources.request_ledger import DEFAULT_RU_BUDGET
 
 # AuthMode's values, written out for the type checker (a test holds the two together).
 AuthName = Literal["aad", "device-code", "key", "connection-string"]

@@ -109,7 +109,7 @@ class AdvisorService:
         notes: list[str] = []
         shapes: list[ItemShape] = []
         failed: str | None = None
-        with self.store.gateway.meter() as meter:
+        with self.store.ledger.meter() as meter:
             try:
                 shapes = await self.store.sample_shapes(
                     self.sample_size, max_request_units=self.sample_ru

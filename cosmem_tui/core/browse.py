@@ -22,7 +22,7 @@ from cosmem_tui.model import (
 )
 from cosmem_tui.schemas import Schema, turns_from_item
 from cosmem_tui.sources.errors import NotFound
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, MemoryStore
 
 
@@ -64,8 +64,8 @@ class BrowseService:
         return self.store.schema
 
     @property
-    def gateway(self) -> Gateway:
-        return self.store.gateway
+    def ledger(self) -> RequestLedger:
+        return self.store.ledger
 
     @property
     def tenant_label(self) -> str:

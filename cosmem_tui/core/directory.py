@@ -286,10 +286,10 @@ class KeyDirectory:
     async def count(self, key: Key, *, background: bool = True) -> CountState:
         """Count one key; never raises a StoreError. Background work stops quietly at the
         budget; a foreground count (the user asked) asks before passing it."""
-        gateway = self.store.gateway
+        ledger = self.store.ledger
         self._counting.add(key)
         try:
-            with gateway.meter() as cost:
+            with ledger.meter() as cost:
                 try:
                     counts = await self.store.key_counts(key, background=background)
                 except BudgetSpent:
@@ -298,7 +298,7 @@ class KeyDirectory:
                     # Refused at once, or the count that met the silence: the session
                     # says that once, not once a key.
                     silent = isinstance(exc, ServerSilent) or (
-                        isinstance(exc, RequestTimedOut) and gateway.silent
+                        isinstance(exc, RequestTimedOut) and ledger.silent
                     )
                     state = CountState(error=exc.message, at=time.monotonic(), silent=silent)
                 else:

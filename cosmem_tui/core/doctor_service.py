@@ -49,8 +49,8 @@ from cosmem_tui.model.telemetry import (
     Window,
 )
 from cosmem_tui.schemas import Schema
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.inspection import AccessProbe, AccountInspector, InspectionFailed
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 T = TypeVar("T")
 
@@ -77,7 +77,7 @@ class DoctorService:
     def __init__(
         self,
         facts: SessionFacts,
-        gateway: Gateway,
+        ledger: RequestLedger,
         clock: Clock,
         *,
         access: AccessProbe | None = None,
@@ -88,7 +88,7 @@ class DoctorService:
         user_dir: Path | None = None,
     ) -> None:
         self.facts = facts
-        self.gateway = gateway
+        self.ledger = ledger
         self.clock = clock
         self.access = access
         self.inspector = inspector
@@ -137,7 +137,7 @@ class DoctorService:
     # -- the reads ------------------------------------------------------------------------
 
     async def _read(self, what: str, read: Callable[[], Awaitable[T]]) -> Reading[T]:
-        with self.gateway.meter() as meter:
+        with self.ledger.meter() as meter:
             try:
                 value = await read()
             except InspectionFailed as exc:
@@ -194,7 +194,7 @@ class DoctorService:
             self.facts.container,
         )
         what = "one metrics call (TotalRequestUnits, last 5 minutes)"
-        with self.gateway.meter() as meter:
+        with self.ledger.meter() as meter:
             (answer,) = await reader.metrics(Window.M15, [query])
         metrics: Reading[int] = (
             Reading(_reused(what, meter), failure=failure_of(answer.problem), cost=Cost.of(meter))
@@ -211,7 +211,7 @@ class DoctorService:
             top=TABLES_TOP,
         )
         what = "the workspace's table probe (rows of each Cosmos DB table, 24 h)"
-        with self.gateway.meter() as meter:
+        with self.ledger.meter() as meter:
             (logs,) = await reader.logs(TABLES_WINDOW, [probe])
         if logs.problem is not None and logs.table is None:
             tables: Reading[tuple[tuple[str, int], ...]] = Reading(

@@ -83,7 +83,7 @@ class Erase:
         page: int,
     ) -> None:
         self.writer = writer
-        self.gateway = writer.gateway
+        self.ledger = writer.ledger
         self.page = page
         self.plan = plan
         self.log = log
@@ -92,9 +92,9 @@ class Erase:
         self.state = _Progress()
 
     async def run(self) -> WriteOutcome:
-        plan, gateway = self.plan, self.gateway
+        plan, ledger = self.plan, self.ledger
         try:
-            await gateway.admit(
+            await ledger.admit(
                 "erase-thread",
                 plan.thread_label,
                 background=False,
@@ -104,7 +104,7 @@ class Erase:
         except BudgetSpent as exc:
             return WriteOutcome(plan, WriteStatus.DECLINED, (), exc.message)
         self.log.line(event="erase-start", items=plan.items, estimate_ru=plan.estimate_ru)
-        with gateway.meter() as total:
+        with ledger.meter() as total:
             try:
                 await self._delete_all()
             except asyncio.CancelledError:
@@ -180,7 +180,7 @@ class Erase:
             return ItemWrite(item.id, 0, 0.0, item.ttl, None, item.etag, "", ItemOutcome.REFUSED)
         self.log.intent("delete", item.id, item.etag)
         outcome, http, reason = ItemOutcome.DELETED, 204, ""
-        with self.gateway.meter() as cost:
+        with self.ledger.meter() as cost:
             try:
                 await self.writer.delete_item(item.id, item.partition_key, etag=item.etag)
             except asyncio.CancelledError:

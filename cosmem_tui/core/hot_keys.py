@@ -227,7 +227,7 @@ class HotKeysService:
             logs,
             capacity,
             key_levels=self.where.key_levels,
-            own=own_requests(self.reader.telemetry.gateway.records(), span),
+            own=own_requests(self.reader.telemetry.ledger.records(), span),
             facts=facts,
             view=view,
             asked=region,

@@ -30,7 +30,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Final
 
-from cosmem_tui.core.export_files import ExportFileError, Record, export_files, read_records
+from cosmem_tui.core.import_files import ExportFileError, Record, exported_files, read_records
 from cosmem_tui.core.schema_choice import AUTO, SchemaChoice, choose_for_sample
 from cosmem_tui.model import Clock, ContainerProperties, JsonValue, PartitionKeyDefinition
 from cosmem_tui.schemas import Schema, SchemaError
@@ -137,7 +137,7 @@ def import_export(
     if settings.workspace.exists() and not settings.replace:
         raise ImportFailed(f"{settings.workspace} already exists (use --replace to overwrite it)")
     try:
-        files = export_files(settings.source)
+        files = exported_files(settings.source)
     except ExportFileError as exc:
         raise ImportFailed(str(exc)) from None
     records = chain.from_iterable(read_records(f) for f in files)

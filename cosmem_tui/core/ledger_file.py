@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 from cosmem_tui.model import RequestCharge, sub_status_name
 from cosmem_tui.model.times import iso_utc
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 FIELDS = (
     "at",
@@ -164,12 +164,12 @@ class LedgerFile:
         # Records already written from the history: the listener may see them again.
         self._from_history: dict[int, RequestCharge] = {}
 
-    def attach(self, gateway: Gateway) -> None:
+    def attach(self, ledger: RequestLedger) -> None:
         """Write what the ledger holds so far, then every record as it comes."""
         with self._lock:  # a record arriving meanwhile waits, then is written once
             self._detach()
-            self._unsubscribe = gateway.subscribe(self._on_record)
-            history = gateway.records()
+            self._unsubscribe = ledger.subscribe(self._on_record)
+            history = ledger.records()
             self._from_history = {id(charge): charge for charge in history}
             for charge in history:
                 self._write(charge)

@@ -262,7 +262,7 @@ class LifecycleService:
         """Ask before the fan-out (the view): what it costs against the budget."""
         estimate, partitions = await self.container_estimate_ru()
         where = f"{partitions} physical partitions" if partitions else "every physical partition"
-        return await self.store.gateway.ask_first(
+        return await self.store.ledger.ask_first(
             "ttl-summary",
             "the whole container",
             estimate_ru=estimate,

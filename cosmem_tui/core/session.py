@@ -16,7 +16,7 @@ import platformdirs
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.model import Clock
 from cosmem_tui.schemas import Schema
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.store import MemoryStore
 
 if TYPE_CHECKING:  # the services' modules load when a session builds them
@@ -87,13 +87,13 @@ class Session:
     """Named services (the memory store and browsing; telemetry when configured) over one
     ledger.
 
-    ``ledger`` is the Gateway every service records its requests in and spends the one
+    ``ledger`` is the request ledger every service records its requests in and spends the one
     budget through; ``credential`` is the one sign-in the services share (None for a
     key or a local workspace). ``closers`` run in reverse order on ``close``.
     """
 
     services: dict[str, Any]
-    ledger: Gateway
+    ledger: RequestLedger
     clock: Clock
     is_demo: bool
     credential: Any = None
@@ -111,10 +111,6 @@ class Session:
     def service(self) -> BrowseService:
         service: BrowseService = self.services[BROWSE]
         return service
-
-    @property
-    def gateway(self) -> Gateway:
-        return self.ledger
 
     @property
     def has_store(self) -> bool:

@@ -49,7 +49,7 @@ from cosmem_tui.sources.errors import (
     NotFound,
     StoreError,
 )
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.store import MemoryStore
 from cosmem_tui.sources.writer import ERASE_PAGE, MemoryWriter
 
@@ -134,8 +134,8 @@ class WriteService:
         self.erase_page = erase_page
 
     @property
-    def gateway(self) -> Gateway:
-        return self.writer.gateway
+    def ledger(self) -> RequestLedger:
+        return self.writer.ledger
 
     def _label(self, ref: ThreadRef) -> str:
         return ref.describe(self.store.schema.tenant_label)
@@ -172,7 +172,7 @@ class WriteService:
         change = TtlChange(
             item.id, item.partition_key, item.etag, item.ts, item.body.get("ttl", MISSING), ttl
         )
-        estimate = max(WRITE_ESTIMATE_RU, self.gateway.estimate_ru("set-ttl"))
+        estimate = max(WRITE_ESTIMATE_RU, self.ledger.estimate_ru("set-ttl"))
         return WritePlan(
             action,
             ref,
@@ -192,10 +192,10 @@ class WriteService:
         count = await self.writer.count_thread(ref)
         if count == 0:
             raise UnknownThread(f"{self._label(ref)} has no items: nothing to erase")
-        per_item = max(DELETE_ESTIMATE_RU, self.gateway.estimate_ru("delete-item"))
+        per_item = max(DELETE_ESTIMATE_RU, self.ledger.estimate_ru("delete-item"))
         pages = -(-count // self.erase_page) + 2  # the last, empty page; the check after
-        listing = max(3.0, self.gateway.estimate_ru("list-thread-items"))
-        listing += max(1.0, self.gateway.estimate_ru("count-thread")) / pages
+        listing = max(3.0, self.ledger.estimate_ru("list-thread-items"))
+        listing += max(1.0, self.ledger.estimate_ru("count-thread")) / pages
         return WritePlan(
             WriteAction.ERASE_THREAD,
             ref,
@@ -248,7 +248,7 @@ class WriteService:
         change = plan.changes[0]
         log.intent(plan.action.value, change.item_id, change.etag, requested_ttl=change.after)
         outcome, http, etag_after, message = ItemOutcome.WRITTEN, 200, "", ""
-        with self.gateway.meter() as cost:
+        with self.ledger.meter() as cost:
             try:
                 ack = await self.writer.set_ttl(
                     change.item_id, change.partition_key, change.after, etag=change.etag

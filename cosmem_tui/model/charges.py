@@ -9,7 +9,7 @@ from cosmem_tui.model.substatus import ThrottleCause, throttle_cause
 
 
 class Meter:
-    """What the requests made inside one ``Gateway.meter()`` block cost."""
+    """What the requests made inside one ``RequestLedger.meter()`` block cost."""
 
     __slots__ = ("request_units", "requests", "simulated")
 

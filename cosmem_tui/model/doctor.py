@@ -91,7 +91,7 @@ class Cost:
 
     @classmethod
     def of(cls, meter: Meter) -> Cost:
-        """What the requests inside one ``Gateway.meter()`` block cost, as evidence."""
+        """What the requests inside one ``RequestLedger.meter()`` block cost, as evidence."""
         return cls(meter.requests, meter.request_units, meter.simulated)
 
     def __add__(self, other: Cost) -> Cost:

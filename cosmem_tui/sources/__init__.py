@@ -1,1 +1,1 @@
-"""Where data comes from: the MemoryStore contract, its backends, and the Gateway."""
+"""Where data comes from: the MemoryStore contract, its backends, and the request ledger."""

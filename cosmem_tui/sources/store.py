@@ -35,7 +35,7 @@ Behaviour the contract suite pins down for every backend:
   or thread (the soonest to expire within ``within`` seconds, the long-term kinds,
   the items whose ttl drifts from their kind's) with the full count; the classes and
   expiry follow ``model/ttl.py`` exactly, from ``_ts``;
-* every request passes the store's Gateway.
+* every request passes the store's request ledger.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from cosmem_tui.model import (
 )
 from cosmem_tui.model.lifecycle import ScopeLevel, TtlItems, TtlScope, TtlSelection, TtlSummary
 from cosmem_tui.schemas import Schema
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 1000
@@ -82,7 +82,7 @@ class MemoryStore(Protocol):
     def schema(self) -> Schema: ...
 
     @property
-    def gateway(self) -> Gateway: ...
+    def ledger(self) -> RequestLedger: ...
 
     @property
     def label(self) -> str:

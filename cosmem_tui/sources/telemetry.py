@@ -33,7 +33,7 @@ from cosmem_tui.model.telemetry import (
     MetricQuery,
     TelemetryAbout,
 )
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 
 @runtime_checkable
@@ -42,7 +42,7 @@ class Telemetry(Protocol):
     def about(self) -> TelemetryAbout: ...
 
     @property
-    def gateway(self) -> Gateway: ...
+    def ledger(self) -> RequestLedger: ...
 
     async def metrics(self, queries: Sequence[MetricQuery]) -> list[MetricAnswer]:
         """Answer each metrics call (one getBatch request each), in order."""

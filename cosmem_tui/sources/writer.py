@@ -2,7 +2,7 @@
 
 A ``MemoryWriter`` exists only in a session opened with writes allowed (``compose``
 builds one then, never otherwise), apart from the ``MemoryStore``, which stays
-read-only. Every operation is a declared write (the Gateway refuses it in a read-only
+read-only. Every operation is a declared write (the request ledger refuses it in a read-only
 session) and conditional: it names the ETag the caller read and fails with
 ``Conflict`` (412) when the item has changed since, so a concurrent change is
 reported, never overwritten. A vanished item raises ``NotFound``.
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from cosmem_tui.model import JsonValue, PartitionKeyValue, ThreadRef
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 ERASE_PAGE = 100  # items listed per single-partition query while erasing a thread
 
@@ -42,7 +42,7 @@ class ThreadItem:
 @runtime_checkable
 class MemoryWriter(Protocol):
     @property
-    def gateway(self) -> Gateway: ...
+    def ledger(self) -> RequestLedger: ...
 
     @property
     def where(self) -> str:

@@ -62,7 +62,7 @@ def show_keys(keys: str) -> str:
 
 
 @dataclass(frozen=True)
-class Command:
+class CommandSpec:
     """How an action is typed after ``:`` (``tenant NAME``)."""
 
     names: tuple[str, ...]  # the first is shown; the others are accepted too
@@ -84,7 +84,7 @@ class UiAction:
     views: frozenset[str] | None = None  # None: everywhere
     hint: str | None = None  # the footer hint ("open"); None: not in the footer
     hint_rank: int = 9  # footer order: what matters most first (the line is cut when narrow)
-    commands: tuple[Command, ...] = ()
+    commands: tuple[CommandSpec, ...] = ()
     palette: bool = True
     priority: bool = False  # runs in the app's key loop (browse keys: typed-ahead order)
     writes: bool = False  # a guarded write: offered only in a session that allows writes
@@ -199,7 +199,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "search the whole thread on the server for the / filter text (or :search TEXT)",
         "Browse",
         BROWSE,
-        commands=(Command(("search",), ("TEXT",), "search the open thread on the server"),),
+        commands=(CommandSpec(("search",), ("TEXT",), "search the open thread on the server"),),
         priority=True,
     ),
     UiAction(
@@ -236,7 +236,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "open a tenant's threads",
         "Browse",
         BROWSE,
-        commands=(Command(("tenant", "user"), ("NAME",), "open a tenant's threads"),),
+        commands=(CommandSpec(("tenant", "user"), ("NAME",), "open a tenant's threads"),),
         palette=False,
     ),
     UiAction(
@@ -247,8 +247,8 @@ ACTIONS: tuple[UiAction, ...] = (
         "Browse",
         BROWSE,
         commands=(
-            Command(("thread",), ("ID",), "open a thread of the current tenant"),
-            Command(("thread",), ("TENANT", "ID"), "open a thread of any tenant"),
+            CommandSpec(("thread",), ("ID",), "open a thread of the current tenant"),
+            CommandSpec(("thread",), ("TENANT", "ID"), "open a thread of any tenant"),
         ),
         palette=False,
     ),
@@ -259,7 +259,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "back to the tenant list",
         "Browse",
         BROWSE,
-        commands=(Command(("tenants", "users"), (), "back to the tenant list"),),
+        commands=(CommandSpec(("tenants", "users"), (), "back to the tenant list"),),
     ),
     # -- guarded writes (offered only with --allow-writes) -----------------------------------
     UiAction(
@@ -271,7 +271,7 @@ ACTIONS: tuple[UiAction, ...] = (
         BROWSE,
         hint="pin",
         hint_rank=10,
-        commands=(Command(("pin",), (), "pin the current turn as long-term memory"),),
+        commands=(CommandSpec(("pin",), (), "pin the current turn as long-term memory"),),
         priority=True,
         writes=True,
     ),
@@ -282,7 +282,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "give the turn a new ttl in seconds, after a confirmation",
         "Write",
         BROWSE,
-        commands=(Command(("set-ttl",), ("SECONDS",), "give the current turn a new ttl"),),
+        commands=(CommandSpec(("set-ttl",), ("SECONDS",), "give the current turn a new ttl"),),
         priority=True,
         writes=True,
     ),
@@ -295,7 +295,7 @@ ACTIONS: tuple[UiAction, ...] = (
         BROWSE,
         hint="erase",
         hint_rank=11,
-        commands=(Command(("erase-thread",), (), "delete every item of the current thread"),),
+        commands=(CommandSpec(("erase-thread",), (), "delete every item of the current thread"),),
         priority=True,
         writes=True,
     ),
@@ -318,7 +318,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "Browse",
         BROWSE,
         commands=(
-            Command(("expiring",), ("1h|24h|7d|off",), "narrow the turns to those expiring"),
+            CommandSpec(("expiring",), ("1h|24h|7d|off",), "narrow the turns to those expiring"),
         ),
         priority=True,
     ),
@@ -340,7 +340,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "the lifecycle of a tenant or thread (none: what browse has selected)",
         "Lifecycle",
         commands=(
-            Command(
+            CommandSpec(
                 ("ttl",),
                 ("[TENANT [THREAD]]",),
                 "lifecycle: TTL classes, forecast, soonest, long-term, idle, drift",
@@ -388,7 +388,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "set the idle gap (seconds) after which a resume starts a new episode",
         "Lifecycle",
         LIFECYCLE,
-        commands=(Command(("idle",), ("SECONDS",), "the idle gap (default 1800)"),),
+        commands=(CommandSpec(("idle",), ("SECONDS",), "the idle gap (default 1800)"),),
         palette=False,
     ),
     # -- hot tenants -----------------------------------------------------------------------
@@ -446,7 +446,7 @@ ACTIONS: tuple[UiAction, ...] = (
         TELEMETRY,
         hint="window",
         hint_rank=3,
-        commands=(Command(("window",), ("[15m|1h|24h]",), "the window (none: the next one)"),),
+        commands=(CommandSpec(("window",), ("[15m|1h|24h]",), "the window (none: the next one)"),),
     ),
     UiAction(
         "telemetry.region",
@@ -459,7 +459,9 @@ ACTIONS: tuple[UiAction, ...] = (
         hint="region",
         hint_rank=5,
         commands=(
-            Command(("region",), ("[NAME]",), "the region whose load is shown (none: the next)"),
+            CommandSpec(
+                ("region",), ("[NAME]",), "the region whose load is shown (none: the next)"
+            ),
         ),
     ),
     # -- live views ------------------------------------------------------------------------
@@ -534,7 +536,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "App",
         hint="help",
         hint_rank=6,
-        commands=(Command(("help", "h", "?"), (), "this help"),),
+        commands=(CommandSpec(("help", "h", "?"), (), "this help"),),
         # In the app's key loop, like the browse keys: the overlay is up before the
         # keys typed after ? are handled, so they reach it rather than the list below.
         priority=True,
@@ -545,7 +547,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "app.command_bar",
         "switch to a profile of the config file (a new session)",
         "App",
-        commands=(Command(("profile",), ("NAME",), "switch to a config profile"),),
+        commands=(CommandSpec(("profile",), ("NAME",), "switch to a config profile"),),
         palette=False,  # the palette lists each profile by name (ui/profiles.py)
     ),
     UiAction(
@@ -554,7 +556,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "app.schema",
         "the schema and why it was chosen",
         "App",
-        commands=(Command(("schema",), (), "the schema and why it was chosen"),),
+        commands=(CommandSpec(("schema",), (), "the schema and why it was chosen"),),
     ),
     UiAction(
         "app.quit",
@@ -564,7 +566,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "App",
         hint="quit",
         hint_rank=7,
-        commands=(Command(("q", "quit", "exit"), (), "quit"),),
+        commands=(CommandSpec(("q", "quit", "exit"), (), "quit"),),
     ),
     # ctrl+c quits as in any terminal program, even from a prompt (priority: before the
     # input's copy); Textual's own ctrl+c only says which key quits.
@@ -589,7 +591,7 @@ def view_actions(views: Iterable[ViewKey]) -> tuple[UiAction, ...]:
             f"app.switch_view('{v.name}')",
             f"switch to the {v.title.lower()} view",
             "Views",
-            commands=(Command((v.name,), (), f"the {v.title.lower()} view"),),
+            commands=(CommandSpec((v.name,), (), f"the {v.title.lower()} view"),),
         )
         for v in views
     )
@@ -652,10 +654,10 @@ class Registry:
             parts.append(f"{short_key(self.first_key(action.id))} {action.hint}")
         return parts
 
-    def commands(self, view: str | None) -> list[tuple[Command, UiAction]]:
+    def commands(self, view: str | None) -> list[tuple[CommandSpec, UiAction]]:
         return [(c, a) for a in self.for_view(view) for c in a.commands]
 
-    def command_named(self, name: str, view: str | None) -> list[tuple[Command, UiAction]]:
+    def command_named(self, name: str, view: str | None) -> list[tuple[CommandSpec, UiAction]]:
         return [(c, a) for c, a in self.commands(view) if name in c.names]
 
     def rebind(self, keymap: Mapping[str, str]) -> None:

@@ -279,16 +279,16 @@ class CosmemApp(App[None]):
     def _attach(self, session: Session) -> None:
         """Subscribe to the session's ledger (every handle kept) and hand it to the views."""
         self._release()
-        gateway = session.gateway
+        request_ledger = session.ledger
         self._unsubscribe = [
-            gateway.subscribe(lambda record: self.post_message(Recorded(record))),
-            gateway.subscribe_throttle(lambda event: self.post_message(Throttled(event))),
-            gateway.subscribe_notice(lambda text: self.post_message(Notice(text))),
-            gateway.subscribe_silence(lambda event: self.post_message(Silent(event))),
+            request_ledger.subscribe(lambda record: self.post_message(Recorded(record))),
+            request_ledger.subscribe_throttle(lambda event: self.post_message(Throttled(event))),
+            request_ledger.subscribe_notice(lambda text: self.post_message(Notice(text))),
+            request_ledger.subscribe_silence(lambda event: self.post_message(Silent(event))),
         ]
         self._overruns_said = 0
-        gateway.set_confirmer(self.confirm_budget)
-        self._unsubscribe.append(lambda: gateway.set_confirmer(None))
+        request_ledger.set_confirmer(self.confirm_budget)
+        self._unsubscribe.append(lambda: request_ledger.set_confirmer(None))
         ledger_error = self._attach_ledger(session)
         source = "demo workspace" if session.is_demo else session.store.label
         if self.profile_name:  # which account, said once: the profile names it
@@ -300,7 +300,7 @@ class CosmemApp(App[None]):
             source=source,
             schema=session.schema.name,
             schema_reason=session.schema_why(self.options.schema),
-            totals=gateway.totals(),
+            totals=request_ledger.totals(),
             writes=writes,
         )
         for screen in self.screens_by_view.values():
@@ -324,7 +324,7 @@ class CosmemApp(App[None]):
             self.ledger_file = LedgerFile(self.ledger_path)
         except OSError as exc:
             return f"--ledger {self.ledger_path}: {exc.strerror or exc}"
-        self.ledger_file.attach(session.gateway)
+        self.ledger_file.attach(session.ledger)
         return None
 
     def _release(self) -> None:
@@ -337,7 +337,7 @@ class CosmemApp(App[None]):
         if session is None:
             return
         try:
-            with session.gateway.caused_by("open: read the container"):
+            with session.ledger.caused_by("open: read the container"):
                 container = await session.service.container()
         except Exception:
             return  # the views show the failure where it matters (their own loads)
@@ -365,17 +365,17 @@ class CosmemApp(App[None]):
 
     def on_recorded(self, message: Recorded) -> None:
         if self.session is not None:
-            totals = self.session.gateway.totals()
+            totals = self.session.ledger.totals()
             self.chrome = replace(self.chrome, totals=totals)
             if totals.overruns > self._overruns_said:  # the header marks it; say which
                 self._overruns_said = totals.overruns
-                overrun = self.session.gateway.overruns()[-1]
+                overrun = self.session.ledger.overruns()[-1]
                 self._say(f"over the RU budget: {overrun.describe()}")
 
     def on_silent(self, message: Silent) -> None:
         """Said once when the account goes silent: background work stops, a key retries."""
         if self.session is not None:
-            self.chrome = replace(self.chrome, totals=self.session.gateway.totals())
+            self.chrome = replace(self.chrome, totals=self.session.ledger.totals())
         if message.event.silent:
             self._say(f"{message.event.text}: background counts stopped · r tries again")
 
@@ -395,10 +395,10 @@ class CosmemApp(App[None]):
     def _show_hold_off(self) -> None:
         if self.session is None:
             return
-        gateway = self.session.gateway
-        pause = gateway.throttle_pause_s()
+        request_ledger = self.session.ledger
+        pause = request_ledger.throttle_pause_s()
         if pause > 0:  # named by its cause: only an RU budget is helped by more RU/s
-            mark = throttle_mark(pause, gateway.last_throttle())
+            mark = throttle_mark(pause, request_ledger.last_throttle())
             self.chrome = replace(self.chrome, throttle=mark)
             return
         self.chrome = replace(self.chrome, throttle="")

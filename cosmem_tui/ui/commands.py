@@ -1,7 +1,7 @@
 """Command mode (``:``): parse one typed line into what the app or a view should do.
 
 Pure: no widgets. The verbs come from the action registry (``ui/actions.py``): a verb
-names a ``Command`` of an action that applies to the current view, and the action's
+names a ``CommandSpec`` of an action that applies to the current view, and the action's
 id says what the line means. So the help, the palette and the parser can never
 disagree about which commands exist.
 """
@@ -103,7 +103,7 @@ class Mistake:
     message: str
 
 
-Command = (
+ParsedCommand = (
     Quit
     | ShowHelp
     | ShowSchema
@@ -129,7 +129,7 @@ def parse_command(
     view: str | None,
     schema: Schema | None = None,
     current_tenant: str | None = None,
-) -> Command | None:
+) -> ParsedCommand | None:
     """What ``line`` asks for; None for an empty line.
 
     Words split at white space, but a JSON value is one word (``split_names``), so a
@@ -209,7 +209,7 @@ def _elsewhere(verb: str, registry: Registry) -> Mistake | None:
     return Mistake(f"usage: {usage}, in {where}")
 
 
-def _write_command(action: str, args: list[str]) -> Command:
+def _write_command(action: str, args: list[str]) -> ParsedCommand:
     """``:pin``, ``:set-ttl SECONDS``, ``:erase-thread`` (offered only when writes are on)."""
     if action == "write.set_ttl":
         if len(args) != 1:
@@ -225,7 +225,7 @@ def _write_command(action: str, args: list[str]) -> Command:
 
 def _browse_command(
     action: str, args: list[str], label: str, schema: Schema | None, current: str | None
-) -> Command:
+) -> ParsedCommand:
     tenants = schema is None or schema.has_tenant_level
     if action == "browse.tenants":
         if args:

@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from cosmem_tui.ui.actions import Command, Registry, show_keys
+from cosmem_tui.ui.actions import CommandSpec, Registry, show_keys
 from cosmem_tui.ui.hot_rows import COLUMNS_HELP
 
 NUMBERING = (
@@ -40,11 +40,11 @@ def _entry(text: Text, left: str, description: str, width: int) -> None:
     text.append(f"\n{indent}".join(lines) + "\n")
 
 
-def listed_commands(registry: Registry, view: str | None) -> list[Command]:
+def listed_commands(registry: Registry, view: str | None) -> list[CommandSpec]:
     """The commands of ``view``, each once: ``:ttl`` (the view) is left out where
     ``:ttl [TENANT [THREAD]]`` says the same and more."""
     commands = [command for command, _ in registry.commands(view)]
-    shown: list[Command] = []
+    shown: list[CommandSpec] = []
     for command in commands:
         covered = not command.args and any(
             other is not command

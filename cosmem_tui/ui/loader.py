@@ -47,11 +47,11 @@ class Loader:
         exclusive: bool = True,
     ) -> None:
         generation = self.generation
-        gateway = session.gateway
+        ledger = session.ledger
 
         async def work() -> None:
             try:
-                with gateway.caused_by(cause), gateway.meter() as cost:
+                with ledger.caused_by(cause), ledger.meter() as cost:
                     value = await fetch()
             except Exception as exc:  # every failure is shown where it happened
                 error = describe_error(exc)

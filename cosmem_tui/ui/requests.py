@@ -271,8 +271,8 @@ class RequestsScreen(ViewScreen):
         session = self.session
         if session is None:
             return LedgerSnapshot((), SessionTotals(0, 0.0, False, {}, 0))
-        gateway = session.gateway
-        return LedgerSnapshot(tuple(gateway.records()), gateway.totals())
+        request_ledger = session.ledger
+        return LedgerSnapshot(tuple(request_ledger.records()), request_ledger.totals())
 
     def _show_snapshot(self, snapshot: LedgerSnapshot) -> None:
         ledger = self.query_one("#ledger", RowList)

@@ -106,7 +106,7 @@ class TelemetryScreen(ViewScreen, Generic[R]):
         session = self.session
         if session is None or self.source() is None:
             return None
-        with session.gateway.caused_by(f"{self.VIEW}: refresh {self.window.label}"):
+        with session.ledger.caused_by(f"{self.VIEW}: refresh {self.window.label}"):
             return await self.ask()
 
     def _fetch_failed(self, error: BaseException) -> None:

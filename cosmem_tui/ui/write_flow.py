@@ -38,12 +38,12 @@ def run_write(
     if session is None or writes is None:
         screen.set_status("writes are off: start cosmem with --allow-writes", error=True)
         return
-    gateway = session.gateway
+    ledger = session.ledger
     screen.set_status("reading what the write would change…")
 
     async def plan_it() -> None:
         try:
-            with gateway.caused_by(cause):
+            with ledger.caused_by(cause):
                 plan = await planner(writes)
         except Exception as exc:
             screen.call_later(screen.set_status, describe_error(exc), True)
@@ -75,7 +75,7 @@ def run_write(
             screen.call_later(screen.set_status, f"erasing: {deleted:,} of {total:,} deleted")
 
         try:
-            with gateway.caused_by(cause):
+            with ledger.caused_by(cause):
                 outcome = await writes.apply(plan, progress, interrupt)
         except Exception as exc:
             screen.call_later(screen.set_status, describe_error(exc), True)

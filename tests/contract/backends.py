@@ -14,8 +14,8 @@ from typing import Any, Protocol
 
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.schemas import Schema
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.store import MemoryStore
 from tests.helpers import build_workspace
 
@@ -49,7 +49,7 @@ class LocalBackend:
         build_workspace(
             path, items, now=int(self.clock.now()), schema=schema, default_ttl=default_ttl
         )
-        store = LocalStore.open(path, schema, gateway=Gateway(), clock=self.clock)
+        store = LocalStore.open(path, schema, ledger=RequestLedger(), clock=self.clock)
         self.stores.append(store)
         return store
 

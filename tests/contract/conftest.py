@@ -10,7 +10,7 @@ from tests.contract.backends import Backend, CosmosBackend, LocalBackend
 
 # "cosmos" is the Cosmos-protocol peer every run starts (tests/peer): one physical
 # partition, no DISTINCT or GROUP BY. "gateway" is the in-process fake of the real
-# gateway (tests/gateway): four partition key ranges, query plans, range-local
+# gateway (tests/fake_cosmos): four partition key ranges, query plans, range-local
 # continuations, charges that grow with the work. "live" joins when COSMEM_TEST_ENDPOINT
 # and COSMEM_TEST_KEY name a real account or the official emulator.
 LIVE_ENDPOINT = os.environ.get("COSMEM_TEST_ENDPOINT")
@@ -26,9 +26,9 @@ async def backend(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[Bac
         peer = request.getfixturevalue("cosmos_peer")
         instance = CosmosBackend("cosmos", peer.endpoint, peer.key)
     elif request.param == "gateway":
-        from tests.gateway.contract_backend import GatewayBackend
+        from tests.fake_cosmos.contract_backend import FakeCosmosBackend
 
-        instance = GatewayBackend(ANCHOR)
+        instance = FakeCosmosBackend(ANCHOR)
     elif request.param == "live":
         assert LIVE_ENDPOINT and LIVE_KEY
         instance = CosmosBackend("live", LIVE_ENDPOINT, LIVE_KEY)

@@ -113,7 +113,7 @@ SCOPES = [
 async def test_ttl_summary_agrees_with_the_model(backend: Backend, default: int | None) -> None:
     items = seeded()
     store = await backend.make_store(items, schema=LAB, default_ttl=default)
-    store.gateway.set_budget(None)  # every scope of every class: more than one budget's worth
+    store.ledger.set_budget(None)  # every scope of every class: more than one budget's worth
     now = await newest_write(store)
     for scope in SCOPES:
         summary = await store.ttl_summary(scope, now)
@@ -137,9 +137,9 @@ async def test_summary_requests_stay_in_their_scope(backend: Backend) -> None:
         # The whole container is a fan-out: one range at a time, or one cross-partition.
         (TtlScope.container(), {Scope.RANGE, Scope.CROSS_PARTITION}),
     ]:
-        before = len(store.gateway.records())
+        before = len(store.ledger.records())
         await store.ttl_summary(scope, now)
-        records = store.gateway.records()[before:]
+        records = store.ledger.records()[before:]
         scopes = {r.scope for r in records if r.scope is not Scope.METADATA}
         assert scopes and scopes <= allowed, (scope, scopes)
         assert all(r.operation.startswith("ttl-") for r in records if r.scope in allowed)
@@ -221,4 +221,4 @@ async def test_lists_are_scoped_to_a_tenant_or_a_thread(backend: Backend) -> Non
     thread = TtlScope.of_thread(ThreadRef.of("globex", "g1"))
     long_term = await store.ttl_items(thread, now, TtlSelection.LONG_TERM, limit=5)
     assert [i.item_id for i in long_term.items] == ["g1-1"]
-    assert store.gateway.records()[-1].scope is Scope.PARTITION
+    assert store.ledger.records()[-1].scope is Scope.PARTITION

@@ -70,7 +70,7 @@ async def test_tenants_are_listed_then_counted_one_by_one(backend: Backend) -> N
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
     keys = await all_keys(store)
     assert keys == [Key.of("acme"), Key.of("globex")]
-    before = len(store.gateway.records())
+    before = len(store.ledger.records())
     counts = {key.text: await store.key_counts(key) for key in keys}
     assert {k: (c.threads, c.items) for k, c in counts.items()} == {
         "acme": (2, 7),
@@ -78,7 +78,7 @@ async def test_tenants_are_listed_then_counted_one_by_one(backend: Backend) -> N
     }
     assert all(c.last_activity is not None for c in counts.values())
     # Counting a tenant stays within its key prefix: never a fan-out.
-    scopes = {r.scope for r in store.gateway.records()[before:]}
+    scopes = {r.scope for r in store.ledger.records()[before:]}
     assert scopes <= {Scope.PREFIX, Scope.METADATA}
     assert (await store.key_counts(Key.of("nobody"))).items == 0
 
@@ -121,7 +121,7 @@ async def test_threads_of_a_tenant_with_ttl_mix(backend: Backend) -> None:
     assert (t1.items, t1.short_term, t1.long_term) == (5, 3, 2)
     assert t1.ref == ThreadRef.of("acme", "t1")
     assert (threads["t2"].short_term, threads["t2"].long_term) == (2, 0)
-    assert store.gateway.records()[-1].scope is Scope.PREFIX
+    assert store.ledger.records()[-1].scope is Scope.PREFIX
     assert await store.list_threads(Key.of("nobody")) == []
 
 
@@ -132,7 +132,7 @@ async def test_turns_come_in_cosmos_type_order(backend: Backend) -> None:
     assert ids[:2] == ["g1-a", "g1-b"]
     assert set(ids[2:4]) == {"g1-c", "g1-e"}
     assert ids[4] == "g1-d"
-    assert store.gateway.records()[-1].scope is Scope.PARTITION
+    assert store.ledger.records()[-1].scope is Scope.PARTITION
 
 
 async def test_paging_returns_every_turn_once_in_order(backend: Backend) -> None:
@@ -141,11 +141,11 @@ async def test_paging_returns_every_turn_once_in_order(backend: Backend) -> None
     whole, pages = await all_turn_ids(store, ref, page_size=MAX_PAGE_SIZE)
     assert whole == ["t1-0", "t1-1", "t1-2", "t1-3", "t1-4"]
     assert pages == 1
-    before = len(store.gateway.records())
+    before = len(store.ledger.records())
     paged, pages = await all_turn_ids(store, ref, page_size=2)
     assert paged == whole
     assert 3 <= pages <= 4
-    paged_records = [r for r in store.gateway.records()[before:] if r.operation == "turns-page"]
+    paged_records = [r for r in store.ledger.records()[before:] if r.operation == "turns-page"]
     assert len(paged_records) == pages  # one ledger record per page (one HTTP request)
 
 
@@ -176,7 +176,7 @@ async def test_list_pages_are_projected_but_point_reads_are_whole(backend: Backe
     assert full.body["embedding"] == EMBEDDING
     assert {"_ts", "_etag"} <= set(full.body)
     assert full.ts == full.body["_ts"] and full.etag == full.body["_etag"]
-    assert store.gateway.records()[-1].scope is Scope.POINT
+    assert store.ledger.records()[-1].scope is Scope.POINT
     turn = turn_from_item(LAB, listed, -1)
     assert [m.role for m in turn.messages] == ["user", "agent"]
 
@@ -196,10 +196,10 @@ async def test_a_point_read_of_an_id_no_url_can_address_is_refused_unsent(
     """``..`` would read the container itself, ``a/b`` another path: refused alike on
     every backend, before anything is sent (no ledger record)."""
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
-    before = len(store.gateway.records())
+    before = len(store.ledger.records())
     with pytest.raises(InvalidItemId, match="refused a point read"):
         await store.read_item(ThreadRef.of("acme", "t1"), item_id)
-    assert len(store.gateway.records()) == before
+    assert len(store.ledger.records()) == before
 
 
 async def test_expired_items_are_invisible_everywhere(backend: Backend) -> None:
@@ -244,27 +244,27 @@ async def test_a_schema_without_tenant_level(backend: Backend) -> None:
     counts = await counted(store)
     assert {n: c.items for n, c in counts.items()} == {"x1": 3, "x2": 1}
     assert (counts["x2"].short_term, counts["x2"].long_term) == (1, 0)
-    assert store.gateway.records()[-1].scope is Scope.PARTITION  # one thread, one partition
+    assert store.ledger.records()[-1].scope is Scope.PARTITION  # one thread, one partition
     ids, _ = await all_turn_ids(store, ThreadRef.of(None, "x1"))
     assert ids == ["x1-0", "x1-1", "x1-2"]
     item = await store.read_item(ThreadRef.of(None, "x2"), "x2-0")
     assert item.body["ttl"] == 60
 
 
-async def test_every_request_is_charged_through_the_gateway(backend: Backend) -> None:
+async def test_every_request_is_charged_through_the_ledger(backend: Backend) -> None:
     store = await backend.make_store(lab_items(), schema=LAB, default_ttl=-1)
     await all_keys(store)
     await store.list_threads(Key.of("acme"))
     await store.page_turns(ThreadRef.of("acme", "t1"))
     await store.read_item(ThreadRef.of("acme", "t1"), "t1-0")
-    records = [r for r in store.gateway.records() if r.scope is not Scope.METADATA]
+    records = [r for r in store.ledger.records() if r.scope is not Scope.METADATA]
     operations = [o for i, o in enumerate(r.operation for r in records) if i == 0 or
                   o != records[i - 1].operation]  # fmt: skip
     assert operations == ["list-keys", "list-threads", "turns-page", "read-item"]
     records = [r for r in records if r.status == 200]
     assert all(r.request_units > 0 and r.status == 200 for r in records)
     assert all(r.simulated == store.simulated for r in records)
-    totals = store.gateway.totals()
+    totals = store.ledger.totals()
     assert totals.requests >= 4
     assert totals.request_units >= sum(r.request_units for r in records)
 
@@ -293,7 +293,7 @@ async def test_sample_shapes_measure_items_without_returning_them(backend: Backe
     sizes = {i: s.size for i, s in by_id.items()}
     assert all(size is not None and 200 < size < 2000 for size in sizes.values())
     assert (sizes["t1-1"] or 0) > (sizes["t1-0"] or 0)  # the embedding counts in its size
-    assert all(r.operation == "sample-shapes" for r in store.gateway.records()[-1:])
+    assert all(r.operation == "sample-shapes" for r in store.ledger.records()[-1:])
     capped = await store.sample_shapes(3, max_request_units=1000)
     assert len(capped) == 3
 

@@ -78,7 +78,7 @@ async def test_three_level_keys_name_threads_by_their_lower_levels(backend: Back
     assert ref == threads['["alice","sess-1"]'].ref
     page = await store.page_turns(ref)
     assert [i.id for i in page.items] == ["sess-1-0", "sess-1-1"]
-    assert store.gateway.records()[-1].scope is Scope.PARTITION
+    assert store.ledger.records()[-1].scope is Scope.PARTITION
     item = await store.read_item(ref, "sess-1-1")
     assert item.body["userId"] == "alice" and isinstance(item.body["message"], str)
 
@@ -90,7 +90,7 @@ async def test_sample_items_reads_a_few_whole_recent_items(backend: Backend) -> 
     sample = await store.sample_items(4, max_request_units=1000)
     assert 1 <= len(sample) <= 4
     assert all("embedding" in item.body and "_ts" in item.body for item in sample)
-    record = [r for r in store.gateway.records() if r.operation == "sample-items"][-1]
+    record = [r for r in store.ledger.records() if r.operation == "sample-items"][-1]
     assert record.scope in (Scope.CROSS_PARTITION, Scope.RANGE)  # a fan-out, or range by range
     one = await store.sample_items(1, max_request_units=1000)
     assert len(one) == 1

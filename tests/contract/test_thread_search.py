@@ -79,7 +79,7 @@ async def test_search_finds_the_text_ignoring_case_in_list_order(backend: Backen
     assert ids[:4] == ["t1-1", "t1-5", "t1-6", "t1-10"]
     assert sorted(ids[4:]) == ["t1-11a", "t1-11b", "t1-11c"]  # ties in either order
     in_list_order(store, ids, items)
-    searches = [r for r in store.gateway.records() if r.operation == "search-turns"]
+    searches = [r for r in store.ledger.records() if r.operation == "search-turns"]
     assert searches and {r.scope for r in searches} == {Scope.PARTITION}
 
 
@@ -108,13 +108,13 @@ async def test_search_pages_return_every_hit_once(backend: Backend) -> None:
     items = hostile_thread()
     store = await backend.make_store(items, schema=LAB, default_ttl=-1)
     whole, _ = await search_ids(store, REF, "needle")
-    before = len(store.gateway.records())
+    before = len(store.ledger.records())
     paged, pages = await search_ids(store, REF, "needle", page_size=2)
     assert sorted(paged) == sorted(whole)
     assert len(paged) == len(set(paged)) == 7
     in_list_order(store, paged, items)
     assert pages >= 4
-    records = [r for r in store.gateway.records()[before:] if r.operation == "search-turns"]
+    records = [r for r in store.ledger.records()[before:] if r.operation == "search-turns"]
     assert {r.scope for r in records} == {Scope.PARTITION}
 
 
@@ -140,20 +140,20 @@ async def test_search_on_a_schema_with_text_on_the_item(backend: Backend) -> Non
 async def test_past_the_budget_a_search_asks_and_a_no_sends_nothing(backend: Backend) -> None:
     store = await backend.make_store(hostile_thread(), schema=LAB, default_ttl=-1)
     await store.container_properties()
-    store.gateway.set_budget(0.01)
+    store.ledger.set_budget(0.01)
     asked: list[BudgetQuestion] = []
 
     async def refuse(question: BudgetQuestion) -> bool:
         asked.append(question)
         return False
 
-    store.gateway.set_confirmer(refuse)
-    spent = store.gateway.spent_ru
+    store.ledger.set_confirmer(refuse)
+    spent = store.ledger.spent_ru
     with pytest.raises(BudgetSpent):
         await store.search_turns(REF, "needle")
     assert [q.operation for q in asked] == ["search-turns"]
-    assert not [r for r in store.gateway.records() if r.operation == "search-turns"]
-    assert store.gateway.spent_ru == spent
+    assert not [r for r in store.ledger.records() if r.operation == "search-turns"]
+    assert store.ledger.spent_ru == spent
 
 
 def session_document(session: str, contents: list[Any]) -> dict[str, Any]:
@@ -210,7 +210,7 @@ async def test_text_in_any_message_of_a_long_item_is_found(backend: Backend) -> 
     paged, _ = await search_ids(store, REF, "NEEDLE", page_size=1)
     assert paged == ids
     assert (await search_ids(store, REF, "no such words"))[0] == []
-    searches = [r for r in store.gateway.records() if r.operation == "search-turns"]
+    searches = [r for r in store.ledger.records() if r.operation == "search-turns"]
     assert {r.scope for r in searches} == {Scope.PARTITION}
 
 

@@ -17,7 +17,7 @@ from cosmem_tui.model.telemetry import (
     MetricQuery,
     TelemetryAbout,
 )
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 # An account in one region, whose offer ARM did not tell (the metrics stand in).
 ONE_REGION = AccountFacts(regions=("East US",), write_region="East US")
@@ -43,7 +43,7 @@ class ScriptedTelemetry:
             min_refresh_s=min_refresh_s,
             log_delay_s=log_delay_s,
         )
-        self._gateway = Gateway()
+        self._ledger = RequestLedger()
         self.asked: list[MetricQuery | LogQuery] = []
 
     @property
@@ -51,8 +51,8 @@ class ScriptedTelemetry:
         return self._about
 
     @property
-    def gateway(self) -> Gateway:
-        return self._gateway
+    def ledger(self) -> RequestLedger:
+        return self._ledger
 
     async def metrics(self, queries: Sequence[MetricQuery]) -> list[MetricAnswer]:
         self.asked.extend(queries)

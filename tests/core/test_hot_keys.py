@@ -268,8 +268,8 @@ async def test_the_consoles_own_load_is_told_beside_the_accounts():
     the report carries them as the request log marks them (every cosmem console), and
     this session's own from its ledger."""
     scripted = ScriptedTelemetry(metrics=metrics, logs=logs, log_delay_s=(1.0, 1.0))
-    scripted.gateway.record(own_request(NOW - 300, 12.5))
-    scripted.gateway.record(own_request(NOW - 3600, 99.0))  # before the window
+    scripted.ledger.record(own_request(NOW - 300, 12.5))
+    scripted.ledger.record(own_request(NOW - 3600, 99.0))  # before the window
     report = await service(scripted).report(Window.M15)
     assert (report.console_requests, report.console_ru) == (25, 80.0)
     assert report.session_ru == 12.5
@@ -288,15 +288,15 @@ async def test_a_request_log_that_does_not_mark_the_console_is_said():
         return logs(query)
 
     scripted = ScriptedTelemetry(metrics=metrics, logs=no_mark)
-    scripted.gateway.record(own_request(NOW - 800, 3.0))  # old enough to be logged
-    scripted.gateway.record(own_request(NOW - 60, 3.0))  # in the incomplete tail
+    scripted.ledger.record(own_request(NOW - 800, 3.0))  # old enough to be logged
+    scripted.ledger.record(own_request(NOW - 60, 3.0))  # in the incomplete tail
     report = await service(scripted).report(Window.M15)
     assert report.caveats[0] == (
         "the request log shows none of this session's 1 request as the console's "
         "(UserAgent without 'cosmem/'): its own load counts as the application's here"
     )
     young = ScriptedTelemetry(metrics=metrics, logs=no_mark)
-    young.gateway.record(own_request(NOW - 60, 3.0))  # not logged yet: nothing to say
+    young.ledger.record(own_request(NOW - 60, 3.0))  # not logged yet: nothing to say
     assert not any("UserAgent" in c for c in (await service(young).report(Window.M15)).caveats)
 
 

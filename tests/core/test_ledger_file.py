@@ -11,7 +11,7 @@ import pytest
 
 from cosmem_tui.core.ledger_file import FIELDS, LedgerFile, ledger_record
 from cosmem_tui.model import Kind, RequestCharge, Scope
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 HOSTILE = "\x1b]0;pwned\x07 \x1b[31mred\x1b[0m \x9b31m \x7f \u202egpj.exe 你好 \ud800"
 
@@ -39,9 +39,9 @@ def lines(path: Path) -> list[dict[str, object]]:
 
 
 def test_each_record_is_one_line_with_every_field(tmp_path: Path):
-    gateway, path = Gateway(), tmp_path / "ledger.jsonl"
+    request_ledger, path = RequestLedger(), tmp_path / "ledger.jsonl"
     ledger = LedgerFile(path)
-    ledger.attach(gateway)
+    ledger.attach(request_ledger)
     records = [
         charge(1),
         charge(2, status=429, retry_after_ms=250.0, attempt=1, kind=Kind.QUERY_PLAN),
@@ -51,12 +51,12 @@ def test_each_record_is_one_line_with_every_field(tmp_path: Path):
         charge(5, kind=Kind.LOCAL, simulated=True, request_units=float("nan")),
     ]
     for record in records:
-        gateway.record(record)
+        request_ledger.record(record)
         # Flushed per record: a reader sees each line as soon as it is recorded.
         assert len(path.read_text(encoding="ascii").splitlines()) == records.index(record) + 1
     ledger.close()
     written = lines(path)
-    assert len(written) == len(gateway.records()) == 6
+    assert len(written) == len(request_ledger.records()) == 6
     assert all(tuple(line) == FIELDS for line in written)
     first = written[0]
     assert first["at"] == "2026-11-30T00:00:00.250Z"
@@ -71,10 +71,10 @@ def test_each_record_is_one_line_with_every_field(tmp_path: Path):
 
 
 def test_hostile_targets_and_activity_ids_stay_inert_yet_decode_exactly(tmp_path: Path):
-    gateway, path = Gateway(), tmp_path / "ledger.jsonl"
+    request_ledger, path = RequestLedger(), tmp_path / "ledger.jsonl"
     ledger = LedgerFile(path)
-    ledger.attach(gateway)
-    gateway.record(charge(1, target=HOSTILE, activity_id=HOSTILE, cause=HOSTILE))
+    ledger.attach(request_ledger)
+    request_ledger.record(charge(1, target=HOSTILE, activity_id=HOSTILE, cause=HOSTILE))
     ledger.close()
     raw = path.read_bytes()
     assert raw.endswith(b"\n") and raw.count(b"\n") == 1
@@ -85,13 +85,13 @@ def test_hostile_targets_and_activity_ids_stay_inert_yet_decode_exactly(tmp_path
 
 
 def test_requests_before_the_attach_are_written_once(tmp_path: Path):
-    gateway, path = Gateway(), tmp_path / "ledger.jsonl"
-    gateway.record(charge(1, cause="open: detect the schema"))
+    request_ledger, path = RequestLedger(), tmp_path / "ledger.jsonl"
+    request_ledger.record(charge(1, cause="open: detect the schema"))
     ledger = LedgerFile(path)
-    ledger.attach(gateway)
-    gateway.record(charge(2))
+    ledger.attach(request_ledger)
+    request_ledger.record(charge(2))
     ledger.close()
-    gateway.record(charge(3))  # after close: detached
+    request_ledger.record(charge(3))  # after close: detached
     assert [line["call"] for line in lines(path)] == [1, 2]
     assert lines(path)[0]["cause"] == "open: detect the schema"
 
@@ -99,18 +99,18 @@ def test_requests_before_the_attach_are_written_once(tmp_path: Path):
 def test_lines_are_appended_to_an_existing_file(tmp_path: Path):
     path = tmp_path / "ledger.jsonl"
     for call in (1, 2):
-        gateway = Gateway()
+        request_ledger = RequestLedger()
         ledger = LedgerFile(path)
-        ledger.attach(gateway)
-        gateway.record(charge(call))
+        ledger.attach(request_ledger)
+        request_ledger.record(charge(call))
         ledger.close()
     assert [line["call"] for line in lines(path)] == [1, 2]
 
 
 def test_a_failing_write_detaches_and_never_fails_the_request(tmp_path: Path):
-    gateway = Gateway()
+    request_ledger = RequestLedger()
     ledger = LedgerFile(tmp_path / "ledger.jsonl")
-    ledger.attach(gateway)
+    ledger.attach(request_ledger)
 
     class Full:
         def write(self, text: str) -> int:
@@ -120,10 +120,10 @@ def test_a_failing_write_detaches_and_never_fails_the_request(tmp_path: Path):
             pass
 
     ledger._file = Full()  # type: ignore[assignment]
-    gateway.record(charge(1))  # no exception reaches the backend
-    gateway.record(charge(2))
+    request_ledger.record(charge(1))  # no exception reaches the backend
+    request_ledger.record(charge(2))
     assert isinstance(ledger.error, OSError) and ledger.written == 0
-    assert len(gateway.records()) == 2
+    assert len(request_ledger.records()) == 2
     ledger.close()
 
 

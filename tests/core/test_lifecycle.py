@@ -114,13 +114,13 @@ async def test_the_container_is_asked_for_then_fans_out(
         asked.append(question)
         return False
 
-    session.gateway.set_confirmer(no)
+    session.ledger.set_confirmer(no)
     assert not await service.ask_container()
     assert "fan-out" in asked[0].describe() and asked[0].estimate_ru > 0
-    before = len(session.gateway.records())
+    before = len(session.ledger.records())
     report = await service.container_report()
     assert report.summary is not None and report.summary.total == len(items())
-    scopes = {r.scope for r in session.gateway.records()[before:]}
+    scopes = {r.scope for r in session.ledger.records()[before:]}
     assert Scope.CROSS_PARTITION in scopes
 
 
@@ -137,28 +137,28 @@ async def test_a_report_asked_again_within_its_age_costs_nothing(
     session: Session, service: LifecycleService, clock: FrozenClock
 ) -> None:
     acme = TtlScope.of_tenant(Key.of("acme"))
-    gateway = session.gateway
+    ledger = session.ledger
     first = await service.report(acme)
     assert not first.reused and first.has_lists
-    sent = len(gateway.records())
+    sent = len(ledger.records())
     await service.report(TtlScope.of_tenant(Key.of(42)))  # another tenant in between
-    between = len(gateway.records())
+    between = len(ledger.records())
     clock.advance(120)
     again = await service.report(acme)  # reopened two minutes later
-    assert len(gateway.records()) == between > sent  # nothing sent for it
+    assert len(ledger.records()) == between > sent  # nothing sent for it
     assert again.reused and again.now == first.now and again.age_s(clock.now()) == 120
     assert again.summary == first.summary and again.soonest == first.soonest
     fresh = await service.report(acme, fresh=True)  # r: counted again
-    assert not fresh.reused and fresh.now == int(clock.now()) and len(gateway.records()) > between
+    assert not fresh.reused and fresh.now == int(clock.now()) and len(ledger.records()) > between
     clock.advance(REPORT_REUSE_S + 1)  # too old to show again: counted again
-    recounted = len(gateway.records())
-    assert not (await service.report(acme)).reused and len(gateway.records()) > recounted
+    recounted = len(ledger.records())
+    assert not (await service.report(acme)).reused and len(ledger.records()) > recounted
     # The whole container: counted once, shown again without a question or a request.
     counted = await service.container_report()
-    before = len(gateway.records())
+    before = len(ledger.records())
     assert (await service.container_report(fresh=False)).reused
     assert (await service.report(TtlScope.container())).summary == counted.summary
-    assert len(gateway.records()) == before
+    assert len(ledger.records()) == before
 
 
 async def test_the_lists_agree_with_the_counts(service: LifecycleService) -> None:
@@ -192,6 +192,6 @@ async def test_the_estimate_of_a_summary_is_within_half_again_of_its_cost(
     session: Session, service: LifecycleService, scope: TtlScope
 ) -> None:
     estimate = await session.store.ttl_summary_estimate(scope, service.now())
-    with session.gateway.meter() as cost:
+    with session.ledger.meter() as cost:
         await session.store.ttl_summary(scope, service.now())
     assert cost.request_units / 1.5 <= estimate <= cost.request_units * 1.5

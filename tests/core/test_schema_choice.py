@@ -20,8 +20,8 @@ from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition, Scope
 from cosmem_tui.schemas import SchemaError, all_schemas, get_schema
 from cosmem_tui.schemas.generic import generic_schema
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore, Workspace
+from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.fixtures import SCHEMAS, fixture_items
 from tests.helpers import all_keys
 
@@ -71,7 +71,7 @@ def test_a_workspace_without_a_recorded_schema_is_detected_from_a_sample(tmp_pat
         assert session.schema.name == "maf-history"
         assert session.schema_reason.startswith("matched: pk /session_id, fields 3/3")
         assert shown_schema(session) == f"maf-history ({session.schema_reason})"
-        sample = [r for r in session.gateway.records() if r.operation == "sample-items"]
+        sample = [r for r in session.ledger.records() if r.operation == "sample-items"]
         assert len(sample) == 1 and sample[0].scope is Scope.CROSS_PARTITION
         assert 0 < sample[0].request_units <= SAMPLE_BUDGET_RU
         assert sample[0].item_count == len(fixture_items("maf-history.jsonl"))
@@ -94,7 +94,7 @@ def test_container_properties_alone_can_decide_without_reading_items(tmp_path, c
         assert session.schema_reason == (
             "matched: pk [/user_id,/thread_id], container memories_turns, database ai_memory"
         )
-        assert [r.operation for r in session.gateway.records()] == ["read-container"]
+        assert [r.operation for r in session.ledger.records()] == ["read-container"]
     finally:
         run_sync(session.close())
     facts = facts_of(ContainerProperties("db", "c", PartitionKeyDefinition(("/threadId",)), -1))
@@ -113,7 +113,7 @@ def test_named_and_recorded_schemas_are_not_detected(tmp_path, clock):
     try:
         assert session.schema.name == "thread"
         assert session.schema_why(None) == "recorded in the workspace"  # not detected
-        assert session.gateway.records() == []
+        assert session.ledger.records() == []
     finally:
         run_sync(session.close())
     session = open_session(SessionOptions(workspace=path, schema="auto"), clock)
@@ -129,7 +129,7 @@ async def test_the_sample_stops_at_the_budget_and_keeps_at_least_one_item(tmp_pa
     items = fixture_items("langchain.jsonl") * 1  # three session documents
     path = workspace_of(tmp_path / "w.sqlite", items, schema_name="langchain", now=int(clock.now()))
     workspace = Workspace.open(path)
-    store = LocalStore(workspace, None, gateway=Gateway(), clock=clock)
+    store = LocalStore(workspace, None, ledger=RequestLedger(), clock=clock)
     try:
         tiny = await store.sample_items(SAMPLE_SIZE, max_request_units=0.1)
         assert len(tiny) == 1
@@ -159,7 +159,7 @@ def test_a_detected_schema_is_not_recorded_so_each_open_detects_it(tmp_path, clo
         try:
             assert session.schema.name == "lab"
             assert [k.text for k in run_sync(all_keys(session.store))] == ["contoso", "fabrikam"]
-            assert "sample-items" in [r.operation for r in session.gateway.records()]
+            assert "sample-items" in [r.operation for r in session.ledger.records()]
         finally:
             run_sync(session.close())
     assert path.read_bytes() == before
@@ -173,7 +173,7 @@ def test_an_imported_workspace_reopens_with_the_schema_chosen_at_import(tmp_path
     session = open_session(SessionOptions(workspace=settings.workspace), clock)
     try:
         assert shown_schema(session) == report.choice.label
-        assert session.gateway.records() == []  # recorded at import: nothing to detect
+        assert session.ledger.records() == []  # recorded at import: nothing to detect
     finally:
         run_sync(session.close())
 

@@ -15,8 +15,8 @@ from cosmem_tui.core.turn_window import Side, TurnWindow
 from cosmem_tui.model import BudgetQuestion, FrozenClock, Scope, ThreadRef
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.errors import BudgetSpent
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore
+from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.conftest import ANCHOR
 from tests.helpers import build_workspace, exchange
 
@@ -33,14 +33,14 @@ def long_thread() -> list[dict[str, Any]]:
 def open_service(tmp_path: Path, *, budget: float | None = None) -> BrowseService:
     clock = FrozenClock(ANCHOR)
     path = build_workspace(tmp_path / "long.sqlite", long_thread(), now=ANCHOR)
-    gateway = Gateway(budget_ru=budget)
+    ledger = RequestLedger(budget_ru=budget)
     return BrowseService(
-        LocalStore.open(path, get_schema("lab"), gateway=gateway, clock=clock), clock
+        LocalStore.open(path, get_schema("lab"), ledger=ledger, clock=clock), clock
     )
 
 
 def searches(service: BrowseService) -> list[Any]:
-    return [r for r in service.gateway.records() if r.operation == "search-turns"]
+    return [r for r in service.ledger.records() if r.operation == "search-turns"]
 
 
 async def test_hits_are_fetched_a_page_at_a_time(tmp_path: Path) -> None:
@@ -87,7 +87,7 @@ async def test_a_hit_beyond_the_loaded_rows_is_paged_into_the_window(tmp_path: P
         window.apply(Side.HEAD, page)
     assert window.index_of(hit.turn.key) == 700
     assert len(pages) == 4  # 50 loaded, then pages of 200 up to the one holding row 700
-    assert {r.scope for r in service.gateway.records()} <= {Scope.PARTITION, Scope.METADATA}
+    assert {r.scope for r in service.ledger.records()} <= {Scope.PARTITION, Scope.METADATA}
 
 
 async def test_past_the_budget_a_search_asks_once_and_a_no_sends_nothing(tmp_path: Path) -> None:
@@ -100,7 +100,7 @@ async def test_past_the_budget_a_search_asks_once_and_a_no_sends_nothing(tmp_pat
         asked.append(question)
         return False
 
-    service.gateway.set_confirmer(refuse)
+    service.ledger.set_confirmer(refuse)
     before = len(searches(service))
     with pytest.raises(BudgetSpent):
         await ThreadSearch(service, REF, "marker").hit(0)
@@ -115,7 +115,7 @@ async def test_a_session_document_gives_one_hit_per_matching_message(tmp_path: P
     path = build_workspace(
         tmp_path / "sessions.sqlite", LANGCHAIN_SESSIONS, now=ANCHOR, schema=get_schema("langchain")
     )
-    store = LocalStore.open(path, get_schema("langchain"), gateway=Gateway(), clock=clock)
+    store = LocalStore.open(path, get_schema("langchain"), ledger=RequestLedger(), clock=clock)
     search = ThreadSearch(BrowseService(store, clock), ThreadRef.of("alice", "s1"), "needle")
     assert await search.hit(2) is None
     assert [h.turn.key for h in search.hits] == [("s1", 1), ("s1", 2)]
@@ -133,7 +133,7 @@ async def test_a_long_session_gives_only_its_matching_messages(tmp_path: Path) -
     path = build_workspace(
         tmp_path / "session.sqlite", [session_document("s9", contents)], now=ANCHOR, schema=schema
     )
-    store = LocalStore.open(path, schema, gateway=Gateway(), clock=clock)
+    store = LocalStore.open(path, schema, ledger=RequestLedger(), clock=clock)
     search = ThreadSearch(BrowseService(store, clock), ThreadRef.of("alice", "s9"), "needle")
     assert await search.hit(1) is None
     assert [h.turn.key for h in search.hits] == [("s9", 32)]

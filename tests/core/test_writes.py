@@ -21,10 +21,10 @@ from cosmem_tui.core.writes import describe_plan
 from cosmem_tui.model import Scope, ThreadRef
 from cosmem_tui.model.writes import WriteAction, WriteStatus
 from cosmem_tui.sources.errors import WritesNotAllowed
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import Workspace
 from cosmem_tui.sources.local.workspace_writer import WorkspaceWriter
 from cosmem_tui.sources.local.writer import LocalWriter
+from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.conftest import ANCHOR
 from tests.helpers import build_workspace, exchange
 
@@ -225,15 +225,15 @@ async def test_a_read_only_session_has_no_writer_and_opens_no_writable_handle(wo
     ws = Workspace.open(workspace)
     try:
         with pytest.raises(WritesNotAllowed, match="read-only"):
-            LocalWriter(ws, schema, gateway=Gateway(), clock=clock)
+            LocalWriter(ws, schema, ledger=RequestLedger(), clock=clock)
     finally:
         ws.close()
     # And a modelled write request is refused, with nothing recorded.
-    gateway = Gateway()
+    ledger = RequestLedger()
     with pytest.raises(WritesNotAllowed):
-        async with gateway.request("set-ttl", Scope.POINT, write=True):
+        async with ledger.request("set-ttl", Scope.POINT, write=True):
             raise AssertionError("never reached")
-    assert gateway.totals().requests == 0
+    assert ledger.totals().requests == 0
 
 
 def test_workspace_writer_refuses_a_wal_workspace(tmp_path):

@@ -16,7 +16,7 @@ import pytest
 from cosmem_tui.schemas import Schema, get_schema
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.store import CosmosStore
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.helpers import exchange
 from tests.peer.fixtures import Peer
 from tests.peer.seeding import create_container, seed, seeding_client, unique_name
@@ -94,9 +94,9 @@ async def open_store() -> AsyncIterator[Callable[..., CosmosStore]]:
         schema: Schema | None = LAB,
         *,
         transport: Any = None,
-        gateway: Gateway | None = None,
+        ledger: RequestLedger | None = None,
     ) -> CosmosStore:
-        store = CosmosStore.open(settings, schema, gateway=gateway, transport=transport)
+        store = CosmosStore.open(settings, schema, ledger=ledger, transport=transport)
         stores.append(store)
         return store
 

@@ -36,8 +36,8 @@ from cosmem_tui.model.telemetry import (
     MetricQuery,
     Span,
 )
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import Workspace
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.simulated import SimulatedTelemetry
 from cosmem_tui.sources.telemetry import Telemetry
 from tests.conftest import ANCHOR
@@ -47,7 +47,7 @@ from tests.conftest import ANCHOR
 class TelemetryBackend:
     name: str
     telemetry: Telemetry
-    gateway: Gateway
+    ledger: RequestLedger
     clock: FrozenClock
     database: str
     container: str
@@ -66,14 +66,14 @@ async def simulated_backend(request: pytest.FixtureRequest) -> TelemetryBackend:
     path, manifest = request.getfixturevalue("demo_workspace")
     workspace = Workspace.open(path)
     clock = FrozenClock(ANCHOR + 300)
-    gateway = Gateway(clock=clock)
+    ledger = RequestLedger(clock=clock)
     telemetry = SimulatedTelemetry.from_workspace(
-        workspace, hot_tenant=manifest.hot_tenant, gateway=gateway, clock=clock, anchor=ANCHOR
+        workspace, hot_tenant=manifest.hot_tenant, ledger=ledger, clock=clock, anchor=ANCHOR
     )
     return TelemetryBackend(
         "simulated",
         telemetry,
-        gateway,
+        ledger,
         clock,
         workspace.container.database,
         workspace.container.container,

@@ -197,10 +197,10 @@ async def test_every_call_is_in_the_ledger_as_a_call_never_in_the_ru_total(
     console = console_metric_queries(span, backend.database, backend.container)
     metrics = [*console, *unsupported(span)]
     logs = [LogQuery(name, span) for name in LOG_COLUMNS]
-    with backend.gateway.caused_by("contract: throughput"):
+    with backend.ledger.caused_by("contract: throughput"):
         await backend.telemetry.metrics(metrics)
         await backend.telemetry.logs(logs)
-    records = backend.gateway.records()
+    records = backend.ledger.records()
     assert [r.operation for r in records] == [f"metrics: {q.name}" for q in metrics] + [
         f"logs: {q.name.value}" for q in logs
     ]
@@ -213,7 +213,7 @@ async def test_every_call_is_in_the_ledger_as_a_call_never_in_the_ru_total(
         metrics_call = record.operation.startswith("metrics")
         assert record.scope is (Scope.METRICS if metrics_call else Scope.LOGS)
     assert [r.status for r in records[len(metrics) - 3 : len(metrics)]] == [400, 400, 400]
-    totals = backend.gateway.totals()
+    totals = backend.ledger.totals()
     assert totals.request_units == 0 and totals.throttled == 0
     assert totals.monitor_calls == len(metrics) + len(logs)
 
@@ -228,7 +228,7 @@ async def test_the_account_names_its_regions_and_the_answers_follow_them(
     assert facts.problems == ()
     assert facts.write_region is not None and facts.write_region in facts.regions
     assert facts.offer.mode is ThroughputMode.DEDICATED and facts.offer.ru_s
-    (record,) = backend.gateway.records()
+    (record,) = backend.ledger.records()
     assert (record.operation, record.scope, record.unit) == ("arm: account", Scope.METADATA, "call")
 
     span, where = backend.busy, {"database": backend.database, "container": backend.container}

@@ -39,7 +39,7 @@ from cosmem_tui.model.telemetry import (
     TelemetryAbout,
     TelemetryProblem,
 )
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.telemetry import Telemetry
 
 
@@ -75,8 +75,8 @@ class Watched:
         return self.inner.about
 
     @property
-    def gateway(self) -> Gateway:
-        return self.inner.gateway
+    def ledger(self) -> RequestLedger:
+        return self.inner.ledger
 
     async def metrics(self, queries: Sequence[MetricQuery]) -> list[MetricAnswer]:
         self.asked.extend(queries)
@@ -117,7 +117,7 @@ class KeyTable:
 
     def __init__(self, tenants: Sequence[Scalar], clock: Clock) -> None:
         self.tenants = list(tenants)
-        self._gateway = Gateway(clock=clock)
+        self._ledger = RequestLedger(clock=clock)
         self._about = TelemetryAbout(label="key table", simulated=True, min_refresh_s=0.0)
 
     @property
@@ -125,8 +125,8 @@ class KeyTable:
         return self._about
 
     @property
-    def gateway(self) -> Gateway:
-        return self._gateway
+    def ledger(self) -> RequestLedger:
+        return self._ledger
 
     @staticmethod
     def ru(rank: int) -> float:

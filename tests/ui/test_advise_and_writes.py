@@ -87,15 +87,15 @@ async def test_the_advisor_view_lists_findings_with_evidence_and_fix(make_app, d
         await pilot.press("j")
         assert "ttl-reset-by-rewrites" in screen.query_one("#finding", Static).render().plain
         # Each check is one new sample (it costs RU): shown again, it does not re-run …
-        samples = [r for r in app.session.gateway.records() if r.operation == "sample-shapes"]
+        samples = [r for r in app.session.ledger.records() if r.operation == "sample-shapes"]
         await pilot.press("B", "A")
         await settle(pilot)
-        again = [r for r in app.session.gateway.records() if r.operation == "sample-shapes"]
+        again = [r for r in app.session.ledger.records() if r.operation == "sample-shapes"]
         assert len(again) == len(samples) == 1
         # … and r checks again, keeping the list where it is.
         await pilot.press("r")
         await settle(pilot)
-        rerun = [r for r in app.session.gateway.records() if r.operation == "sample-shapes"]
+        rerun = [r for r in app.session.ledger.records() if r.operation == "sample-shapes"]
         assert len(rerun) == 2
         assert rerun[-1].cause == "advise: check the container"
 
@@ -120,7 +120,7 @@ async def test_without_allow_writes_nothing_offers_a_write(make_app, demo_path, 
         assert isinstance(app.screen, HelpScreen)
         text = " ".join(w.render().plain for w in app.screen.query(Static))
         assert "pin" not in text and "erase" not in text and "advise" in text
-        assert not [r for r in app.session.gateway.records() if r.kind is Kind.WRITE]
+        assert not [r for r in app.session.ledger.records() if r.kind is Kind.WRITE]
     assert audit(isolated_user_dirs) == []
 
 

@@ -215,16 +215,16 @@ async def test_a_big_thread_is_paged_from_both_ends(make_app, tmp_path, clock):
         await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
-        gateway = screen(app).session.gateway
-        before = gateway.totals().requests
+        ledger = screen(app).session.ledger
+        before = ledger.totals().requests
         await pilot.press("enter")
         await settle(pilot)
         window = screen(app).window
         assert window is not None and len(window) == 5000
-        assert window.loaded == 100 and gateway.totals().requests == before + 1
+        assert window.loaded == 100 and ledger.totals().requests == before + 1
         await pilot.press("end")
         await settle(pilot)
-        assert window.loaded == 200 and gateway.totals().requests == before + 2
+        assert window.loaded == 200 and ledger.totals().requests == before + 2
         assert not window.complete
         turns = app.screen.query_one("#turns", RowList)
         assert turns.cursor == 4999
@@ -274,10 +274,10 @@ async def newest_turn(path, clock, ref):
     """The newest turn and the turn count of a thread, asked of the store directly."""
     from cosmem_tui.core.browse import BrowseService
     from cosmem_tui.schemas import get_schema
-    from cosmem_tui.sources.gateway import Gateway
     from cosmem_tui.sources.local import LocalStore
+    from cosmem_tui.sources.request_ledger import RequestLedger
 
-    store = LocalStore.open(path, get_schema("lab"), gateway=Gateway(), clock=clock)
+    store = LocalStore.open(path, get_schema("lab"), ledger=RequestLedger(), clock=clock)
     try:
         service = BrowseService(store, clock)
         count = len([t async for t in service.iter_turns(ref)])

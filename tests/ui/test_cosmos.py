@@ -73,7 +73,7 @@ async def test_throttled_console_says_so_and_keeps_answering_keys(
         fault_proxy.clear()
         await until(pilot, lambda: app.browse.query_one("#tenants", RowList).row_count == 3)
         await until(pilot, lambda: "holding off" not in header(app))
-        assert app.session.gateway.totals().throttled >= 2
+        assert app.session.ledger.totals().throttled >= 2
 
 
 async def test_over_budget_listing_waits_for_a_yes(containers, tmp_path):
@@ -94,7 +94,7 @@ async def test_over_budget_listing_waits_for_a_yes(containers, tmp_path):
         # Estimates of an unfinished listing are guesses; each yes grants at least one more
         # budget, so the question comes back a few times at most, never once per page.
         assert 1 <= asked <= 2
-        assert app.session.gateway.budget_ru > 10 and " / 10 RU" not in header(app)
+        assert app.session.ledger.budget_ru > 10 and " / 10 RU" not in header(app)
 
 
 async def test_declining_leaves_a_readable_line_and_what_was_listed(containers, tmp_path):

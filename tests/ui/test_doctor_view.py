@@ -14,7 +14,7 @@ from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.ui.app import CosmemApp
 from cosmem_tui.ui.doctor import DoctorScreen
 from tests.conftest import ANCHOR
-from tests.gateway import Fault
+from tests.fake_cosmos import Fault
 from tests.helpers import exchange
 from tests.sources.cosmos.test_access_probe import denial
 from tests.ui.conftest import AppFactory, cells, screen_text, settle
@@ -64,7 +64,7 @@ async def test_the_command_opens_it_and_r_checks_again(make_app: AppFactory, dem
         assert session is not None
 
         def doctor_requests() -> int:
-            return sum(1 for r in session.gateway.records() if r.cause.startswith("doctor"))
+            return sum(1 for r in session.ledger.records() if r.cause.startswith("doctor"))
 
         first = doctor_requests()
         assert first >= 1  # the workspace's properties at least, in the session's ledger
@@ -74,18 +74,18 @@ async def test_the_command_opens_it_and_r_checks_again(make_app: AppFactory, dem
         assert "r check again" in screen_text(app)
 
 
-async def test_a_refused_query_is_shown_with_the_role_to_grant(fake_gateway, monkeypatch):
+async def test_a_refused_query_is_shown_with_the_role_to_grant(fake_cosmos, monkeypatch):
     """On a Cosmos container whose queries RBAC refuses: browse is blocked, and the
     detail names the missing action, the sub-status and the az command."""
-    fake_gateway.create_container("db", "memory", partition_key=["/tenantId", "/threadId"])
-    fake_gateway.seed("db", "memory", [exchange("acme", "t1", i) for i in range(3)])
+    fake_cosmos.create_container("db", "memory", partition_key=["/tenantId", "/threadId"])
+    fake_cosmos.seed("db", "memory", [exchange("acme", "t1", i) for i in range(3)])
     clock = FrozenClock(ANCHOR)
     settings = CosmosSettings(
-        endpoint=fake_gateway.endpoint,
+        endpoint=fake_cosmos.endpoint,
         database="db",
         container="memory",
         auth=AuthMode.KEY,
-        key=fake_gateway.key,
+        key=fake_cosmos.key,
     )
     options = SessionOptions(cosmos=settings, schema="lab")
 
@@ -96,7 +96,7 @@ async def test_a_refused_query_is_shown_with_the_role_to_grant(fake_gateway, mon
     query = "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/executeQuery"
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        fake_gateway.faults.add(
+        fake_cosmos.faults.add(
             Fault(status=403, sub_status=5302, kind="query", message=denial(query))
         )
         await pilot.press("D")

@@ -27,8 +27,8 @@ from cosmem_tui.ui.app import CosmemApp
 from cosmem_tui.ui.browse import BrowseScreen
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
-from tests.gateway import Fault
-from tests.gateway.faults import MERGE_BLOCKED
+from tests.fake_cosmos import Fault
+from tests.fake_cosmos.faults import MERGE_BLOCKED
 from tests.helpers import closed_port, exchange
 from tests.helpers import run_cli as run
 
@@ -63,12 +63,12 @@ async def until(pilot, condition: Callable[[], bool], timeout: float = 20.0) -> 
 
 
 @pytest.fixture
-def account(fake_gateway):
-    fake_gateway.create_container(
+def account(fake_cosmos):
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=2, default_ttl=-1
     )
-    fake_gateway.seed("db", "memory", [exchange(t, "t1", i) for t in TENANTS for i in range(3)])
-    return fake_gateway
+    fake_cosmos.seed("db", "memory", [exchange(t, "t1", i) for t in TENANTS for i in range(3)])
+    return fake_cosmos
 
 
 def settings_for(endpoint: str, key: str, **extra) -> CosmosSettings:
@@ -182,7 +182,7 @@ async def test_a_name_that_does_not_resolve_fails_fast_and_names_the_fix(account
         assert "did not answer" not in text  # told at once, not at the deadline
         await pilot.press("r")
         await failed(pilot, app)
-        assert app.session.gateway.records()[-1].status == 0
+        assert app.session.ledger.records()[-1].status == 0
 
 
 async def test_an_answer_that_never_comes_fails_at_the_deadline_and_r_recovers(account, tmp_path):
@@ -204,7 +204,7 @@ async def test_a_429_storm_that_outlasts_the_retries_is_explained_and_r_recovers
         text = await failed(pilot, app)
         assert "did not answer list-keys within 2 s (the account kept answering 429/3200" in text
         assert "more RU/s helps only when every partition is busy" in text
-        assert app.session.gateway.totals().throttled >= 2
+        assert app.session.ledger.totals().throttled >= 2
         account.faults.calm()
         await retry_recovers(pilot, app)
 
@@ -217,7 +217,7 @@ async def test_a_metadata_storm_is_named_in_the_header_and_not_put_down_to_ru(ac
         text = await failed(pilot, app)
         assert "(the account kept answering 429/3201 metadata requests throttled)" in text
         assert "more RU/s does nothing" in text and "raise the container's RU/s" not in text
-        throttled = app.session.gateway.totals().throttled
+        throttled = app.session.ledger.totals().throttled
         await until(pilot, lambda: f"{throttled:,}×429 to cosmem" in header(app))
         account.faults.calm()
         await retry_recovers(pilot, app)

@@ -18,17 +18,17 @@ async def test_browsing_writes_one_line_per_request(make_app, demo_path, tmp_pat
     app = make_app(demo_path, ledger=ledger)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        gateway = app.session.gateway
+        request_ledger = app.session.ledger
         first_screen = lines(ledger)
-        assert first_screen and len(first_screen) == len(gateway.records())
+        assert first_screen and len(first_screen) == len(request_ledger.records())
         await pilot.press("slash", *"contoso", "enter", "enter")  # a tenant's threads
         await settle(pilot)
         await pilot.press("enter")  # a thread's turns
         await settle(pilot)
         browsed = lines(ledger)
-        assert len(browsed) == len(gateway.records()) > len(first_screen)
+        assert len(browsed) == len(request_ledger.records()) > len(first_screen)
         assert all(tuple(line) == FIELDS for line in browsed)
-        assert [line["call"] for line in browsed] == [r.call for r in gateway.records()]
+        assert [line["call"] for line in browsed] == [r.call for r in request_ledger.records()]
         assert {line["scope"] for line in browsed[len(first_screen) :]} & {
             "prefix",
             "single-partition",

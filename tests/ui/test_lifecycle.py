@@ -118,7 +118,7 @@ async def test_the_whole_container_is_counted_only_after_a_yes(make_app, tmp_pat
         await settle(pilot)
         app.run_command("ttl acme")
         await settle(pilot)
-        ledger = app.session.gateway
+        ledger = app.session.ledger
         before = len(ledger.records())
         await pilot.press("f")
         await until(pilot, lambda: isinstance(app.screen, ConfirmBudget))
@@ -261,19 +261,19 @@ async def test_a_reopened_tenant_costs_nothing_and_says_how_old_its_counts_are(
         assert "RU sim" in str(listing.border_subtitle)
         app.run_command("ttl globex")
         await settle(pilot)
-        gateway = app.session.gateway
-        sent = len(gateway.records())
+        request_ledger = app.session.ledger
+        sent = len(request_ledger.records())
         clock.advance(90)
         app.run_command("ttl acme")  # reopened a minute and a half later
         await settle(pilot)
-        assert len(gateway.records()) == sent  # nothing sent
+        assert len(request_ledger.records()) == sent  # nothing sent
         assert str(listing.border_subtitle) == (
             "as of 00:00:00 UTC · reused, 1m old · r counts again"
         )
         assert "7 items: short-term 3" in summary(app)
         await pilot.press("r")  # counted again, now
         await settle(pilot)
-        assert len(gateway.records()) > sent
+        assert len(request_ledger.records()) > sent
         assert str(listing.border_subtitle).startswith("as of 00:01:30 UTC · ")
         assert "reused" not in str(listing.border_subtitle)
 

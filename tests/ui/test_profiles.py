@@ -94,9 +94,9 @@ async def test_profile_switches_the_session_and_closes_the_old_one(
         assert new is not None and new is not old
         assert closed == [True]
         # The old ledger has no listener left: nothing of the app hears it any more.
-        gateway = old.gateway
-        assert gateway._listeners == [] and gateway._throttle_listeners == []
-        assert gateway._notice_listeners == [] and gateway._confirmer is None
+        request_ledger = old.ledger
+        assert request_ledger._listeners == [] and request_ledger._throttle_listeners == []
+        assert request_ledger._notice_listeners == [] and request_ledger._confirmer is None
         assert app.current_view == "browse"
         assert "second: workspace second.sqlite" in header(app) and "demo" not in header(app)
         assert app.theme == "production" and app.profile_name == "second"
@@ -105,7 +105,7 @@ async def test_profile_switches_the_session_and_closes_the_old_one(
         requests = app.screens_by_view["requests"]
         assert requests.loop.interval_s == 9  # type: ignore[attr-defined]
         # The new session's requests reach the header and the --ledger file.
-        assert new.gateway._listeners
+        assert new.ledger._listeners
         assert len(ledger.read_text().splitlines()) > written
         await pilot.press("ctrl+l")
         await settle(pilot)
@@ -129,8 +129,8 @@ async def test_a_request_landing_while_the_old_session_closes_reaches_the_ledger
 
         async def close_with_a_late_answer() -> None:
             # An answer that was in flight lands as the session closes.
-            late = dataclasses.replace(old.gateway.records()[-1], cause="landed while closing")
-            old.gateway.record(late)
+            late = dataclasses.replace(old.ledger.records()[-1], cause="landed while closing")
+            old.ledger.record(late)
             await close()
 
         old.close = close_with_a_late_answer  # type: ignore[method-assign]

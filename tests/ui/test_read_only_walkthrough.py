@@ -73,7 +73,7 @@ async def test_a_whole_walk_sends_no_write_verb(containers, tmp_path: Path, isol
         for key in ("ctrl+p", "escape", "question_mark", "escape", "A", "r", "R", "B"):
             await pilot.press(key)
             await settle(pilot)
-        records = app.session.gateway.records()
+        records = app.session.ledger.records()
     assert spy.sent, "the walk made requests"
     assert [s for s in spy.sent if is_write(s)] == []
     assert not [r for r in records if r.kind is Kind.WRITE]

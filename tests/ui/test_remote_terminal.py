@@ -105,14 +105,14 @@ async def test_no_quitting_while_a_write_is_applied_and_the_status_says_why(make
         assert app.return_code == 0
 
 
-async def test_the_first_frame_is_drawn_before_any_request(fake_gateway):
+async def test_the_first_frame_is_drawn_before_any_request(fake_cosmos):
     """The session (sign-in, account, detection) opens only once a frame is on screen."""
-    fake_gateway.create_container(
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=2, default_ttl=-1
     )
-    fake_gateway.seed("db", "memory", [exchange("acme", "t1", 0), exchange("globex", "t2", 0)])
+    fake_cosmos.seed("db", "memory", [exchange("acme", "t1", 0), exchange("globex", "t2", 0)])
     settings = CosmosSettings(
-        fake_gateway.endpoint, "db", "memory", AuthMode.KEY, key=fake_gateway.key
+        fake_cosmos.endpoint, "db", "memory", AuthMode.KEY, key=fake_cosmos.key
     )
 
     class Watched(CosmemApp):
@@ -123,7 +123,7 @@ async def test_the_first_frame_is_drawn_before_any_request(fake_gateway):
         def _display(self, screen, renderable) -> None:  # every frame goes through here
             if renderable is not None:
                 if self.frames == 0:
-                    self.requests_at_first_frame = len(fake_gateway.log.entries())
+                    self.requests_at_first_frame = len(fake_cosmos.log.entries())
                 self.frames += 1
             super()._display(screen, renderable)
 
@@ -136,4 +136,4 @@ async def test_the_first_frame_is_drawn_before_any_request(fake_gateway):
         await settle(pilot)
         assert app.session is not None and app.session.has_store
         assert app.requests_at_first_frame == 0 and app.frames_when_opening >= 1
-        assert len(fake_gateway.log.entries()) > 0  # and then the session did open
+        assert len(fake_cosmos.log.entries()) > 0  # and then the session did open

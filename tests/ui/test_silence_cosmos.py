@@ -22,7 +22,7 @@ from cosmem_tui.ui.app import CosmemApp
 from cosmem_tui.ui.browse import BrowseScreen
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
-from tests.gateway import Fault
+from tests.fake_cosmos import Fault
 from tests.helpers import exchange
 from tests.ui.conftest import settle
 
@@ -52,20 +52,20 @@ async def until(pilot, condition: Callable[[], bool], timeout: float = 30.0) -> 
 
 
 async def test_background_counts_stop_once_the_account_is_silent_and_c_tries_again(
-    fake_gateway, tmp_path
+    fake_cosmos, tmp_path
 ):
-    fake_gateway.create_container(
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=4, default_ttl=-1
     )
-    fake_gateway.seed("db", "memory", [exchange(f"tenant-{n:03d}", "t0", 0) for n in range(200)])
+    fake_cosmos.seed("db", "memory", [exchange(f"tenant-{n:03d}", "t0", 0) for n in range(200)])
     # The listing is answered; every count (a COUNT or a _ts read) hangs.
-    hang = fake_gateway.faults.add(Fault(status=None, hang=True, query="FROM c WHERE"))
+    hang = fake_cosmos.faults.add(Fault(status=None, hang=True, query="FROM c WHERE"))
     settings = CosmosSettings(
-        endpoint=fake_gateway.endpoint,
+        endpoint=fake_cosmos.endpoint,
         database="db",
         container="memory",
         auth=AuthMode.KEY,
-        key=fake_gateway.key,
+        key=fake_cosmos.key,
         timeout_s=1.0,
     )
     app = cosmos_app(settings, tmp_path)
@@ -73,11 +73,11 @@ async def test_background_counts_stop_once_the_account_is_silent_and_c_tries_aga
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, BrowseScreen) and app.session is not None)
         await until(pilot, lambda: app.browse.query_one("#tenants", RowList).row_count == 200)
-        app.session.gateway.subscribe_silence(heard.append)
+        app.session.ledger.subscribe_silence(heard.append)
         await until(pilot, lambda: "stopped answering" in status(app))
         await settle(pilot)
-        gateway = app.session.gateway
-        unanswered = [r for r in gateway.records() if r.outcome == "no answer"]
+        ledger = app.session.ledger
+        unanswered = [r for r in ledger.records() if r.outcome == "no answer"]
         assert 1 <= len(unanswered) <= 2  # the two lanes; not one deadline per row on screen
         assert hang.hits == len(unanswered)
         assert status(app).endswith(": background counts stopped · r tries again")
@@ -86,9 +86,9 @@ async def test_background_counts_stop_once_the_account_is_silent_and_c_tries_aga
         shown = app.browse.query_one("#tenants", RowList).shown_indices()
         keys = [app.browse.top.rows.keys[i] for i in shown]
         assert all(directory.count_state(k).silent for k in keys)  # type: ignore[union-attr]
-        fake_gateway.faults.clear()  # the account answers again
+        fake_cosmos.faults.clear()  # the account answers again
         await pilot.press("c")  # a user action is sent, silent or not
-        await until(pilot, lambda: not gateway.silent)
+        await until(pilot, lambda: not ledger.silent)
         await settle(pilot)
         assert "⚠ no answer" not in header(app)
         assert all(directory.count_state(k).counts is not None for k in keys)  # type: ignore[union-attr]

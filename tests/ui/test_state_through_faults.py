@@ -12,7 +12,7 @@ from cosmem_tui.ui.app import CosmemApp
 from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.hot import HotScreen
 from cosmem_tui.ui.requests import RequestsScreen
-from tests.gateway import Fault
+from tests.fake_cosmos import Fault
 from tests.helpers import exchange
 from tests.sources.monitor.azure_fake import AzureFake, Reply, Sent, error_body
 from tests.test_cli_telemetry import NOW, metrics_answer
@@ -91,22 +91,22 @@ def thread_of(tenant: str, thread: str, turns: int) -> list[dict]:
 
 
 async def test_a_503_in_the_turn_list_leaves_the_tenant_and_thread_columns_as_they_were(
-    fake_gateway, tmp_path
+    fake_cosmos, tmp_path
 ):
-    fake_gateway.create_container(
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=2, default_ttl=-1
     )
     items = thread_of("acme", "long", 250)
     for tenant in ("acme", "globex", "initech"):
         for n in range(6):
             items += thread_of(tenant, f"chat-{n}", 2)
-    fake_gateway.seed("db", "memory", items)
+    fake_cosmos.seed("db", "memory", items)
     settings = CosmosSettings(
-        endpoint=fake_gateway.endpoint,
+        endpoint=fake_cosmos.endpoint,
         database="db",
         container="memory",
         auth=AuthMode.KEY,
-        key=fake_gateway.key,
+        key=fake_cosmos.key,
         ru_budget=100_000,
     )
     app = cosmos_app(settings, tmp_path)
@@ -122,7 +122,7 @@ async def test_a_503_in_the_turn_list_leaves_the_tenant_and_thread_columns_as_th
         before = BrowseState.of(browse)
         assert (before.tenant, before.tenant_filter) == (Key.of("acme"), "acm")
         assert (before.thread, before.thread_filter) == ("long", "lon")
-        fault = fake_gateway.faults.add(Fault(status=503, kind="query"))  # the account fails
+        fault = fake_cosmos.faults.add(Fault(status=503, kind="query"))  # the account fails
         await pilot.press("end")  # the newest page: refused
         await settle(pilot)
         turns = browse.turn_column
@@ -141,7 +141,7 @@ async def test_a_503_in_the_turn_list_leaves_the_tenant_and_thread_columns_as_th
             before.thread_filter,
             before.thread_cursor,
         )
-        fake_gateway.faults.clear()  # the account recovers
+        fake_cosmos.faults.clear()  # the account recovers
         await pilot.press("r")
         await settle(pilot)
         assert "failed" not in str(browse.turn_column.border_subtitle)

@@ -55,8 +55,8 @@ async def test_slash_then_S_searches_the_server_and_n_jumps_beyond_the_loaded_ro
         await open_long_thread(pilot)
         window = screen(app).window
         assert window is not None and window.loaded == 100
-        gateway = screen(app).session.gateway
-        before = len(gateway.records())
+        ledger = screen(app).session.ledger
+        before = len(ledger.records())
         await pilot.press("slash", *"needle")
         await settle(pilot)
         assert len(rows(app, "turns")) == 1  # the loaded rows filter at once: turn 40
@@ -80,7 +80,7 @@ async def test_slash_then_S_searches_the_server_and_n_jumps_beyond_the_loaded_ro
         await pilot.press("N")
         await settle(pilot)
         assert cursor_turn(app) == f"{HIT_MARK}701"
-        records = gateway.records()[before:]
+        records = ledger.records()[before:]
         assert {r.scope for r in records} == {Scope.PARTITION}
         searched = [r for r in records if r.operation == "search-turns"]
         assert searched and {r.cause for r in searched} == {"browse: search the thread"}
@@ -115,19 +115,19 @@ async def test_a_search_past_the_budget_asks_first(make_app, tmp_path, clock):  
     app = make_app(long_thread(tmp_path, clock), demo=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_long_thread(pilot)
-        gateway = screen(app).session.gateway
-        gateway.set_budget(gateway.spent_ru + 0.01)
+        ledger = screen(app).session.ledger
+        ledger.set_budget(ledger.spent_ru + 0.01)
         await pilot.press("colon", *"search needle", "enter")
         await until_asked(pilot)
         await pilot.press("n")  # no: nothing is sent
         await settle(pilot)
-        assert not [r for r in gateway.records() if r.operation == "search-turns"]
+        assert not [r for r in ledger.records() if r.operation == "search-turns"]
         assert "budget" in status(app)
         await pilot.press("colon", *"search needle", "enter")
         await until_asked(pilot)
         await pilot.press("y")
         await settle(pilot)
-        assert [r.operation for r in gateway.records()].count("search-turns") == 1
+        assert [r.operation for r in ledger.records()].count("search-turns") == 1
         assert status(app).startswith("hit 1 of 4")
 
 

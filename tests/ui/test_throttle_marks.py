@@ -8,7 +8,7 @@ cause comes from the answer's sub-status (``model.substatus``).
 from __future__ import annotations
 
 from cosmem_tui.model import FrozenClock, Kind, RequestCharge, Scope, Throttling
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.ui.requests import LedgerRows, LedgerSnapshot, record_cells, summary_lines
 from cosmem_tui.ui.widgets.header import Chrome, header_parts, throttle_mark
 
@@ -27,11 +27,11 @@ def answer(status: int, sub_status: int | None = None) -> RequestCharge:
     )
 
 
-def session(*answers: RequestCharge) -> Gateway:
-    gateway = Gateway(clock=FrozenClock(0.0), budget_ru=100.0)
+def session(*answers: RequestCharge) -> RequestLedger:
+    ledger = RequestLedger(clock=FrozenClock(0.0), budget_ru=100.0)
     for each in answers:
-        gateway.record(each)
-    return gateway
+        ledger.record(each)
+    return ledger
 
 
 def test_the_countdown_names_the_cause_of_the_429_that_set_it():
@@ -45,32 +45,32 @@ def test_the_countdown_names_the_cause_of_the_429_that_set_it():
     assert throttle_mark(0.0, budget) == ""  # over: no mark
 
 
-def test_the_gateway_keeps_the_last_throttle_with_its_cause():
-    gateway = Gateway(clock=FrozenClock(0.0))
+def test_the_ledger_keeps_the_last_throttle_with_its_cause():
+    ledger = RequestLedger(clock=FrozenClock(0.0))
     seen: list[Throttling] = []
-    gateway.subscribe_throttle(seen.append)
-    gateway.note_throttle("list-keys", "tenants", 1, 5.0, sub_status=3092)
-    assert gateway.last_throttle() == seen[0]
+    ledger.subscribe_throttle(seen.append)
+    ledger.note_throttle("list-keys", "tenants", 1, 5.0, sub_status=3092)
+    assert ledger.last_throttle() == seen[0]
     assert seen[0].cause.label == "transient service error"
     assert seen[0].describe() == "429 transient service error on list-keys: holding off 5 ms"
 
 
 def test_the_header_says_the_429s_are_the_consoles():
-    gateway = session(answer(429, 3200), answer(429, 3201), answer(200))
-    parts = header_parts(Chrome(source="cosmos", totals=gateway.totals()))
+    ledger = session(answer(429, 3200), answer(429, 3201), answer(200))
+    parts = header_parts(Chrome(source="cosmos", totals=ledger.totals()))
     assert [p.text for p in parts if p.name == "throttled"] == ["2×429 to cosmem"]
 
 
 def test_the_ledger_shows_each_429_by_its_cause_and_counts_them_apart():
-    gateway = session(
+    ledger = session(
         answer(429, 3200), answer(429, 3201), answer(429, 3201), answer(429, 3214),
         answer(429), answer(410, 1002), answer(200),
     )  # fmt: skip
-    rows = LedgerRows(gateway.records())
-    statuses = [record_cells(r)[2][0] for r in gateway.records()]
+    rows = LedgerRows(ledger.records())
+    statuses = [record_cells(r)[2][0] for r in ledger.records()]
     assert statuses == ["429 RU", "429 meta", "429 meta", "429 hotkey", "429", "410/1002", "200"]
     assert all(len(s) <= 10 for s in statuses)  # the STATUS column
-    first = summary_lines(LedgerSnapshot(tuple(gateway.records()), gateway.totals()))[0]
+    first = summary_lines(LedgerSnapshot(tuple(ledger.records()), ledger.totals()))[0]
     assert "5×429 to the console (2 metadata requests throttled, 1 RU budget exceeded, " in first
     assert "1 hot partition key, 1 without a sub-status)" in first
     # `/` finds a request by its cause's words and by the SDKs' name for it.

@@ -67,7 +67,7 @@ async def test_the_ledger_shows_a_request_made_in_browse_within_one_refresh(make
         requests = app.screen
         assert isinstance(requests, RequestsScreen)
         before = len(ledger_rows(app))
-        assert before == app.session.gateway.totals().requests
+        assert before == app.session.ledger.totals().requests
         await pilot.press("B", "enter")  # open a tenant in browse: one more request
         await settle(pilot)
         await pilot.press("R")
@@ -213,13 +213,13 @@ async def test_rebinding_an_action_by_id_changes_its_key_everywhere(make_app, de
         app.rebind({"browse.reload": "f5", "view.requests": "f2"})
         await pilot.pause()
         assert "F5 reload" in hints(app) and "r reload" not in hints(app)
-        before = app.session.gateway.totals().requests
+        before = app.session.ledger.totals().requests
         await pilot.press("r")  # no longer reloads
         await settle(pilot)
-        assert app.session.gateway.totals().requests == before
+        assert app.session.ledger.totals().requests == before
         await pilot.press("f5")  # does
         await settle(pilot)
-        assert app.session.gateway.totals().requests > before
+        assert app.session.ledger.totals().requests > before
         await pilot.press("question_mark")
         assert "F5" in app.screen.query_one(Static).render().plain
         await pilot.press("escape", "f2")

@@ -44,7 +44,7 @@ def over_azure(
         session.is_demo = True
         source = await open_monitor(
             monitor_settings(**changes),
-            gateway=session.gateway,
+            ledger=session.ledger,
             credential=credential or FakeCredential(),
             clock=clock,
             transport=fake.transport(),
@@ -84,8 +84,8 @@ async def test_throughput_from_azure_monitor(demo_path: Path):
         asked = {s.params["metricnames"] for s in fake.requests_to("metrics")}
         assert any("NormalizedRUConsumption" in names for names in asked)
         # every call to Azure Monitor is in the session's ledger, outside the RU total
-        monitor = [r for r in app.session.gateway.records() if r.unit != "RU"]
-        assert monitor and app.session.gateway.totals().monitor_calls == len(monitor)
+        monitor = [r for r in app.session.ledger.records() if r.unit != "RU"]
+        assert monitor and app.session.ledger.totals().monitor_calls == len(monitor)
 
 
 async def test_hot_tenants_from_azure_monitor(demo_path: Path):

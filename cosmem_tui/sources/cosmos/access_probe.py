@@ -95,7 +95,7 @@ class CosmosAccessProbe:
         self._account = account
         self._settings = settings
         self._container = account.container(settings.database, settings.container)
-        self._calls = CosmosCalls(account.gateway, settings, self._container)
+        self._calls = CosmosCalls(account.ledger, settings, self._container)
 
     async def probe(self) -> AccessReport:
         settings = self._settings
@@ -200,8 +200,8 @@ class CosmosAccessProbe:
                 return answer
             return _Answer(Access.ALLOWED, 200)
 
-        gateway = self._account.gateway
-        with gateway.meter() as meter:
+        ledger = self._account.ledger
+        with ledger.meter() as meter:
             try:
                 answer = await self._calls.call(
                     operation,

@@ -26,7 +26,7 @@ from azure.cosmos.aio import ContainerProxy, CosmosClient
 from cosmem_tui.sources.agent import USER_AGENT_SUFFIX
 from cosmem_tui.sources.cosmos import wire
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 
 def connection_policy() -> documents.ConnectionPolicy:
@@ -41,14 +41,14 @@ class CosmosAccount:
     def __init__(
         self,
         settings: CosmosSettings,
-        gateway: Gateway,
+        ledger: RequestLedger,
         credential: Any,
         *,
         transport: Any = None,
     ) -> None:
         """``credential``: the key string or a token credential; the session owns it."""
         self.settings = settings
-        self.gateway = gateway
+        self.ledger = ledger
         options: dict[str, Any] = {}
         if transport is not None:  # tests inject a spying or fault-injecting transport
             options["transport"] = transport

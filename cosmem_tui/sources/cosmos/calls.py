@@ -3,7 +3,7 @@
 A *call* is one logical request of the console — one page of a query, one point read,
 one metadata read. ``CosmosCalls.call`` runs it:
 
-1. asks the Gateway's budget (``admit``): background work stops quietly at the budget, a
+1. asks the ledger's budget (``admit``): background work stops quietly at the budget, a
    foreground action asks once;
 2. waits for the session's hold-off gate (after a 429 everyone waits; while throttled,
    one request at a time);
@@ -17,7 +17,7 @@ one metadata read. ``CosmosCalls.call`` runs it:
 5. gives up at the deadline (``asyncio.timeout``: azure-cosmos 4.17 never applies its
    client-level ``timeout=`` to operations and checks a per-call one only between
    attempts), as ``RequestTimedOut``. An attempt still without an answer then (no 429
-   either) means the account stopped answering: the Gateway is told
+   either) means the account stopped answering: the ledger is told
    (``note_silence``), so background calls are refused at once rather than each
    waiting out a deadline of its own, until an answer comes.
 
@@ -28,7 +28,7 @@ container's — so the console forces one only when a call still meets a gone ra
 
 A page's charge is known only once it is answered; the store says what a page must
 read (``scanned``) where it knows, so its estimate scales with the work, and the
-Gateway marks an answer that still took the session past its budget (an overrun).
+The ledger marks an answer that still took the session past its budget (an overrun).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from cosmem_tui.sources.cosmos import wire
 from cosmem_tui.sources.cosmos.failures import WAIT_FIX, is_range_gone, translate
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.errors import RequestTimedOut, Throttled, WritesNotAllowed
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 T = TypeVar("T")
 Parameters = Sequence[Mapping[str, Any]]
@@ -81,8 +81,8 @@ def _answered(exc: BaseException) -> bool:
 
 
 class CosmosCalls:
-    def __init__(self, gateway: Gateway, settings: CosmosSettings, container: ContainerProxy):
-        self.gateway = gateway
+    def __init__(self, ledger: RequestLedger, settings: CosmosSettings, container: ContainerProxy):
+        self.ledger = ledger
         self.settings = settings
         self.container = container
 
@@ -110,13 +110,13 @@ class CosmosCalls:
         If-Match, so it can never apply twice. ``item_id``: the item a point operation
         addresses; a write of it may go to that item's URL only. ``refresh_when_gone``:
         on a 410/1002, refresh the partition-range map once and try again."""
-        gateway = self.gateway
+        ledger = self.ledger
         if write:
-            gateway.check_write(operation, target)
-        call_id = gateway.next_call()
+            ledger.check_write(operation, target)
+        call_id = ledger.next_call()
         admission = None
         if budgeted:
-            admission = await gateway.admit(
+            admission = await ledger.admit(
                 operation,
                 target,
                 background=background,
@@ -124,7 +124,7 @@ class CosmosCalls:
                 remaining_ru=remaining_ru,
                 call=call_id,
             )
-        cause = gateway.cause()
+        cause = ledger.cause()
         pending: wire.Binding | None = None
         deadline = asyncio.timeout(self.settings.timeout_s)
         last_429: int | None = None  # the sub-status of the last 429: what the fix is
@@ -139,14 +139,14 @@ class CosmosCalls:
                         stale, refresh_when_gone = False, False  # once per call
                     async with AsyncExitStack() as stack:
                         if background:
-                            await stack.enter_async_context(gateway.background_slot())
+                            await stack.enter_async_context(ledger.background_slot())
                             # It may have waited for a slot behind a request that never
                             # got its answer: an account that stopped answering is not
                             # sent more background work.
-                            gateway.check_silence(operation, target)
-                        await stack.enter_async_context(gateway.hold_off.turn())
+                            ledger.check_silence(operation, target)
+                        await stack.enter_async_context(ledger.hold_off.turn())
                         binding = wire.Binding(
-                            gateway,
+                            ledger,
                             operation,
                             scope,
                             target,
@@ -186,18 +186,18 @@ class CosmosCalls:
         except TimeoutError:
             if not deadline.expired():
                 raise
-            throttled = gateway.hold_off.is_throttled
+            throttled = ledger.hold_off.is_throttled
             if pending is not None:
                 pending.no_answer(cancelled=False)
                 if not throttled:  # no answer at all, not even a 429: it went silent
-                    gateway.note_silence(
+                    ledger.note_silence(
                         f"{self.settings.account} stopped answering (no answer to "
                         f"{operation} within {self.settings.timeout_s:g} s)"
                     )
             # The fix differs: a storm is told by its cause (only an RU budget wants
             # more RU/s), silence wants a longer --timeout.
             if throttled:
-                last = gateway.last_throttle()
+                last = ledger.last_throttle()
                 code = last_429 if last_429 is not None else (last.sub_status if last else None)
                 told = throttle_cause(code or None)
                 fix = f" (the account kept answering {told.describe()}); {told.fix}"
@@ -209,7 +209,7 @@ class CosmosCalls:
             ) from None
         finally:
             if admission is not None:
-                gateway.settle(admission)  # every answer of the call is in
+                ledger.settle(admission)  # every answer of the call is in
 
     async def page(
         self,
@@ -231,10 +231,10 @@ class CosmosCalls:
 
         ``scanned``: how many items the page must read, when the store knows (its
         estimate then scales with them; ``estimate_ru`` overrides); ``learn``: it reads
-        exactly those, so its answer teaches the Gateway what reading an item costs."""
+        exactly those, so its answer teaches the ledger what reading an item costs."""
         options = route.options()
         if estimate_ru is None and scanned is not None:
-            estimate_ru = self.gateway.estimate_ru(operation, scanned=scanned)
+            estimate_ru = self.ledger.estimate_ru(operation, scanned=scanned)
 
         container: Any = self.container  # the SDK's overloads cannot type a **options route
 
@@ -253,7 +253,7 @@ class CosmosCalls:
             rows = [row async for row in page]
             return QueryPage(rows, pages.continuation_token or None)
 
-        with self.gateway.meter() as cost:
+        with self.ledger.meter() as cost:
             page = await self.call(
                 operation,
                 route.scope,
@@ -264,7 +264,7 @@ class CosmosCalls:
                 remaining_ru=remaining_ru,
             )
         if learn and scanned:
-            self.gateway.learn_scan(operation, scanned, cost.request_units)
+            self.ledger.learn_scan(operation, scanned, cost.request_units)
         return QueryPage(page.rows, page.continuation, cost.request_units)
 
     async def feed_ranges(

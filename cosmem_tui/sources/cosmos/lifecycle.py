@@ -45,7 +45,7 @@ from cosmem_tui.schemas import Schema, SchemaError
 from cosmem_tui.schemas.summary import order_and_text
 from cosmem_tui.sources.cosmos import ttl_sql
 from cosmem_tui.sources.cosmos.calls import Parameters, Route
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.store import check_ttl_list
 
 SIZE = "ttl-size"  # the scope's item count (index-served)
@@ -84,9 +84,9 @@ class SummaryPlan:
         return len(self.classes) + len(forecast) * len(FORECAST_HORIZONS)
 
 
-def scan_estimate_ru(gateway: Gateway, counts: int, sizes: list[int]) -> float:
+def scan_estimate_ru(ledger: RequestLedger, counts: int, sizes: list[int]) -> float:
     """``counts`` scanning counts over scopes (ranges) of these sizes, each read whole."""
-    return sum(counts * gateway.estimate_ru(COUNT, scanned=size) for size in sizes)
+    return sum(counts * ledger.estimate_ru(COUNT, scanned=size) for size in sizes)
 
 
 class LifecycleQueries:
@@ -97,7 +97,7 @@ class LifecycleQueries:
         _scope_sizes: dict[TtlScope, tuple[float, _Size]]
 
         @property
-        def gateway(self) -> Gateway: ...
+        def ledger(self) -> RequestLedger: ...
 
         @property
         def _schema(self) -> Schema: ...
@@ -201,11 +201,11 @@ class LifecycleQueries:
         props = await self._ready()
         size = await self._scope_size(scope)
         plan = SummaryPlan.of(props.default_ttl)
-        gateway: Gateway = self.gateway
+        ledger: RequestLedger = self.ledger
         return (
-            gateway.estimate_ru(SIZE) * len(size.sizes)
-            + scan_estimate_ru(gateway, plan.counts(), list(size.sizes))
-            + gateway.estimate_ru(LAST_WRITE) * len(size.sizes)
+            ledger.estimate_ru(SIZE) * len(size.sizes)
+            + scan_estimate_ru(ledger, plan.counts(), list(size.sizes))
+            + ledger.estimate_ru(LAST_WRITE) * len(size.sizes)
         )
 
     # -- the summary -------------------------------------------------------------------------
@@ -223,8 +223,8 @@ class LifecycleQueries:
 
         def rest() -> float:
             """What the summary needs after the next count (at the rate measured so far)."""
-            per_count = scan_estimate_ru(self.gateway, 1, list(size.sizes))
-            return per_count * (left - 1) + self.gateway.estimate_ru(LAST_WRITE)
+            per_count = scan_estimate_ru(self.ledger, 1, list(size.sizes))
+            return per_count * (left - 1) + self.ledger.estimate_ru(LAST_WRITE)
 
         classes: dict[TtlClass, int] = dict.fromkeys(TtlClass, 0)
         for ttl_class in plan.classes:  # the others cannot occur here: no request

@@ -137,7 +137,7 @@ class KeyLister:
         if index is None:
             return KeyPage((), None, len(state.ranges), len(state.ranges))
         remaining = self._remaining(state)
-        with self._calls.gateway.meter() as cost:
+        with self._calls.ledger.meter() as cost:
             keys, state = await self._next(state, index, remaining)
         state = replace(state, spent_ru=state.spent_ru + cost.request_units)
         next_cursor = None if state.done == len(state.ranges) else state.encode()
@@ -198,11 +198,11 @@ class KeyLister:
             page_size=size,
             continuation=current.continuation,
             remaining_ru=remaining,
-            scanned=size if self._calls.gateway.known_cost(OPERATION) else None,
+            scanned=size if self._calls.ledger.known_cost(OPERATION) else None,
         )
         keys = tuple(_keys(page.rows))
         if keys:  # what a key cost: the next pages are sized by it
-            self._calls.gateway.learn_scan(OPERATION, len(keys), page.cost_ru)
+            self._calls.ledger.learn_scan(OPERATION, len(keys), page.cost_ru)
         done = page.continuation is None
         return keys, state.with_range(
             index, replace(current, done=done, continuation=page.continuation)
@@ -252,14 +252,14 @@ class KeyLister:
     def _page_size(self) -> int:
         """Keys to ask for: a page whose cost is bounded by what is left of the budget,
         at what a key has cost so far (a small first page, before anything is known)."""
-        gateway = self._calls.gateway
-        if not gateway.known_cost(OPERATION):
+        ledger = self._calls.ledger
+        if not ledger.known_cost(OPERATION):
             return FIRST_DISTINCT_PAGE
-        left = gateway.left_ru()
+        left = ledger.left_ru()
         if left is None:
             return DISTINCT_PAGE
-        floor = gateway.estimate_ru(OPERATION, scanned=0)
-        per_key = gateway.estimate_ru(OPERATION, scanned=1000) - floor
+        floor = ledger.estimate_ru(OPERATION, scanned=0)
+        per_key = ledger.estimate_ru(OPERATION, scanned=1000) - floor
         if per_key <= 0:
             return DISTINCT_PAGE
         # A fifth kept back: what a key costs varies from one range to the next.
@@ -273,7 +273,7 @@ class KeyLister:
         """
         total = len(state.ranges)
         left = total - state.done
-        page = self._calls.gateway.estimate_ru(OPERATION)
+        page = self._calls.ledger.estimate_ru(OPERATION)
         per_range = state.spent_ru / state.done if state.done else max(2 * state.spent_ru, page)
         estimate = per_range * left - (0 if state.done else state.spent_ru)
         return max(page, estimate, state.spent_ru)  # a guess: at least what it took so far

@@ -57,8 +57,8 @@ from cosmem_tui.sources.cosmos.sql import object_of, prop, render
 from cosmem_tui.sources.cosmos.storage import container_storage
 from cosmem_tui.sources.cosmos.ttl_sql import expiring_condition
 from cosmem_tui.sources.errors import BadRequest, NotFound
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.item_ids import check_item_id
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.shapes import ShapeSpec, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
 from cosmem_tui.sources.text_search import check_search_text, item_matches, search_targets
@@ -180,10 +180,10 @@ class _Scan:
     spent_ru: float = 0.0
     pages: int = 0
 
-    def estimate_ru(self, gateway: Gateway, operation: str) -> float:
+    def estimate_ru(self, ledger: RequestLedger, operation: str) -> float:
         """The next page: at most what reading the rest of the thread costs."""
-        whole = gateway.estimate_ru(operation, scanned=self.items)
-        floor = gateway.estimate_ru(operation, scanned=0)
+        whole = ledger.estimate_ru(operation, scanned=self.items)
+        floor = ledger.estimate_ru(operation, scanned=0)
         return floor + max(0.0, whole - floor - (self.spent_ru - floor * self.pages))
 
     def after(self, cost_ru: float) -> _Scan:
@@ -237,7 +237,7 @@ class CosmosStore(LifecycleQueries):
         self._schema_or_none = schema
         self._schema_dir = schema_dir
         self._container = account.container(settings.database, settings.container)
-        self._calls = CosmosCalls(account.gateway, settings, self._container)
+        self._calls = CosmosCalls(account.ledger, settings, self._container)
         self._slots = query_slots(schema)
         # The guard values of the slot's condition, for every page of a thread search.
         self._search_guards = search_condition(schema)[1] if schema is not None else ()
@@ -255,7 +255,7 @@ class CosmosStore(LifecycleQueries):
         settings: CosmosSettings,
         schema: Schema | None,
         *,
-        gateway: Gateway | None = None,
+        ledger: RequestLedger | None = None,
         schema_dir: Path | None = None,
         transport: Any = None,
         credential: Any = None,
@@ -265,12 +265,12 @@ class CosmosStore(LifecycleQueries):
 
         ``credential`` defaults to the settings' key (key and connection-string auth).
         """
-        gateway = gateway or Gateway(budget_ru=settings.ru_budget)
+        ledger = ledger or RequestLedger(budget_ru=settings.ru_budget)
         if credential is None:
             if settings.key is None:
                 raise ValueError("CosmosStore.open needs a credential or a key in the settings")
             credential = settings.key
-        account = CosmosAccount(settings, gateway, credential, transport=transport)
+        account = CosmosAccount(settings, ledger, credential, transport=transport)
         return cls(account, schema, schema_dir=schema_dir, key_strategy=key_strategy)
 
     def with_schema(self, schema: Schema) -> CosmosStore:
@@ -292,8 +292,8 @@ class CosmosStore(LifecycleQueries):
         return self._schema_or_none
 
     @property
-    def gateway(self) -> Gateway:
-        return self._account.gateway
+    def ledger(self) -> RequestLedger:
+        return self._account.ledger
 
     @property
     def label(self) -> str:
@@ -447,7 +447,7 @@ class CosmosStore(LifecycleQueries):
         ``slots``: fragments this one query adds to the schema's (lifecycle conditions).
         ``scanned``: how many items the query must read (its scope's size, when known;
         one per range, in range order, when it visits each range): each page is
-        estimated from it, and a range answered in one page teaches the Gateway what
+        estimated from it, and a range answered in one page teaches the ledger what
         reading an item costs. ``remaining_ru``: what the action still needs after this
         query, for a question at the budget."""
         query = render(name, {**self._slots, **slots} if slots else self._slots)
@@ -470,7 +470,7 @@ class CosmosStore(LifecycleQueries):
             continuation: str | None = None
             while True:
                 estimate = (
-                    self.gateway.estimate_ru(operation, scanned=size) if size is not None else None
+                    self.ledger.estimate_ru(operation, scanned=size) if size is not None else None
                 )
                 page = await self._calls.page(
                     query,
@@ -487,7 +487,7 @@ class CosmosStore(LifecycleQueries):
                 exact = len(routes) == 1 or not isinstance(scanned, int)
                 whole = continuation is None and page.continuation is None and exact
                 if size and whole:  # one page read the whole range: a measured rate
-                    self.gateway.learn_scan(operation, size, page.cost_ru)
+                    self.ledger.learn_scan(operation, size, page.cost_ru)
                 for row in page.rows:
                     yield row
                 continuation = page.continuation
@@ -530,7 +530,7 @@ class CosmosStore(LifecycleQueries):
         # the top of its index), so they cost about the same for a tenant of any size; the
         # count says how much the thread count, which walks the tenant's threads, reads.
         # Each is its own operation, so each has its own measured cost.
-        with self.gateway.room_for(_TENANT_COUNTS, target, background=background):
+        with self.ledger.room_for(_TENANT_COUNTS, target, background=background):
             counted_items = await values("tenant_item_count", "count-tenant")
             items = sum(v for v in counted_items if _number(v) is not None)
             if items == 0:
@@ -696,7 +696,7 @@ class CosmosStore(LifecycleQueries):
         scan = None
         # How much it reads is known before its first page, from the thread's size (a
         # cheap count); a session that cannot afford even that asks about the search.
-        if continuation is None and self.gateway.affordable(self.gateway.estimate_ru(SIZE)):
+        if continuation is None and self.ledger.affordable(self.ledger.estimate_ru(SIZE)):
             scan = _Scan(await self._thread_size(ref))
         return await self._thread_page(
             ref,
@@ -755,7 +755,7 @@ class CosmosStore(LifecycleQueries):
         everything = (*self._turn_parameters(ref), *parameters)
         items: tuple[Item, ...] = ()
         for _ in range(_EMPTY_PAGES_MAX):
-            estimate = scan.estimate_ru(self.gateway, operation) if scan is not None else None
+            estimate = scan.estimate_ru(self.ledger, operation) if scan is not None else None
             page = await self._calls.page(
                 query,
                 route,
@@ -770,7 +770,7 @@ class CosmosStore(LifecycleQueries):
             token = page.continuation
             if scan is not None:
                 if first and token is None:  # one page read the whole thread: a rate
-                    self.gateway.learn_scan(operation, scan.items, page.cost_ru)
+                    self.ledger.learn_scan(operation, scan.items, page.cost_ru)
                 scan = scan.after(page.cost_ru)
             first = False
             items = tuple(
@@ -825,7 +825,7 @@ class CosmosStore(LifecycleQueries):
         await self.container_properties()
         query = render("sample_items", self._slots)
         kept: list[Item] = []
-        with self.gateway.meter() as meter:
+        with self.ledger.meter() as meter:
             for feed_range in await self._calls.feed_ranges(background=True):
                 if len(kept) >= limit or (kept and meter.request_units >= max_request_units):
                     break
@@ -849,7 +849,7 @@ class CosmosStore(LifecycleQueries):
         spec = shape_spec(self._schema_or_none, props)
         query = render("sample_shapes", {"shape": shape_projection(spec)})
         kept: dict[tuple[str, str], ItemShape] = {}
-        with self.gateway.meter() as meter:
+        with self.ledger.meter() as meter:
             ranges = await self._calls.feed_ranges(background=True)
             full: dict[int, int] = {}  # ranges that gave all they were asked: maybe more
             for done, feed_range in enumerate(ranges):

@@ -30,7 +30,7 @@ from yarl import URL
 
 from cosmem_tui.model import Kind, RequestCharge, Scope
 from cosmem_tui.sources.errors import WritesNotAllowed
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 CHARGE = "x-ms-request-charge"
 ACTIVITY = "x-ms-activity-id"
@@ -46,7 +46,7 @@ RANGE_ID = "x-ms-documentdb-partitionkeyrangeid"
 class Binding:
     """One attempt of one logical call: where its responses are recorded."""
 
-    gateway: Gateway
+    ledger: RequestLedger
     operation: str
     scope: Scope
     target: str
@@ -69,10 +69,10 @@ class Binding:
     _last_at: float = -1.0
 
     def __post_init__(self) -> None:
-        self._last_at = self.gateway.timer()
+        self._last_at = self.ledger.timer()
 
     def _elapsed_ms(self) -> float:
-        now = self.gateway.timer()
+        now = self.ledger.timer()
         elapsed = (now - self._last_at) * 1000.0
         self._last_at = now  # the SDK sends one request at a time within an attempt
         return elapsed
@@ -96,7 +96,7 @@ class Binding:
         operation = self.operation
         if self.closed and not own:
             operation, scope, target = "sdk-background", Scope.METADATA, f"after {self.operation}"
-        self.gateway.record(
+        self.ledger.record(
             RequestCharge(
                 operation=operation,
                 scope=scope,
@@ -113,7 +113,7 @@ class Binding:
                 call=self.call,
                 cancelled=cancelled,
                 cause=self.cause,
-                at=self.gateway.clock.now(),
+                at=self.ledger.clock.now(),
                 background=self.background,
                 sub_status=sub_status,
             )
@@ -235,7 +235,7 @@ def on_request(request: Any) -> None:
         binding is not None
         and binding.write
         and not binding.closed
-        and binding.gateway.writes_allowed
+        and binding.ledger.writes_allowed
     ):
         return
     raise WritesNotAllowed(
@@ -277,8 +277,8 @@ def on_response(response: Any) -> None:
         binding.throttles += 1
         binding.last_retry_after_ms = wait
         binding.last_sub_status = cause
-        binding.gateway.note_throttle(
+        binding.ledger.note_throttle(
             binding.operation, binding.target, binding.attempt, wait, sub_status=cause
         )
     else:
-        binding.gateway.note_answer()
+        binding.ledger.note_answer()

@@ -2,7 +2,7 @@
 
 Built by ``compose`` only for a session that allows writes, with its own container
 handle on the session's account; the ``CosmosStore`` stays read-only. Every write is a
-declared write call (``CosmosCalls.call(write=True)``: the Gateway refuses it in a
+declared write call (``CosmosCalls.call(write=True)``: the request ledger refuses it in a
 read-only session and the wire guard refuses any write verb not declared), goes under
 the session's budget and ledger, and carries ``If-Match``: a 412 becomes ``Conflict``
 and nothing is overwritten. The thread's items are listed with single-partition
@@ -23,8 +23,8 @@ from cosmem_tui.sources.cosmos.calls import CosmosCalls, Route
 from cosmem_tui.sources.cosmos.identity import identity
 from cosmem_tui.sources.cosmos.sql import render
 from cosmem_tui.sources.cosmos.store import item_reference, query_slots, thread_parameters
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.item_ids import check_item_id
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.writer import ERASE_PAGE, ThreadItem, WriteAck
 
 
@@ -37,21 +37,21 @@ class CosmosWriter:
         credential: Any = None,
     ) -> None:
         settings = account.settings
-        account.gateway.check_write("open for writing", settings.describe())
+        account.ledger.check_write("open for writing", settings.describe())
         self._account = account
         self._settings = settings
         self._schema = schema
         self._container_properties = container  # the store's (read once, shared)
         self._credential = credential
         self._proxy = account.container(settings.database, settings.container)
-        self._calls = CosmosCalls(account.gateway, settings, self._proxy)
+        self._calls = CosmosCalls(account.ledger, settings, self._proxy)
         self._slots = query_slots(schema)
         self._props: ContainerProperties | None = None
         self._identity: str | None = None
 
     @property
-    def gateway(self) -> Gateway:
-        return self._account.gateway
+    def ledger(self) -> RequestLedger:
+        return self._account.ledger
 
     @property
     def where(self) -> str:
@@ -92,7 +92,7 @@ class CosmosWriter:
                 priority=self._settings.priority,
             )
 
-        with self.gateway.meter() as cost:
+        with self.ledger.meter() as cost:
             body = await self._calls.call(
                 "set-ttl",
                 Scope.POINT,
@@ -121,7 +121,7 @@ class CosmosWriter:
                 priority=self._settings.priority,
             )
 
-        with self.gateway.meter() as cost:
+        with self.ledger.meter() as cost:
             await self._calls.call(
                 "delete-item",
                 Scope.POINT,

@@ -30,7 +30,7 @@ class LocalAccessProbe:
         self._store = store
 
     async def probe(self) -> AccessReport:
-        with self._store.gateway.meter() as meter:
+        with self._store.ledger.meter() as meter:
             try:
                 props = await self._store.container_properties()
             except StoreError as exc:

@@ -1,7 +1,7 @@
 """The MemoryStore over a local workspace (SQLite), with Cosmos semantics.
 
 SQLite work runs in a worker thread (``asyncio.to_thread``) so the UI's event
-loop never waits on disk. Every call passes the Gateway with a modelled charge.
+loop never waits on disk. Every call passes the request ledger with a modelled charge.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from cosmem_tui.model import (
 from cosmem_tui.model.lifecycle import ScopeLevel, TtlItems, TtlScope, TtlSelection, TtlSummary
 from cosmem_tui.schemas import Granularity, Schema, SchemaError
 from cosmem_tui.sources.errors import BadRequest, NotFound
-from cosmem_tui.sources.gateway import Gateway, RequestTicket
 from cosmem_tui.sources.item_ids import check_item_id
 from cosmem_tui.sources.local import lifecycle
 from cosmem_tui.sources.local.charge import (
@@ -42,6 +41,7 @@ from cosmem_tui.sources.local.charge import (
 )
 from cosmem_tui.sources.local.keys import pk_text, sqlite_json_path
 from cosmem_tui.sources.local.workspace import Workspace
+from cosmem_tui.sources.request_ledger import RequestLedger, RequestTicket
 from cosmem_tui.sources.shapes import shape_of, shape_spec
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size, check_ttl_list
 from cosmem_tui.sources.text_search import check_search_text, item_matches
@@ -76,12 +76,12 @@ class LocalStore:
         workspace: Workspace,
         schema: Schema | None,
         *,
-        gateway: Gateway | None = None,
+        ledger: RequestLedger | None = None,
         clock: Clock | None = None,
         label: str | None = None,
     ) -> None:
         self._workspace = workspace
-        self._gateway = gateway or Gateway()
+        self._ledger = ledger or RequestLedger()
         self._clock = clock or SystemClock()
         self._label = label or f"workspace {workspace.path}"
         # None: a probe that may only sample items, to detect the schema before choosing it.
@@ -96,7 +96,7 @@ class LocalStore:
         path: Path,
         schema: Schema,
         *,
-        gateway: Gateway | None = None,
+        ledger: RequestLedger | None = None,
         clock: Clock | None = None,
         label: str | None = None,
     ) -> LocalStore:
@@ -106,7 +106,7 @@ class LocalStore:
         except BaseException:
             workspace.close()
             raise
-        return cls(workspace, schema, gateway=gateway, clock=clock, label=label)
+        return cls(workspace, schema, ledger=ledger, clock=clock, label=label)
 
     @property
     def schema(self) -> Schema:
@@ -119,8 +119,8 @@ class LocalStore:
         return self._schema_or_none
 
     @property
-    def gateway(self) -> Gateway:
-        return self._gateway
+    def ledger(self) -> RequestLedger:
+        return self._ledger
 
     @property
     def label(self) -> str:
@@ -138,7 +138,7 @@ class LocalStore:
         return int(self._clock.now())
 
     async def container_properties(self) -> ContainerProperties:
-        async with self._gateway.request("read-container", Scope.METADATA) as ticket:
+        async with self._ledger.request("read-container", Scope.METADATA) as ticket:
             ticket.charge(1.0, simulated=True)
             return self._workspace.container
 
@@ -156,9 +156,7 @@ class LocalStore:
             raise BadRequest("invalid listing cursor (the local workspace lists in one page)")
         name = "list_keys_tenants" if self._schema.has_tenant_level else "list_keys_threads"
         label = f"{self._schema.tenant_label}s" if self._schema.has_tenant_level else "threads"
-        async with self._gateway.request(
-            "list-keys", Scope.CROSS_PARTITION, target=label
-        ) as ticket:
+        async with self._ledger.request("list-keys", Scope.CROSS_PARTITION, target=label) as ticket:
             params = {"now": self._now(), "since": -1 if since is None else since}
             rows = await asyncio.to_thread(self._workspace.query, name, params)
             ticket.items = len(rows)
@@ -189,7 +187,7 @@ class LocalStore:
             if schema.granularity is Granularity.SESSION and schema.messages is not None:
                 name += "_sessions"  # a thread counts the messages of its session documents
                 params["messages"] = sqlite_json_path(schema.messages)
-        async with self._gateway.request("count-key", scope, target=target) as ticket:
+        async with self._ledger.request("count-key", scope, target=target) as ticket:
             rows = await asyncio.to_thread(
                 self._workspace.query, name, {**params, "now": self._now()}
             )
@@ -217,7 +215,7 @@ class LocalStore:
         if self._schema.granularity is Granularity.SESSION and self._schema.messages is not None:
             name += "_sessions"  # a thread counts the messages of its session documents
             params["messages"] = sqlite_json_path(self._schema.messages)
-        async with self._gateway.request("list-threads", Scope.PREFIX, target=target) as ticket:
+        async with self._ledger.request("list-threads", Scope.PREFIX, target=target) as ticket:
             rows = await asyncio.to_thread(
                 self._workspace.query, name, {**params, "now": self._now()}
             )
@@ -277,7 +275,7 @@ class LocalStore:
             "limit": limit + 1,  # one extra row tells us whether another page exists
         }
         name = "turns_backward" if newest_first else "turns_forward"
-        async with self._gateway.request(
+        async with self._ledger.request(
             "turns-page", self._turn_scope, target=ref.describe(self._schema.tenant_label)
         ) as ticket:
             rows = await asyncio.to_thread(self._workspace.query, name, params)
@@ -349,8 +347,8 @@ class LocalStore:
         target = ref.describe(self._schema.tenant_label)
         # A search may read the whole thread page after page: it asks the budget like a
         # Cosmos query does, so the demo behaves as an account would.
-        await self._gateway.admit("search-turns", target, background=False)
-        async with self._gateway.request("search-turns", self._turn_scope, target=target) as ticket:
+        await self._ledger.admit("search-turns", target, background=False)
+        async with self._ledger.request("search-turns", self._turn_scope, target=target) as ticket:
             hits, more, scanned = await asyncio.to_thread(scan)
             items = tuple(self._project(row, doc) for row, doc in hits)
             self._charge_turns(ticket, items, scanned=scanned)
@@ -374,7 +372,7 @@ class LocalStore:
     async def read_item(self, ref: ThreadRef, item_id: str) -> Item:
         check_item_id(item_id, "a point read")  # as on Cosmos, where the URL would misroute
         pk = pk_text(self._schema.partition_key_for(ref))
-        async with self._gateway.request(
+        async with self._ledger.request(
             "read-item", Scope.POINT, target=f"{item_id} in {ref.describe()}"
         ) as ticket:
             rows = await asyncio.to_thread(
@@ -391,7 +389,7 @@ class LocalStore:
     async def sample_items(self, limit: int, *, max_request_units: float) -> list[Item]:
         if limit < 1:
             raise ValueError(f"sample size must be at least 1, got {limit}")
-        async with self._gateway.request(
+        async with self._ledger.request(
             "sample-items", Scope.CROSS_PARTITION, target=f"{limit} recent items"
         ) as ticket:
             rows = await asyncio.to_thread(
@@ -429,7 +427,7 @@ class LocalStore:
         if limit < 1:
             raise ValueError(f"sample size must be at least 1, got {limit}")
         spec = shape_spec(self._schema_or_none, self._workspace.container)
-        async with self._gateway.request(
+        async with self._ledger.request(
             "sample-shapes", Scope.CROSS_PARTITION, target=f"shapes of {limit} recent items"
         ) as ticket:
             rows = await asyncio.to_thread(
@@ -473,7 +471,7 @@ class LocalStore:
         name = "ttl_summary_container" if container else "ttl_summary_scoped"
         request_scope = lifecycle.scope_of_request(scope.level, self._turn_scope)
         target = scope.describe(self._schema.tenant_label)
-        async with self._gateway.request("ttl-summary", request_scope, target=target) as ticket:
+        async with self._ledger.request("ttl-summary", request_scope, target=target) as ticket:
             rows = await asyncio.to_thread(self._workspace.query, name, params)
             classes, forecast, last_write = lifecycle.summary_rows(rows)
             ticket.items = len(rows)
@@ -498,7 +496,7 @@ class LocalStore:
         name = "ttl_size_container" if container else "ttl_size_scoped"
         request_scope = lifecycle.scope_of_request(scope.level, self._turn_scope)
         target = f"items in {scope.describe(self._schema.tenant_label)}"
-        async with self._gateway.request("ttl-size", request_scope, target=target) as ticket:
+        async with self._ledger.request("ttl-size", request_scope, target=target) as ticket:
             rows = await asyncio.to_thread(self._workspace.query, name, params)
             size = int(rows[0][0] or 0)
             ticket.items = 1
@@ -542,7 +540,7 @@ class LocalStore:
         target = f"{selection.value} in {scope.describe(self._schema.tenant_label)}"
         name = lifecycle.SELECTION_QUERIES[selection]
         default_ttl = self._workspace.container.default_ttl
-        async with self._gateway.request("ttl-items", request_scope, target=target) as ticket:
+        async with self._ledger.request("ttl-items", request_scope, target=target) as ticket:
             rows = await asyncio.to_thread(self._workspace.query, name, params)
             found = lifecycle.items_from_rows(self._schema, selection, rows, default_ttl)
             ticket.items = len(rows)

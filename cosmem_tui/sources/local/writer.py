@@ -3,7 +3,7 @@
 Reads (a thread's count, its items) go through the session's read-only ``Workspace``,
 which knows the session's own keys; writes go through a ``WorkspaceWriter``, the one
 ``mode=rw`` handle, which exists only here. Each write is one modelled request in the
-Gateway, declared as a write (refused in a read-only session), charged the way Cosmos
+request ledger, declared as a write (refused in a read-only session), charged the way Cosmos
 charges a write of that size, and conditional on the ETag the caller read.
 """
 
@@ -18,7 +18,6 @@ from typing import Any
 from cosmem_tui.model import MISSING, Clock, PartitionKeyValue, Scope, ThreadRef
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.errors import StoreError
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.item_ids import check_item_id
 from cosmem_tui.sources.local.charge import (
     REFUSED_RU,
@@ -29,6 +28,7 @@ from cosmem_tui.sources.local.charge import (
 from cosmem_tui.sources.local.keys import pk_text
 from cosmem_tui.sources.local.workspace import Workspace
 from cosmem_tui.sources.local.workspace_writer import WorkspaceWriter
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.writer import ERASE_PAGE, ThreadItem, WriteAck
 
 
@@ -38,19 +38,19 @@ class LocalWriter:
         workspace: Workspace,
         schema: Schema,
         *,
-        gateway: Gateway,
+        ledger: RequestLedger,
         clock: Clock,
     ) -> None:
-        gateway.check_write("open for writing", str(workspace.path))  # read-only: no handle
+        ledger.check_write("open for writing", str(workspace.path))  # read-only: no handle
         self._workspace = workspace
         self._writer = WorkspaceWriter.open(workspace.path)
         self._schema = schema
-        self._gateway = gateway
+        self._ledger = ledger
         self._clock = clock
 
     @property
-    def gateway(self) -> Gateway:
-        return self._gateway
+    def ledger(self) -> RequestLedger:
+        return self._ledger
 
     @property
     def where(self) -> str:
@@ -75,7 +75,7 @@ class LocalWriter:
     ) -> WriteAck:
         check_item_id(item_id, "set-ttl")
         pk = pk_text(partition_key)
-        async with self._gateway.request(
+        async with self._ledger.request(
             "set-ttl", Scope.POINT, target=f"{item_id} ttl {ttl}", write=True
         ) as ticket:
             try:
@@ -95,7 +95,7 @@ class LocalWriter:
     ) -> WriteAck:
         check_item_id(item_id, "delete")
         pk = pk_text(partition_key)
-        async with self._gateway.request(
+        async with self._ledger.request(
             "delete-item", Scope.POINT, target=item_id, write=True
         ) as ticket:
             try:
@@ -120,7 +120,7 @@ class LocalWriter:
 
     async def count_thread(self, ref: ThreadRef) -> int:
         params = self._thread_params(ref)
-        async with self._gateway.request(
+        async with self._ledger.request(
             "count-thread", Scope.PARTITION, target=ref.describe(self._schema.tenant_label)
         ) as ticket:
             rows = await asyncio.to_thread(self._workspace.query, "thread_item_count", params)
@@ -136,7 +136,7 @@ class LocalWriter:
         self, ref: ThreadRef, limit: int = ERASE_PAGE, *, skip: Sequence[str] = ()
     ) -> list[ThreadItem]:
         params = {**self._thread_params(ref), "limit": limit, "skip": json.dumps(list(skip))}
-        async with self._gateway.request(
+        async with self._ledger.request(
             "list-thread-items", Scope.PARTITION, target=ref.describe(self._schema.tenant_label)
         ) as ticket:
             rows = await asyncio.to_thread(self._workspace.query, "thread_items", params)

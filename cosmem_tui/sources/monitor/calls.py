@@ -22,19 +22,19 @@ from typing import TypeVar
 
 from cosmem_tui.model import Clock
 from cosmem_tui.model.telemetry import ProblemKind
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.holdoff import HoldOff
 from cosmem_tui.sources.monitor.failures import MonitorFailure, Service, translate
 from cosmem_tui.sources.monitor.settings import MonitorSettings
 from cosmem_tui.sources.monitor.wire import Binding, bind
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 T = TypeVar("T")
 DEFAULT_HOLD_OFF_S = 30.0  # a throttle that did not say how long to wait
 
 
 class MonitorCalls:
-    def __init__(self, gateway: Gateway, settings: MonitorSettings, clock: Clock) -> None:
-        self.gateway = gateway
+    def __init__(self, ledger: RequestLedger, settings: MonitorSettings, clock: Clock) -> None:
+        self.ledger = ledger
         self.settings = settings
         self.clock = clock
         # Measured on the session's clock (frozen in tests); no jitter: callers are not
@@ -69,9 +69,9 @@ class MonitorCalls:
         """Run ``send`` (which makes SDK requests) as one call; raises ``MonitorFailure``."""
         if self.held_for(service) > 0:
             raise self.held(service)
-        gateway = self.gateway
+        ledger = self.ledger
         binding = Binding(
-            gateway, operation, service.scope, target, gateway.next_call(), Gateway.cause()
+            ledger, operation, service.scope, target, ledger.next_call(), RequestLedger.cause()
         )
         deadline = asyncio.timeout(self.settings.timeout_s)
         try:

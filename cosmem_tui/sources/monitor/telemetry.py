@@ -1,6 +1,6 @@
 """``MonitorTelemetry``: the ``Telemetry`` contract over Azure Monitor for one Cosmos account.
 
-``open_monitor`` builds it from ``MonitorSettings``, the session's Gateway and its one
+``open_monitor`` builds it from ``MonitorSettings``, the session's ledger and its one
 async credential (shared, never closed here), and finds the region of the metrics host:
 the ``--region`` setting, else ARM's ``location`` of the resource (one read, which also
 refuses a resource that is not a Cosmos account). Azure Monitor keeps a resource's
@@ -44,7 +44,6 @@ from cosmem_tui.model.telemetry import (
     ThroughputMode,
 )
 from cosmem_tui.sources.cosmos.region import normalise_region
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.monitor.arm import AccountResource, read_account, read_offer
 from cosmem_tui.sources.monitor.calls import MonitorCalls
 from cosmem_tui.sources.monitor.clients import MonitorClients, RetrySettings
@@ -52,6 +51,7 @@ from cosmem_tui.sources.monitor.failures import MonitorFailure
 from cosmem_tui.sources.monitor.logs import LogsSource, about
 from cosmem_tui.sources.monitor.metrics import query_metrics
 from cosmem_tui.sources.monitor.settings import MonitorSettings
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 MIN_REFRESH_S = 60.0  # metrics move once a minute and every call is billed
 ACCOUNT_REUSE_S = 300.0  # regions and offers change rarely; each read is an ARM call
@@ -82,7 +82,7 @@ class MonitorTelemetry:
         self,
         settings: MonitorSettings,
         *,
-        gateway: Gateway,
+        ledger: RequestLedger,
         credential: Any,
         clock: Clock,
         transport: Any = None,
@@ -90,10 +90,10 @@ class MonitorTelemetry:
         region_hint: str | None = None,
     ) -> None:
         self._settings = settings
-        self._gateway = gateway
+        self._ledger = ledger
         self._clock = clock
         self._clients = MonitorClients(settings, credential, transport=transport, retry=retry)
-        self._calls = MonitorCalls(gateway, settings, clock)
+        self._calls = MonitorCalls(ledger, settings, clock)
         self._logs = LogsSource(self._calls, self._clients, settings)
         self._region = settings.region
         self._region_from = FROM_SETTING if settings.region else ""
@@ -118,8 +118,8 @@ class MonitorTelemetry:
         return self._settings
 
     @property
-    def gateway(self) -> Gateway:
-        return self._gateway
+    def ledger(self) -> RequestLedger:
+        return self._ledger
 
     @property
     def region(self) -> str | None:
@@ -382,7 +382,7 @@ class MonitorTelemetry:
 async def open_monitor(
     settings: MonitorSettings,
     *,
-    gateway: Gateway,
+    ledger: RequestLedger,
     credential: Any,
     clock: Clock,
     transport: Any = None,
@@ -397,7 +397,7 @@ async def open_monitor(
     """
     telemetry = MonitorTelemetry(
         settings,
-        gateway=gateway,
+        ledger=ledger,
         credential=credential,
         clock=clock,
         transport=transport,

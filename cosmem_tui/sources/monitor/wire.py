@@ -2,7 +2,7 @@
 
 * ``LedgerPolicy`` sits in each client's pipeline right after the retry policy, so it
   sees every attempt the SDK makes — the first try and each retry — and records it in
-  the session's Gateway: kind MONITOR, unit "call", no RU, the status (0 when no answer
+  the session's ledger: kind MONITOR, unit "call", no RU, the status (0 when no answer
   came), how long it took, and the logical call it belongs to. The call being served is
   found through a context variable bound around it (``bind``), as for Cosmos.
 * ``BoundedRetry`` keeps azure-core's retry loop (500/503/504, connection errors, and
@@ -28,7 +28,7 @@ from azure.core.pipeline import PipelineRequest, PipelineResponse
 from azure.core.pipeline.policies import AsyncHTTPPolicy, AsyncRetryPolicy
 
 from cosmem_tui.model import Kind, RequestCharge, Scope
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 
 UNIT = "call"  # Azure Monitor bills and limits calls, not request units
 _REQUEST_ID = ("x-ms-request-id", "request-id", "x-ms-correlation-request-id")
@@ -64,7 +64,7 @@ def retry_after_s(headers: Mapping[str, str] | None, now: float | None = None) -
 class Binding:
     """One logical call (one metrics query, one logs query, the ARM lookup)."""
 
-    gateway: Gateway
+    ledger: RequestLedger
     operation: str  # "metrics: ru", "logs: key_usage", "arm: account"
     scope: Scope
     target: str
@@ -76,11 +76,11 @@ class Binding:
 
     def begin(self) -> None:
         self.attempts += 1
-        self._started = self.gateway.timer()
+        self._started = self.ledger.timer()
 
     def answered(self, status: int, headers: Mapping[str, str]) -> None:
         self.last_status = status
-        wait = retry_after_s(headers, self.gateway.clock.now()) if status in (429, 529) else None
+        wait = retry_after_s(headers, self.ledger.clock.now()) if status in (429, 529) else None
         request_id = next((headers[name] for name in _REQUEST_ID if headers.get(name)), None)
         self._record(status, retry_after_ms=None if wait is None else wait * 1000.0,
                      activity_id=request_id)  # fmt: skip
@@ -107,8 +107,8 @@ class Binding:
         cancelled: bool = False,
     ) -> None:
         started, self._started = self._started, None
-        now = self.gateway.timer()
-        self.gateway.record(
+        now = self.ledger.timer()
+        self.ledger.record(
             RequestCharge(
                 operation=self.operation,
                 scope=self.scope,
@@ -125,7 +125,7 @@ class Binding:
                 call=self.call,
                 cancelled=cancelled,
                 cause=self.cause,
-                at=self.gateway.clock.now(),
+                at=self.ledger.clock.now(),
                 unit=UNIT,
             )
         )

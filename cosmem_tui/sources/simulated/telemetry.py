@@ -37,8 +37,8 @@ from cosmem_tui.model.telemetry import (
     TelemetryProblem,
     ThroughputMode,
 )
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local.workspace_file import WorkspaceFile
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.simulated.problems import logs_about, metrics_about, simulator_failed
 from cosmem_tui.sources.simulated.rhythm import LOG_LAG_S
 
@@ -65,9 +65,11 @@ class _Answers:
 class SimulatedTelemetry:
     """The Telemetry protocol over a simulated workload (see the module docstring)."""
 
-    def __init__(self, build: Callable[[], _Answers], *, gateway: Gateway, clock: Clock) -> None:
+    def __init__(
+        self, build: Callable[[], _Answers], *, ledger: RequestLedger, clock: Clock
+    ) -> None:
         self._build = build
-        self._gateway = gateway
+        self._ledger = ledger
         self._clock = clock
         self._answers: _Answers | None = None
         self._lock = threading.Lock()
@@ -86,7 +88,7 @@ class SimulatedTelemetry:
         workspace: WorkspaceFile,
         *,
         hot_tenant: Scalar | Key | None,
-        gateway: Gateway,
+        ledger: RequestLedger,
         clock: Clock,
         anchor: float | None = None,
         seed: int | None = None,
@@ -123,21 +125,21 @@ class SimulatedTelemetry:
                 storage=lambda at: storage_at(workspace, at),
             )
 
-        return cls(build, gateway=gateway, clock=clock)
+        return cls(build, ledger=ledger, clock=clock)
 
     @classmethod
     def from_workload(
         cls,
         workload: Workload,
         *,
-        gateway: Gateway,
+        ledger: RequestLedger,
         clock: Clock,
         database: str,
         container: str,
     ) -> SimulatedTelemetry:
         """Over a workload built elsewhere (a synthetic key set, a benchmark)."""
         answers = _answers(workload, database, container)
-        return cls(lambda: answers, gateway=gateway, clock=clock)
+        return cls(lambda: answers, ledger=ledger, clock=clock)
 
     # -- the protocol ---------------------------------------------------------------------
 
@@ -146,8 +148,8 @@ class SimulatedTelemetry:
         return self._about
 
     @property
-    def gateway(self) -> Gateway:
-        return self._gateway
+    def ledger(self) -> RequestLedger:
+        return self._ledger
 
     async def metrics(self, queries: Sequence[MetricQuery]) -> list[MetricAnswer]:
         asked = list(queries)
@@ -179,7 +181,7 @@ class SimulatedTelemetry:
     async def account(self, database: str | None, container: str | None) -> AccountFacts:
         """One simulated region, and the container's own offer (the workload's shape),
         recorded like the ARM read it stands for."""
-        started = self._gateway.timer()
+        started = self._ledger.timer()
         try:
             answers = await asyncio.to_thread(self._loaded)
         except Exception as exc:  # the workspace could not be read
@@ -195,7 +197,7 @@ class SimulatedTelemetry:
             autoscale=shape.autoscale_max_ru_s is not None,
             owner=f"container {answers.database}/{answers.container}",
         )
-        ms = (self._gateway.timer() - started) * 1000.0
+        ms = (self._ledger.timer() - started) * 1000.0
         self._record("arm: account", Scope.METADATA, "account", 1, None, ms)
         return AccountFacts(
             regions=(SIMULATED_REGION,),
@@ -224,7 +226,7 @@ class SimulatedTelemetry:
         answer: Callable[[_Answers, _Q], _A],
         failed: Callable[[_Q, BaseException], _A],
     ) -> list[tuple[_A, float]]:
-        timer = self._gateway.timer
+        timer = self._ledger.timer
 
         def work() -> list[tuple[_A, float]]:
             results: list[tuple[_A, float]] = []
@@ -263,7 +265,7 @@ class SimulatedTelemetry:
         status = 200
         if problem is not None:
             status = 400 if problem.kind is ProblemKind.QUERY_ERROR else 500
-        self._gateway.record(
+        self._ledger.record(
             RequestCharge(
                 operation=operation,
                 scope=scope,
@@ -274,8 +276,8 @@ class SimulatedTelemetry:
                 simulated=True,
                 target=target,
                 kind=Kind.MONITOR,
-                call=self._gateway.next_call(),
-                cause=Gateway.cause(),
+                call=self._ledger.next_call(),
+                cause=RequestLedger.cause(),
                 at=self._clock.now(),
                 unit="call",
             )

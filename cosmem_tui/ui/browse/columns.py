@@ -304,14 +304,14 @@ class KeyColumn(RowList):
     async def _count_rows(self) -> None:
         assert self.session is not None
         directory = self.service.directory
-        gateway = self.session.gateway
+        ledger = self.session.ledger
 
         async def lane() -> None:
             while self._wanted:
                 key = self._wanted.pop(0)
                 if not directory.needs_count(key):
                     continue
-                with gateway.caused_by(f"browse: count {self.label}"):
+                with ledger.caused_by(f"browse: count {self.label}"):
                     state = await directory.count(key)
                 self.call_later(self._counted, state.error)
 

@@ -18,8 +18,8 @@ from cosmem_tui.model.doctor import (
 from cosmem_tui.sources.cosmos.access_probe import PROBE_VALUE, CosmosAccessProbe, named_action
 from cosmem_tui.sources.cosmos.account import CosmosAccount
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
-from cosmem_tui.sources.gateway import Gateway
-from tests.gateway import Fault
+from cosmem_tui.sources.request_ledger import RequestLedger
+from tests.fake_cosmos import Fault
 from tests.helpers import exchange
 
 
@@ -34,24 +34,24 @@ def denial(action: str, resource: str = "dbs/db/colls/memory") -> str:
 
 
 @pytest.fixture
-async def probe(fake_gateway) -> AsyncIterator[Callable[..., CosmosAccessProbe]]:
+async def probe(fake_cosmos) -> AsyncIterator[Callable[..., CosmosAccessProbe]]:
     """A probe of a seeded [/tenantId, /threadId] container over four ranges."""
-    fake_gateway.create_container(
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=4, default_ttl=-1
     )
-    fake_gateway.seed("db", "memory", [exchange("acme", "t1", i) for i in range(20)])
+    fake_cosmos.seed("db", "memory", [exchange("acme", "t1", i) for i in range(20)])
     accounts: list[CosmosAccount] = []
 
     def make(**changes: Any) -> CosmosAccessProbe:
         settings = CosmosSettings(
-            endpoint=fake_gateway.endpoint,
+            endpoint=fake_cosmos.endpoint,
             database="db",
             container="memory",
             auth=AuthMode.KEY,
-            key=fake_gateway.key,
+            key=fake_cosmos.key,
             **changes,
         )
-        account = CosmosAccount(settings, Gateway(budget_ru=400), fake_gateway.key)
+        account = CosmosAccount(settings, RequestLedger(budget_ru=400), fake_cosmos.key)
         accounts.append(account)
         return CosmosAccessProbe(account)
 
@@ -60,7 +60,7 @@ async def probe(fake_gateway) -> AsyncIterator[Callable[..., CosmosAccessProbe]]
         await account.close()
 
 
-async def test_every_action_is_tried_without_reading_an_item(probe, fake_gateway):
+async def test_every_action_is_tried_without_reading_an_item(probe, fake_cosmos):
     prober = probe()
     report = await prober.probe()
     actions = [(p.action, p.access, p.status) for p in report.probes]
@@ -74,15 +74,15 @@ async def test_every_action_is_tried_without_reading_an_item(probe, fake_gateway
     assert report.container.partition_key.paths == ("/tenantId", "/threadId")
     # Nothing an agent wrote crossed the wire: the point read found nothing, the query
     # was scoped to the absent key and counted.
-    points = fake_gateway.log.of("point")
+    points = fake_cosmos.log.of("point")
     assert [e.status for e in points] == [404] and PROBE_VALUE in points[0].path
-    queries = fake_gateway.log.queries()
+    queries = fake_cosmos.log.queries()
     assert queries and all("COUNT(1)" in (e.query or "") for e in queries)
     assert all(PROBE_VALUE in (e.partition_key or "") for e in queries)  # one partition
     assert sum(e.item_count for e in queries) <= 1  # one VALUE row: the count, 0
     assert {e.priority for e in [*points, *queries]} == {"Low"}  # as every console read
     # Each request is in the ledger, with its scope, and the RU it cost.
-    records = prober._account.gateway.records()
+    records = prober._account.ledger.records()
     assert {r.operation for r in records} >= {
         "doctor: read-account",
         "doctor: read-container",
@@ -97,8 +97,8 @@ async def test_every_action_is_tried_without_reading_an_item(probe, fake_gateway
     assert len(own) <= sum(p.cost.requests for p in report.probes) <= len(records)
 
 
-async def test_a_403_with_sub_status_5301_names_the_missing_metadata_action(probe, fake_gateway):
-    fake_gateway.faults.add(
+async def test_a_403_with_sub_status_5301_names_the_missing_metadata_action(probe, fake_cosmos):
+    fake_cosmos.faults.add(
         Fault(status=403, sub_status=5301, kind="metadata", message=denial(READ_METADATA, "/"))
     )
     report = await probe().probe()
@@ -108,11 +108,11 @@ async def test_a_403_with_sub_status_5301_names_the_missing_metadata_action(prob
     assert account.named_action == READ_METADATA
     assert "does not have required RBAC permissions" in account.message
     assert report.container is None and report.container_failure is not None
-    assert not fake_gateway.log.of("point") and not fake_gateway.log.queries()
+    assert not fake_cosmos.log.of("point") and not fake_cosmos.log.queries()
 
 
-async def test_a_query_refused_by_rbac_is_told_apart_from_reads_that_work(probe, fake_gateway):
-    fake_gateway.faults.add(
+async def test_a_query_refused_by_rbac_is_told_apart_from_reads_that_work(probe, fake_cosmos):
+    fake_cosmos.faults.add(
         Fault(status=403, sub_status=5302, kind="query", message=denial(EXECUTE_QUERY))
     )
     report = await probe().probe()
@@ -126,13 +126,13 @@ async def test_a_query_refused_by_rbac_is_told_apart_from_reads_that_work(probe,
     )
 
 
-async def test_an_unanswered_probe_is_no_verdict_not_a_denial(probe, fake_gateway):
-    fake_gateway.faults.add(Fault(status=None, hang=True, kind="point", count=1))
+async def test_an_unanswered_probe_is_no_verdict_not_a_denial(probe, fake_cosmos):
+    fake_cosmos.faults.add(Fault(status=None, hang=True, kind="point", count=1))
     report = await probe(timeout_s=0.5).probe()
     point = next(p for p in report.probes if p.action == ITEMS_READ)
     assert point.access is Access.FAILED and point.status == 0
     assert "did not answer" in point.message
-    fake_gateway.faults.release()
+    fake_cosmos.faults.release()
 
 
 def test_the_action_is_read_from_the_message_as_cosmos_words_it():

@@ -33,17 +33,17 @@ async def test_every_step_of_a_walk_costs_one_request_per_page(containers, open_
     # GROUP BY: the first tenant also pays the one refused grouped query).
     await service.threads(Key.of("globex"))
     mark = spy.mark()
-    records_before = len(store.gateway.records())
+    records_before = len(store.ledger.records())
     threads = await service.threads(Key.of("acme"))
     assert len(threads) == 2
     sent = spy.since(mark)
-    pages = [r for r in store.gateway.records()[records_before:] if r.kind is Kind.QUERY]
+    pages = [r for r in store.ledger.records()[records_before:] if r.kind is Kind.QUERY]
     assert [s.is_query for s in sent] == [True] and len(pages) == 1
     assert sent[0].epk_range is not None  # routed to the tenant's key-prefix range only
 
     # Opening a thread: a single-partition query per page, with the full key.
     mark = spy.mark()
-    records_before = len(store.gateway.records())
+    records_before = len(store.ledger.records())
     ref = ThreadRef.of("acme", "t1")
     first = await service.turns_page(ref, page_size=3)
     second = await service.turns_page(ref, continuation=first.continuation, page_size=3)
@@ -53,7 +53,7 @@ async def test_every_step_of_a_walk_costs_one_request_per_page(containers, open_
     sent = spy.since(mark)
     assert len(sent) == 3 and all(s.is_query for s in sent)
     assert {s.partition_key for s in sent} == {'["acme","t1"]'}
-    records = [r for r in store.gateway.records()[records_before:] if r.kind is Kind.QUERY]
+    records = [r for r in store.ledger.records()[records_before:] if r.kind is Kind.QUERY]
     assert [r.scope for r in records] == [Scope.PARTITION] * 3
 
     # A turn: one point read.
@@ -92,15 +92,15 @@ async def test_records_carry_charge_duration_status_activity_and_scope(container
     seeded = await containers()
     store = open_store(seeded.settings())
     await store.read_item(ThreadRef.of("acme", "t1"), "t1-0")
-    record = store.gateway.records()[-1]
+    record = store.ledger.records()[-1]
     assert record.operation == "read-item" and record.scope is Scope.POINT
     assert record.kind is Kind.POINT and record.attempt == 1 and record.call > 0
     assert record.status == 200 and record.item_count == 1
     assert record.request_units == 1.0  # the peer charges 1 RU for everything
     assert record.activity_id and len(record.activity_id) == 36
     assert record.duration_ms > 0 and not record.simulated and record.at > 0
-    kinds = {(r.operation, r.kind) for r in store.gateway.records()}
+    kinds = {(r.operation, r.kind) for r in store.ledger.records()}
     assert ("read-container", Kind.METADATA) in kinds  # the account and the container
-    totals = store.gateway.totals()
-    assert totals.requests == len(store.gateway.records())
+    totals = store.ledger.totals()
+    assert totals.requests == len(store.ledger.records())
     assert totals.budget_ru == seeded.settings().ru_budget

@@ -1,4 +1,4 @@
-"""The Cosmos backend at the shape of a real account, on the fake gateway (tests/gateway).
+"""The Cosmos backend at the shape of a real account, on the fake Cosmos server (tests/fake_cosmos).
 
 Several physical partition key ranges, a tenant split across two of them, numeric keys,
 ties in the order field, charges that grow with the work, 429 storms, hung answers:
@@ -26,7 +26,7 @@ from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.store import CosmosStore
 from cosmem_tui.sources.errors import RequestTimedOut
 from tests.conftest import ANCHOR
-from tests.gateway import Fault
+from tests.fake_cosmos import Fault
 from tests.helpers import all_keys, exchange
 
 LAB = get_schema("lab")
@@ -40,8 +40,8 @@ def tenants(count: int, items_each: int = 2) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-async def account(fake_gateway) -> AsyncIterator[Callable[..., CosmosStore]]:
-    """A lab container on the fake gateway, seeded; returns a factory of product stores."""
+async def account(fake_cosmos) -> AsyncIterator[Callable[..., CosmosStore]]:
+    """A lab container on the fake Cosmos server, seeded; returns a factory of product stores."""
     stores: list[CosmosStore] = []
 
     def make(
@@ -53,7 +53,7 @@ async def account(fake_gateway) -> AsyncIterator[Callable[..., CosmosStore]]:
         **settings: Any,
     ) -> CosmosStore:
         name = f"memory{len(stores)}"
-        fake_gateway.create_container(
+        fake_cosmos.create_container(
             "db",
             name,
             partition_key=["/tenantId", "/threadId"],
@@ -61,14 +61,14 @@ async def account(fake_gateway) -> AsyncIterator[Callable[..., CosmosStore]]:
             split_inside=split or [],
             default_ttl=-1,
         )
-        fake_gateway.seed("db", name, items)
+        fake_cosmos.seed("db", name, items)
         store = CosmosStore.open(
             CosmosSettings(
-                endpoint=fake_gateway.endpoint,
+                endpoint=fake_cosmos.endpoint,
                 database="db",
                 container=name,
                 auth=AuthMode.KEY,
-                key=fake_gateway.key,
+                key=fake_cosmos.key,
                 **settings,
             ),
             LAB,
@@ -82,9 +82,9 @@ async def account(fake_gateway) -> AsyncIterator[Callable[..., CosmosStore]]:
         await store.close()
 
 
-async def test_every_tenant_is_listed_once_over_four_ranges(account, fake_gateway):
+async def test_every_tenant_is_listed_once_over_four_ranges(account, fake_cosmos):
     store = account(tenants(3000), split=[[SPLIT]], ru_budget=5000)
-    assert len(fake_gateway.ranges_of_prefix("db", "memory0", [SPLIT])) == 2  # really split
+    assert len(fake_cosmos.ranges_of_prefix("db", "memory0", [SPLIT])) == 2  # really split
     keys = await all_keys(store)
     assert len(set(keys)) == 3000  # every tenant: not the 1,000 of a cross-partition DISTINCT
     # Each range lists its own keys: the split tenant is in two of them, nothing else twice.
@@ -92,9 +92,9 @@ async def test_every_tenant_is_listed_once_over_four_ranges(account, fake_gatewa
     assert keys[0] == Key.of("tenant-00000") and keys[-1] == Key.of("tenant-02999")
     listing = await KeyDirectory(store, FrozenClock(ANCHOR)).list()
     assert listing.complete and len(listing.keys) == 3000  # the directory merges ranges
-    ranges = {e.range_id for e in fake_gateway.log.queries()}
+    ranges = {e.range_id for e in fake_cosmos.log.queries()}
     assert len(ranges) == 4  # one range at a time, every range
-    assert not fake_gateway.log.of("query-plan")  # no query plan: nothing cross-partition
+    assert not fake_cosmos.log.of("query-plan")  # no query plan: nothing cross-partition
     # The split tenant: counted across both of its ranges, its threads once each.
     counts = await store.key_counts(Key.of(SPLIT))
     assert (counts.items, counts.threads) == (2, 2)
@@ -130,15 +130,15 @@ async def test_the_budget_covers_the_tenant_list_and_its_counts(account):
     store = account(tenants(900, items_each=4), strategy=Strategy.SEEK, ru_budget=60)
     directory = KeyDirectory(store, FrozenClock(ANCHOR))
     listing = await directory.list()
-    gateway = store.gateway
+    ledger = store.ledger
     # No confirmer (a headless pipe): the listing stops at the budget and says so.
     assert not listing.complete and listing.stopped is not None and listing.needed_ru
-    assert gateway.spent_ru <= 60 + gateway.estimate_ru("list-keys")
-    requests = gateway.totals().requests
+    assert ledger.spent_ru <= 60 + ledger.estimate_ru("list-keys")
+    requests = ledger.totals().requests
     # Counts are background work: they stop quietly, asking nobody, spending nothing more.
     states = await directory.count_all(listing.keys[:20])
     assert all(s.error == "budget spent" for s in states.values())
-    assert gateway.totals().requests == requests
+    assert ledger.totals().requests == requests
 
 
 async def test_numeric_tenants_and_threads_browse(account):
@@ -178,59 +178,59 @@ async def test_tied_turns_paged_from_both_ends_appear_once_each(account):
     assert ids[0] == "first" and ids[-1] == "last"
 
 
-async def test_a_hung_server_fails_at_the_deadline(account, fake_gateway):
+async def test_a_hung_server_fails_at_the_deadline(account, fake_cosmos):
     store = account(tenants(5), timeout_s=1.0)
     await store.container_properties()
-    fake_gateway.faults.add(Fault(status=None, hang=True, kind="query"))
+    fake_cosmos.faults.add(Fault(status=None, hang=True, kind="query"))
     started = time.monotonic()
     with pytest.raises(RequestTimedOut):
         await store.page_turns(ThreadRef.of("tenant-00001", "t0"))
     assert time.monotonic() - started < 3.5  # 1 s deadline: not 4 s (per-call timeout), not 92 s
-    record = store.gateway.records()[-1]
+    record = store.ledger.records()[-1]
     assert (record.operation, record.outcome) == ("turns-page", "no answer")
 
 
-async def test_a_cancelled_request_is_recorded_as_cancelled(account, fake_gateway):
+async def test_a_cancelled_request_is_recorded_as_cancelled(account, fake_cosmos):
     store = account(tenants(5))
     await store.container_properties()
-    fake_gateway.faults.add(Fault(status=None, hang=True, kind="query"))
+    fake_cosmos.faults.add(Fault(status=None, hang=True, kind="query"))
     task = asyncio.ensure_future(store.page_turns(ThreadRef.of("tenant-00001", "t0")))
     await asyncio.sleep(0.3)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    record = store.gateway.records()[-1]
+    record = store.ledger.records()[-1]
     assert record.cancelled and record.outcome == "cancelled" and record.status == 0
-    assert store.gateway.totals().cancelled == 1
+    assert store.ledger.totals().cancelled == 1
 
 
-async def test_a_half_throttled_listing_costs_about_two_attempts_per_page(account, fake_gateway):
+async def test_a_half_throttled_listing_costs_about_two_attempts_per_page(account, fake_cosmos):
     items = [exchange("acme", "long", i) for i in range(400)]
     store = account(items, ru_budget=10_000)
     await store.container_properties()
-    fake_gateway.log.clear()
-    fake_gateway.faults.storm(0.5, seed=7, kind="query", retry_after_ms=5)
+    fake_cosmos.log.clear()
+    fake_cosmos.faults.storm(0.5, seed=7, kind="query", retry_after_ms=5)
     service = BrowseService(store, FrozenClock(ANCHOR))
     turns = [t async for t in service.iter_turns(ThreadRef.of("acme", "long"), page_size=10)]
     assert [t.order for t in turns] == list(range(400))  # complete, despite the storm
-    sent = fake_gateway.log.queries()
+    sent = fake_cosmos.log.queries()
     pages = 41  # 40 full pages and the empty one that ends the walk
     attempts_per_page = len(sent) / pages
     assert 1.5 <= attempts_per_page <= 2.6  # about 1 / (1 - 0.5); never 9 (nested retries)
     # Each console attempt is exactly one HTTP request: the SDK never retries on its own.
-    records = [r for r in store.gateway.records() if r.operation == "turns-page"]
+    records = [r for r in store.ledger.records() if r.operation == "turns-page"]
     assert len(records) == len(sent)
     per_call = Counter(r.call for r in records)
     assert max(per_call.values()) == max(r.attempt for r in records)
     assert all(e.priority == "Low" for e in sent)  # priority-based execution: Low
 
 
-async def test_the_lifecycle_of_a_tenant_split_across_two_ranges(account, fake_gateway):
+async def test_the_lifecycle_of_a_tenant_split_across_two_ranges(account, fake_cosmos):
     """Counts add up over both ranges of a split prefix; lists merge them in order."""
     from cosmem_tui.model import TtlClass
     from cosmem_tui.model.lifecycle import DAY, TtlScope, TtlSelection
 
-    now = int(fake_gateway.clock.now())
+    now = int(fake_cosmos.clock.now())
     items = tenants(200)
     split = [
         exchange(SPLIT, thread, 10 + i, ttl=ttl, **extra)
@@ -246,7 +246,7 @@ async def test_the_lifecycle_of_a_tenant_split_across_two_ranges(account, fake_g
         )
     ]
     store = account(items + split, split=[[SPLIT]], ru_budget=5000)
-    assert len(fake_gateway.ranges_of_prefix("db", "memory0", [SPLIT])) == 2
+    assert len(fake_cosmos.ranges_of_prefix("db", "memory0", [SPLIT])) == 2
     scope = TtlScope.of_tenant(Key.of(SPLIT))
     summary = await store.ttl_summary(scope, now)
     # The tenant's own two turns (no ttl: the default -1) plus the six above.
@@ -264,5 +264,5 @@ async def test_the_lifecycle_of_a_tenant_split_across_two_ranges(account, fake_g
     assert long_term.count == 2 and len(long_term.items) == 1
     whole = await store.ttl_summary(TtlScope.container(), now)
     assert whole.total == 400 + 6
-    ranges = {e.range_id for e in fake_gateway.log.queries() if "COUNT(1)" in (e.query or "")}
+    ranges = {e.range_id for e in fake_cosmos.log.queries() if "COUNT(1)" in (e.query or "")}
     assert len(ranges) == 4  # the whole container: every range, one at a time

@@ -25,11 +25,11 @@ async def test_the_peer_rejects_distinct_so_keys_are_listed_by_index_seeks(conta
     assert [k.text for k in await all_keys(store)] == ["acme", "globex", "initech"]
     notes = store.listing_notes()
     assert len(notes) == 1 and "loose index scan" in notes[0]
-    rejected = [r for r in store.gateway.records() if r.status == 400]
+    rejected = [r for r in store.ledger.records() if r.status == 400]
     assert len(rejected) == 1 and "DISTINCT" not in rejected[0].target
-    before = len(store.gateway.records())
+    before = len(store.ledger.records())
     await all_keys(store)  # DISTINCT is not tried again on this service
-    assert all(r.status in (200, 304) for r in store.gateway.records()[before:])
+    assert all(r.status in (200, 304) for r in store.ledger.records()[before:])
 
 
 async def test_a_listing_stops_at_the_budget_says_so_and_resumes_exactly(containers, open_store):
@@ -41,9 +41,9 @@ async def test_a_listing_stops_at_the_budget_says_so_and_resumes_exactly(contain
     assert "stopped at the session's RU budget of 12 RU" in partial.stopped
     assert partial.needed_ru is not None and partial.needed_ru > 0
     assert 0 < len(partial.keys) < 12
-    assert store.gateway.spent_ru <= 12 + 1  # at most the page that was already on its way
+    assert store.ledger.spent_ru <= 12 + 1  # at most the page that was already on its way
     # More budget: the listing goes on from its cursor, and nothing is listed twice.
-    store.gateway.set_budget(200.0)
+    store.ledger.set_budget(200.0)
     whole = await directory.list()
     assert whole.complete and whole.stopped is None
     assert [k.text for k in whole.keys] == [f"tenant-{n:02d}" for n in range(12)]
@@ -58,14 +58,14 @@ async def test_a_foreground_action_asks_once_saying_what_it_will_cost(containers
         asked.append(question)
         return True
 
-    store.gateway.set_confirmer(confirm)
+    store.ledger.set_confirmer(confirm)
     keys = await all_keys(store)
     assert len(keys) == 12
     assert 1 <= len(asked) <= 2  # the estimate may prove short once, never once per page
     question = asked[0]
     assert question.estimate_ru > 0 and "RU more" in question.describe()
-    assert store.gateway.budget_ru is not None and store.gateway.budget_ru > 8
-    assert store.gateway.spent_ru <= store.gateway.budget_ru  # the budget on screen is enforced
+    assert store.ledger.budget_ru is not None and store.ledger.budget_ru > 8
+    assert store.ledger.spent_ru <= store.ledger.budget_ru  # the budget on screen is enforced
 
 
 async def test_a_declined_question_stops_the_action(containers, open_store):
@@ -75,7 +75,7 @@ async def test_a_declined_question_stops_the_action(containers, open_store):
     async def decline(question: BudgetQuestion) -> bool:
         return False
 
-    store.gateway.set_confirmer(decline)
+    store.ledger.set_confirmer(decline)
     with pytest.raises(BudgetSpent) as caught:
         await all_keys(store)
     assert "not run" in caught.value.message
@@ -90,7 +90,7 @@ async def test_background_counts_stop_quietly_at_the_budget(containers, open_sto
         asked.append(question)
         return True
 
-    store.gateway.set_confirmer(confirm)
+    store.ledger.set_confirmer(confirm)
     directory = KeyDirectory(store, FrozenClock(ANCHOR))
     keys = (await directory.list()).keys
     states = await directory.count_all(keys)
@@ -99,7 +99,7 @@ async def test_background_counts_stop_quietly_at_the_budget(containers, open_sto
     assert counted and stopped and len(counted) + len(stopped) == 12
     assert all(states[k].counts.items == 1 for k in counted)  # type: ignore[union-attr]
     assert not any("count" in q.operation for q in asked)  # counts never ask
-    assert store.gateway.spent_ru <= store.gateway.budget_ru  # type: ignore[operator]
+    assert store.ledger.spent_ru <= store.ledger.budget_ru  # type: ignore[operator]
 
 
 def tenant_without_prefix_schema():
@@ -121,7 +121,7 @@ async def test_a_tenant_that_is_not_the_first_key_level_needs_no_dialog(containe
         asked.append(question)
         return True
 
-    store.gateway.set_confirmer(confirm)
+    store.ledger.set_confirmer(confirm)
     assert {k.text for k in await all_keys(store)} == {"acme", "globex", "initech"}
     counts = await store.key_counts(Key.of("acme"))
     assert (counts.items, counts.threads) == (10, 2)
@@ -129,7 +129,7 @@ async def test_a_tenant_that_is_not_the_first_key_level_needs_no_dialog(containe
     # Each range is asked explicitly (one request per physical partition), never in a
     # blind fan-out, and within the budget nobody is asked anything.
     assert asked == []
-    scopes = {r.scope for r in store.gateway.records()}
+    scopes = {r.scope for r in store.ledger.records()}
     assert Scope.RANGE in scopes and Scope.CROSS_PARTITION not in scopes
 
 
@@ -139,4 +139,4 @@ async def test_every_request_counts_against_the_budget(containers, open_store):
     with pytest.raises(BudgetSpent):
         for _ in range(10):  # point reads too: nothing is free
             await store.read_item(ThreadRef.of("acme", "t1"), "t1-0")
-    assert store.gateway.spent_ru <= 6
+    assert store.ledger.spent_ru <= 6

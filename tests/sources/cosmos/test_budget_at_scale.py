@@ -35,17 +35,17 @@ def many_tenants(count: int = 3000) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def account(fake_gateway, monkeypatch):
+def account(fake_cosmos, monkeypatch):
     """A lab container over four ranges; returns (seed, CLI options)."""
-    fake_gateway.create_container(
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=4, default_ttl=-1
     )
-    monkeypatch.setenv("COSMOS_KEY", fake_gateway.key)
-    options = ["--endpoint", fake_gateway.endpoint, "--database", "db", "--container", "memory"]
+    monkeypatch.setenv("COSMOS_KEY", fake_cosmos.key)
+    options = ["--endpoint", fake_cosmos.endpoint, "--database", "db", "--container", "memory"]
     options += ["--schema", "lab"]
 
     def seed(items: list[dict[str, Any]]) -> list[str]:
-        fake_gateway.seed("db", "memory", items)
+        fake_cosmos.seed("db", "memory", items)
         return options
 
     return seed

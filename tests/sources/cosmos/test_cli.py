@@ -101,7 +101,7 @@ def test_the_ledger_file_holds_the_detection_and_every_http_response(
     assert code == 0, err
     lines = [json.loads(line) for line in ledger.read_text(encoding="ascii").splitlines()]
     (session,) = opened
-    assert len(lines) == len(session.gateway.records()) == session.gateway.totals().requests
+    assert len(lines) == len(session.ledger.records()) == session.ledger.totals().requests
     # Detection ran while the session opened, before the file was attached: it is there.
     detection = [line for line in lines if line["cause"] == "open: detect the schema"]
     assert detection and lines[: len(detection)] == detection

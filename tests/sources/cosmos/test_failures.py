@@ -54,7 +54,7 @@ async def test_a_wrong_endpoint_is_a_connection_failure(containers, open_store):
     with pytest.raises(ConnectionFailed) as caught:
         await store.list_keys()
     assert one_line(caught.value).startswith("cannot reach https://127.0.0.1:")
-    assert store.gateway.records()[-1].status == 0  # no answer at all
+    assert store.ledger.records()[-1].status == 0  # no answer at all
 
 
 async def test_a_silent_endpoint_times_out_within_the_timeout(containers, open_store, silent_port):
@@ -65,7 +65,7 @@ async def test_a_silent_endpoint_times_out_within_the_timeout(containers, open_s
         await store.list_keys()
     assert time.monotonic() - started < 2.5  # the deadline, not the SDK's retries of it
     assert "did not answer read-container within 0.5 s" in one_line(caught.value)
-    record = store.gateway.records()[-1]
+    record = store.ledger.records()[-1]
     assert (record.status, record.cancelled, record.outcome) == (0, False, "no answer")
 
 
@@ -111,7 +111,7 @@ async def test_403_names_the_data_plane_role_to_assign(containers, open_store, f
         await store.list_threads(Key.of("acme"))
     text = one_line(caught.value)
     assert text.startswith("403 forbidden") and READER_ROLE in text
-    assert store.gateway.records()[-1].status == 403
+    assert store.ledger.records()[-1].status == 403
 
 
 async def test_503_is_unavailable_and_the_store_recovers(containers, open_store, fault_proxy):

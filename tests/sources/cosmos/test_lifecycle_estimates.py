@@ -45,12 +45,12 @@ def small_tenants(count: int) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-async def account(fake_gateway) -> AsyncIterator[Callable[..., CosmosStore]]:
+async def account(fake_cosmos) -> AsyncIterator[Callable[..., CosmosStore]]:
     stores: list[CosmosStore] = []
 
     def make(items: list[dict[str, Any]], *, ranges: int = 4, default_ttl: int = -1, **kw: Any):
         name = f"memory{len(stores)}"
-        fake_gateway.create_container(
+        fake_cosmos.create_container(
             "db",
             name,
             partition_key=["/tenantId", "/threadId"],
@@ -58,13 +58,13 @@ async def account(fake_gateway) -> AsyncIterator[Callable[..., CosmosStore]]:
             default_ttl=default_ttl,
             **kw,
         )
-        fake_gateway.seed("db", name, items)
+        fake_cosmos.seed("db", name, items)
         settings = CosmosSettings(
-            endpoint=fake_gateway.endpoint,
+            endpoint=fake_cosmos.endpoint,
             database="db",
             container=name,
             auth=AuthMode.KEY,
-            key=fake_gateway.key,
+            key=fake_cosmos.key,
             ru_budget=1_000_000.0,
         )
         store = CosmosStore.open(settings, LAB)
@@ -79,7 +79,7 @@ async def account(fake_gateway) -> AsyncIterator[Callable[..., CosmosStore]]:
 async def cost_of_summary(store: CosmosStore, scope: TtlScope) -> tuple[float, float]:
     now = int(time.time())
     estimate = await store.ttl_summary_estimate(scope, now)
-    with store.gateway.meter() as cost:
+    with store.ledger.meter() as cost:
         await store.ttl_summary(scope, now)
     return estimate, cost.request_units
 
@@ -154,7 +154,7 @@ async def test_the_container_question_says_what_the_fan_out_costs(account, shape
     service = LifecycleService(store, browse)
     await service.report(TtlScope.of_tenant(Key.of("acme")))  # what the view shows first
     estimate, _partitions = await service.container_estimate_ru()
-    with store.gateway.meter() as cost:
+    with store.ledger.meter() as cost:
         report = await service.container_report()
     assert report.summary is not None and report.summary.total == len(items)
     assert within_half_again(estimate, cost.request_units), (shape, estimate, cost.request_units)

@@ -22,8 +22,8 @@ from cosmem_tui.sources.cosmos.failures import CAPABILITIES_HEADER
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.store import CosmosStore
 from cosmem_tui.sources.errors import BadRequest, StoreError
-from tests.gateway import FakeGateway
-from tests.gateway.faults import MERGE_BLOCKED
+from tests.fake_cosmos import FakeCosmos
+from tests.fake_cosmos.faults import MERGE_BLOCKED
 from tests.helpers import all_keys, exchange
 
 LAB = get_schema("lab")
@@ -39,21 +39,21 @@ class WithoutMergeSupport(AioHttpTransport):
 
 @pytest.fixture
 def merged():
-    with FakeGateway(partition_merge=True) as gateway:
-        gateway.create_container(
+    with FakeCosmos(partition_merge=True) as fake:
+        fake.create_container(
             "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=2, default_ttl=-1
         )
-        gateway.seed("db", "memory", [exchange(f"t{n}", "th", 0) for n in range(5)])
-        yield gateway
+        fake.seed("db", "memory", [exchange(f"t{n}", "th", 0) for n in range(5)])
+        yield fake
 
 
-def open_store(gateway: FakeGateway, transport: Any = None) -> CosmosStore:
+def open_store(fake: FakeCosmos, transport: Any = None) -> CosmosStore:
     settings = CosmosSettings(
-        endpoint=gateway.endpoint,
+        endpoint=fake.endpoint,
         database="db",
         container="memory",
         auth=AuthMode.KEY,
-        key=gateway.key,
+        key=fake.key,
         timeout_s=10.0,
     )
     return CosmosStore.open(settings, LAB, transport=transport)
@@ -88,4 +88,4 @@ async def test_a_blocked_client_is_told_why_in_one_line_with_what_to_do(merged):
     assert "az cosmosdb update -g GROUP -n" in text and "--enable-partition-merge false" in text
     blocked = merged.log.entries()
     assert blocked and all(e.status == 400 for e in blocked)  # every request, from the first
-    assert store.gateway.records()[-1].status == 400  # in the ledger like any answer
+    assert store.fake.records()[-1].status == 400  # in the ledger like any answer

@@ -21,7 +21,7 @@ from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.store import CosmosStore
 from cosmem_tui.sources.errors import StoreError
-from tests.gateway import Fault
+from tests.fake_cosmos import Fault
 from tests.helpers import exchange
 
 LAB = get_schema("lab")
@@ -29,20 +29,18 @@ TENANTS = 3000  # several DISTINCT pages per range
 
 
 @pytest.fixture
-async def store(fake_gateway) -> AsyncIterator[CosmosStore]:
-    fake_gateway.create_container(
+async def store(fake_cosmos) -> AsyncIterator[CosmosStore]:
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=4, default_ttl=-1
     )
-    fake_gateway.seed(
-        "db", "memory", [exchange(f"tenant-{n:05d}", "t0", 0) for n in range(TENANTS)]
-    )
+    fake_cosmos.seed("db", "memory", [exchange(f"tenant-{n:05d}", "t0", 0) for n in range(TENANTS)])
     made = CosmosStore.open(
         CosmosSettings(
-            endpoint=fake_gateway.endpoint,
+            endpoint=fake_cosmos.endpoint,
             database="db",
             container="memory",
             auth=AuthMode.KEY,
-            key=fake_gateway.key,
+            key=fake_cosmos.key,
             ru_budget=100_000,
         ),
         LAB,
@@ -53,16 +51,16 @@ async def store(fake_gateway) -> AsyncIterator[CosmosStore]:
 
 
 async def listing(
-    store: CosmosStore, fake_gateway: Any, between: Callable[[int], None] | None = None
+    store: CosmosStore, fake_cosmos: Any, between: Callable[[int], None] | None = None
 ) -> tuple[list[Key], list[int]]:
     """Every key, and how many pkranges requests each listing step sent."""
     keys: list[Key] = []
     per_step: list[int] = []
     cursor: str | None = None
     while True:
-        before = len(fake_gateway.log.of("pkranges"))
+        before = len(fake_cosmos.log.of("pkranges"))
         page = await store.list_keys(cursor)
-        per_step.append(len(fake_gateway.log.of("pkranges")) - before)
+        per_step.append(len(fake_cosmos.log.of("pkranges")) - before)
         keys.extend(page.keys)
         cursor = page.cursor
         if cursor is None:
@@ -71,47 +69,47 @@ async def listing(
             between(len(per_step))
 
 
-async def test_the_map_is_read_once_not_at_every_listing(store, fake_gateway):
-    keys, first = await listing(store, fake_gateway)
+async def test_the_map_is_read_once_not_at_every_listing(store, fake_cosmos):
+    keys, first = await listing(store, fake_cosmos)
     assert len(keys) == len(set(keys)) == TENANTS
     # The first step reads the ranges (the read and the 304 that ends it), no step after.
     assert first[0] == 2 and sum(first[1:]) == 0 and len(first) > 4
-    again, second = await listing(store, fake_gateway)
+    again, second = await listing(store, fake_cosmos)
     assert again == keys
     assert sum(second) == 0  # was 2 per listing: the whole map, replaced each time
-    assert not [r for r in store.gateway.records() if r.operation == "refresh-ranges"]
+    assert not [r for r in store.ledger.records() if r.operation == "refresh-ranges"]
 
 
 async def test_a_split_mid_listing_is_followed_by_the_sdk_without_a_forced_refresh(
-    store, fake_gateway
+    store, fake_cosmos
 ):
-    await listing(store, fake_gateway)  # the map is in the SDK's cache
-    fake_gateway.log.clear()
+    await listing(store, fake_cosmos)  # the map is in the SDK's cache
+    fake_cosmos.log.clear()
 
     def split(step: int) -> None:
         if step == 2:  # between two pages: the saved cursor names the parent's range
-            parent = fake_gateway.container("db", "memory").ranges[3]
-            fake_gateway.split("db", "memory", parent.id, parent.min[:2] + "8")
+            parent = fake_cosmos.container("db", "memory").ranges[3]
+            fake_cosmos.split("db", "memory", parent.id, parent.min[:2] + "8")
 
-    keys, per_step = await listing(store, fake_gateway, split)
+    keys, per_step = await listing(store, fake_cosmos, split)
     assert len(keys) == len(set(keys)) == TENANTS  # none lost, none twice
-    gone = fake_gateway.log.of("query", status=410)
+    gone = fake_cosmos.log.of("query", status=410)
     assert [e.sub_status for e in gone] == [1002]  # the old range id answered 410/1002
     # The SDK asked for the changes since its map (If-None-Match): not a new map.
-    changes = fake_gateway.log.of("pkranges")
+    changes = fake_cosmos.log.of("pkranges")
     assert changes and all(e.headers.get("if-none-match") for e in changes)
     assert sum(per_step) == len(changes) <= 3
-    assert not [r for r in store.gateway.records() if r.operation == "refresh-ranges"]
-    _, after = await listing(store, fake_gateway)
+    assert not [r for r in store.ledger.records() if r.operation == "refresh-ranges"]
+    _, after = await listing(store, fake_cosmos)
     assert sum(after) == 0  # the SDK's map already knows the children
 
 
 async def test_a_gone_range_the_sdk_gives_up_on_is_refreshed_once_and_tried_again(
-    store, fake_gateway
+    store, fake_cosmos
 ):
     page = await store.list_keys(None)
     # The SDK tries a gone range 4 times, then raises its 410/1002: the fifth answers.
-    fake_gateway.faults.add(Fault(status=410, sub_status=1002, kind="query", count=5))
+    fake_cosmos.faults.add(Fault(status=410, sub_status=1002, kind="query", count=5))
     keys = list(page.keys)
     cursor = page.cursor
     while cursor is not None:
@@ -119,19 +117,19 @@ async def test_a_gone_range_the_sdk_gives_up_on_is_refreshed_once_and_tried_agai
         keys.extend(page.keys)
         cursor = page.cursor
     assert len(keys) == len(set(keys)) == TENANTS
-    refreshed = [r for r in store.gateway.records() if r.operation == "refresh-ranges"]
+    refreshed = [r for r in store.ledger.records() if r.operation == "refresh-ranges"]
     assert len({r.call for r in refreshed}) == 1  # one forced refresh, for the call that met it
-    assert all(r.cause == store.gateway.records()[-1].cause for r in refreshed)
+    assert all(r.cause == store.ledger.records()[-1].cause for r in refreshed)
 
 
-async def test_a_range_that_stays_gone_is_one_line_with_what_to_do(store, fake_gateway):
+async def test_a_range_that_stays_gone_is_one_line_with_what_to_do(store, fake_cosmos):
     page = await store.list_keys(None)
-    fake_gateway.faults.add(Fault(status=410, sub_status=1002, kind="query"))
+    fake_cosmos.faults.add(Fault(status=410, sub_status=1002, kind="query"))
     with pytest.raises(StoreError) as caught:
         await store.list_keys(page.cursor)
     text = caught.value.message
     assert caught.value.status == 410 and "\n" not in text
     assert text.startswith("410 gone (PartitionKeyRangeGone): ")
     assert "partitions changed while the console read them" in text and "r reads" in text
-    refreshed = [r for r in store.gateway.records() if r.operation == "refresh-ranges"]
+    refreshed = [r for r in store.ledger.records() if r.operation == "refresh-ranges"]
     assert len({r.call for r in refreshed}) == 1  # refreshed once, not in a loop

@@ -13,8 +13,8 @@ from pathlib import Path
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.model import FrozenClock, SystemClock, ThreadRef
 from cosmem_tui.schemas import get_schema
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import LocalStore
+from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.helpers import all_keys, build_workspace, counted, exchange
 from tests.peer.containers import lab_dataset
 
@@ -60,7 +60,7 @@ async def test_peer_and_workspace_give_the_same_answers(containers, open_store, 
     seeded = await containers(items)
     now = int(time.time())
     path = build_workspace(tmp_path / "same.sqlite", items, now=now, schema=get_schema("lab"))
-    local = LocalStore.open(path, get_schema("lab"), gateway=Gateway(), clock=FrozenClock(now))
+    local = LocalStore.open(path, get_schema("lab"), ledger=RequestLedger(), clock=FrozenClock(now))
     try:
         expected = await browse_everything(BrowseService(local, FrozenClock(now)))
     finally:
@@ -77,7 +77,7 @@ async def test_same_answers_without_a_tenant_level(containers, open_store, tmp_p
     seeded = await containers(items, schema=schema)
     now = int(time.time())
     path = build_workspace(tmp_path / "same.sqlite", items, now=now, schema=schema)
-    local = LocalStore.open(path, schema, gateway=Gateway(), clock=FrozenClock(now))
+    local = LocalStore.open(path, schema, ledger=RequestLedger(), clock=FrozenClock(now))
     try:
         expected = sorted((n, c.items, c.short_term) for n, c in (await counted(local)).items())
     finally:

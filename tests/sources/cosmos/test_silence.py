@@ -22,13 +22,13 @@ from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.store import CosmosStore
 from cosmem_tui.sources.errors import ServerSilent
 from tests.conftest import ANCHOR
-from tests.gateway import Fault
+from tests.fake_cosmos import Fault
 from tests.helpers import exchange, run_cli
 
 TENANTS = 3000
 
 
-def stop_answering_after(fake_gateway, answered: int) -> Fault:
+def stop_answering_after(fake_cosmos, answered: int) -> Fault:
     """Every request after the first ``answered`` hangs (until the gateway stops)."""
     seen = [0]
 
@@ -36,19 +36,17 @@ def stop_answering_after(fake_gateway, answered: int) -> Fault:
         seen[0] += 1
         return seen[0] > answered
 
-    return fake_gateway.faults.add(Fault(status=None, hang=True, predicate=after))
+    return fake_cosmos.faults.add(Fault(status=None, hang=True, predicate=after))
 
 
 @pytest.fixture
-def account(fake_gateway, monkeypatch):
-    fake_gateway.create_container(
+def account(fake_cosmos, monkeypatch):
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=4, default_ttl=-1
     )
-    fake_gateway.seed(
-        "db", "memory", [exchange(f"tenant-{n:05d}", "t0", 0) for n in range(TENANTS)]
-    )
-    monkeypatch.setenv("COSMOS_KEY", fake_gateway.key)
-    return fake_gateway
+    fake_cosmos.seed("db", "memory", [exchange(f"tenant-{n:05d}", "t0", 0) for n in range(TENANTS)])
+    monkeypatch.setenv("COSMOS_KEY", fake_cosmos.key)
+    return fake_cosmos
 
 
 def test_tenants_against_a_server_that_stops_answering_exits_after_one_deadline(
@@ -81,14 +79,14 @@ def test_tenants_against_a_server_that_stops_answering_exits_after_one_deadline(
     assert code == EXIT_PARTIAL
 
 
-async def test_background_work_stops_and_a_foreground_call_still_tries(account, fake_gateway):
+async def test_background_work_stops_and_a_foreground_call_still_tries(account, fake_cosmos):
     store = CosmosStore.open(
         CosmosSettings(
-            endpoint=fake_gateway.endpoint,
+            endpoint=fake_cosmos.endpoint,
             database="db",
             container="memory",
             auth=AuthMode.KEY,
-            key=fake_gateway.key,
+            key=fake_cosmos.key,
             timeout_s=1.0,
         ),
         get_schema("lab"),
@@ -96,17 +94,17 @@ async def test_background_work_stops_and_a_foreground_call_still_tries(account, 
     try:
         directory = KeyDirectory(store, FrozenClock(ANCHOR))
         keys = (await directory.list()).keys[:50]
-        fault = stop_answering_after(fake_gateway, 0)
+        fault = stop_answering_after(fake_cosmos, 0)
         states = await directory.count_all(keys)
         assert fault.hits == 1  # the first count met the silence; 49 were never sent
         assert all(s.silent and s.counts is None for s in states.values())
-        gateway = store.gateway
-        assert gateway.silent
+        ledger = store.ledger
+        assert ledger.silent
         with pytest.raises(ServerSilent):
             await store.key_counts(keys[1])
-        fake_gateway.faults.clear()  # it answers again: a user's count is still sent
+        fake_cosmos.faults.clear()  # it answers again: a user's count is still sent
         counts = await store.key_counts(keys[1], background=False)
-        assert counts.items == 1 and not gateway.silent
+        assert counts.items == 1 and not ledger.silent
         assert (await store.key_counts(Key.of("tenant-00002"))).items == 1  # background again
     finally:
         await store.close()

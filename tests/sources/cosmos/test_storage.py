@@ -17,7 +17,7 @@ async def test_the_container_read_answers_storage_per_range_with_its_largest_key
     spy = SpyTransport()
     store = open_store(seeded.settings(), transport=spy)
     await store.container_properties()  # the session opens with this (and the SDK's set-up)
-    mark, before = spy.mark(), len(store.gateway.records())
+    mark, before = spy.mark(), len(store.ledger.records())
     storage = await store.range_storage()
 
     # one request: the container read (the SDK may refresh the account in the background)
@@ -38,7 +38,7 @@ async def test_the_container_read_answers_storage_per_range_with_its_largest_key
     assert storage.size_kb is not None and storage.size_kb >= only.size_kb
     assert storage.documents_size_kb is not None and storage.documents_size_kb > 0
 
-    (record,) = [r for r in store.gateway.records()[before:] if r.operation == "read-storage"]
+    (record,) = [r for r in store.ledger.records()[before:] if r.operation == "read-storage"]
     assert (record.kind, record.scope, record.status) == (Kind.METADATA, Scope.METADATA, 200)
     assert record.request_units == 1.0 and record.unit == "RU"  # the peer charges 1 RU
     assert record.target == f"{seeded.database}/{seeded.container}"
@@ -48,7 +48,7 @@ async def test_the_accounts_write_region_names_its_metrics_host(containers, open
     seeded = await containers()
     store = open_store(seeded.settings())
     assert await store.account_region() == "southcentralus"  # the peer's "South Central US"
-    records = [r for r in store.gateway.records() if r.operation == "read-account"]
+    records = [r for r in store.ledger.records() if r.operation == "read-account"]
     assert records and all(r.scope is Scope.METADATA and r.status == 200 for r in records)
 
 

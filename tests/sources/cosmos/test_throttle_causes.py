@@ -25,7 +25,7 @@ from cosmem_tui.sources.cosmos.failures import translate
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.store import CosmosStore
 from cosmem_tui.sources.errors import RequestTimedOut, Throttled
-from tests.gateway import Fault
+from tests.fake_cosmos import Fault
 from tests.helpers import exchange
 
 LAB = get_schema("lab")
@@ -34,21 +34,21 @@ RU_ADVICE = "raise the container's RU/s"  # what every 429 used to be told
 
 
 @pytest.fixture
-async def store(fake_gateway) -> AsyncIterator[Callable[..., CosmosStore]]:
-    fake_gateway.create_container(
+async def store(fake_cosmos) -> AsyncIterator[Callable[..., CosmosStore]]:
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=2, default_ttl=-1
     )
-    fake_gateway.seed("db", "memory", [exchange(f"t{n}", "th", 0) for n in range(6)])
+    fake_cosmos.seed("db", "memory", [exchange(f"t{n}", "th", 0) for n in range(6)])
     opened: list[CosmosStore] = []
 
     def make(**settings: Any) -> CosmosStore:
         made = CosmosStore.open(
             CosmosSettings(
-                endpoint=fake_gateway.endpoint,
+                endpoint=fake_cosmos.endpoint,
                 database="db",
                 container="memory",
                 auth=AuthMode.KEY,
-                key=fake_gateway.key,
+                key=fake_cosmos.key,
                 **settings,
             ),
             LAB,
@@ -81,29 +81,29 @@ def test_the_table_names_what_the_sdks_name():
 
 
 @pytest.mark.parametrize("code", CAUSES)
-async def test_each_429_is_recorded_and_counted_by_its_cause(store, fake_gateway, code):
+async def test_each_429_is_recorded_and_counted_by_its_cause(store, fake_cosmos, code):
     made = store()
     await made.container_properties()
-    fake_gateway.faults.add(Fault(status=429, sub_status=code, count=1, kind="query"))
+    fake_cosmos.faults.add(Fault(status=429, sub_status=code, count=1, kind="query"))
     assert len(await made.list_threads(Key.of("t1"))) == 1  # retried after the hold-off
-    gateway = made.gateway
-    throttled = [r for r in gateway.records() if r.status == 429]
+    ledger = made.ledger
+    throttled = [r for r in ledger.records() if r.status == 429]
     assert [r.sub_status for r in throttled] == [code]
     line = json.loads(ledger_line(throttled[0]))
     assert (line["sub_status"], line["sub_status_name"]) == (code, THROTTLE_CAUSES[code].name)
-    totals = gateway.totals()
+    totals = ledger.totals()
     assert (totals.throttled, totals.throttled_by) == (1, {code: 1})
-    last = gateway.last_throttle()
+    last = ledger.last_throttle()
     assert last is not None and last.cause is THROTTLE_CAUSES[code]
 
 
-async def test_the_counts_keep_causes_apart(store, fake_gateway):
+async def test_the_counts_keep_causes_apart(store, fake_cosmos):
     made = store()
     await made.container_properties()
     for code in (3201, 3200, 3201):
-        fake_gateway.faults.add(Fault(status=429, sub_status=code, count=1, kind="query"))
+        fake_cosmos.faults.add(Fault(status=429, sub_status=code, count=1, kind="query"))
     await made.list_threads(Key.of("t1"))
-    totals = made.gateway.totals()
+    totals = made.ledger.totals()
     assert totals.throttled == 3
     assert totals.throttled_by == {3201: 2, 3200: 1}  # most first
     assert [(c.name, n) for c, n in totals.throttle_causes()] == [
@@ -113,11 +113,11 @@ async def test_the_counts_keep_causes_apart(store, fake_gateway):
 
 
 @pytest.mark.parametrize("code", CAUSES)
-async def test_the_failure_text_names_the_cause_and_its_own_fix(store, fake_gateway, code):
+async def test_the_failure_text_names_the_cause_and_its_own_fix(store, fake_cosmos, code):
     """The SDK's own exception for the fake's 429, translated: one line, this cause."""
     made = store()
     await made.container_properties()
-    fake_gateway.faults.add(Fault(status=429, sub_status=code, retry_after_ms=40, kind="point"))
+    fake_cosmos.faults.add(Fault(status=429, sub_status=code, retry_after_ms=40, kind="point"))
     container: Any = made._calls.container
     with pytest.raises(CosmosHttpResponseError) as caught:
         await container.read_item("th-0", partition_key=["t1", "th"])
@@ -142,11 +142,11 @@ async def test_the_failure_text_names_the_cause_and_its_own_fix(store, fake_gate
     ],
 )
 async def test_a_storm_that_outlasts_the_deadline_is_told_by_its_cause(
-    store, fake_gateway, code, says
+    store, fake_cosmos, code, says
 ):
     made = store(timeout_s=1.0)
     await made.container_properties()
-    fake_gateway.faults.storm(1.0, kind="query", retry_after_ms=5, sub_status=code)
+    fake_cosmos.faults.storm(1.0, kind="query", retry_after_ms=5, sub_status=code)
     with pytest.raises(RequestTimedOut) as caught:
         await made.list_threads(Key.of("t1"))
     text = caught.value.message

@@ -24,7 +24,7 @@ async def proxied(containers, open_store, fault_proxy):
     await store.list_threads(Key.of("acme"))
     fault_proxy.clear()
     events: list[Throttling] = []
-    store.gateway.subscribe_throttle(events.append)
+    store.ledger.subscribe_throttle(events.append)
     return store, events
 
 
@@ -44,10 +44,10 @@ async def test_one_429_costs_exactly_one_more_attempt(proxied, fault_proxy):
     assert (throttled(fault_proxy), sent(fault_proxy)) == (1, 2)  # not 1 + 9
     assert [(e.attempt, e.retry_after_ms) for e in events] == [(1, 100.0)]
     assert 0.100 <= events[0].hold_off_s <= 0.100 * 1.25  # retry-after plus jitter
-    records = [r for r in store.gateway.records() if r.operation == "turns-page"]
+    records = [r for r in store.ledger.records() if r.operation == "turns-page"]
     assert [(r.status, r.attempt) for r in records[-2:]] == [(429, 1), (200, 2)]
     assert records[-1].call == records[-2].call  # one logical call, two responses
-    assert store.gateway.totals().throttled == 1  # every 429 is counted, retried or not
+    assert store.ledger.totals().throttled == 1  # every 429 is counted, retried or not
 
 
 async def test_a_storm_is_waited_out_until_the_deadline_then_explained(proxied, fault_proxy):
@@ -65,7 +65,7 @@ async def test_a_storm_is_waited_out_until_the_deadline_then_explained(proxied, 
     assert all(e.retry_after_ms == 400.0 for e in events)
     # The session is still held off (pollers wait, one request at a time) until an
     # answer that is not a 429; how much of the last retry-after is left is timing.
-    assert store.gateway.hold_off.is_throttled
+    assert store.ledger.hold_off.is_throttled
 
 
 async def test_a_point_read_is_tried_once_per_hold_off(proxied, fault_proxy):
@@ -82,4 +82,4 @@ async def test_the_store_keeps_working_once_the_storm_passes(proxied, fault_prox
     fault_proxy.add(Fault(status=429, count=3, retry_after_ms=5, queries_only=True))
     assert len(await store.list_threads(Key.of("globex"))) == 3
     assert len(await store.list_threads(Key.of("globex"))) == 3
-    assert store.gateway.throttle_pause_s() == 0
+    assert store.ledger.throttle_pause_s() == 0

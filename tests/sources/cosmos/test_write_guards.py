@@ -15,19 +15,19 @@ from typing import Any
 import pytest
 
 from cosmem_tui.sources.cosmos.wire import url_problem
-from tests.gateway import Fault
+from tests.fake_cosmos import Fault
 from tests.helpers import exchange, run_cli
 
 AUDIT = ("data", "cosmem", "audit.jsonl")
 
 
 @pytest.fixture
-def account(fake_gateway: Any) -> Any:
-    fake_gateway.create_container(
+def account(fake_cosmos: Any) -> Any:
+    fake_cosmos.create_container(
         "db", "memory", partition_key=["/tenantId", "/threadId"], ranges=2, default_ttl=-1
     )
-    fake_gateway.seed("db", "memory", [exchange("acme", "t1", n, ttl=3600) for n in range(3)])
-    return fake_gateway
+    fake_cosmos.seed("db", "memory", [exchange("acme", "t1", n, ttl=3600) for n in range(3)])
+    return fake_cosmos
 
 
 def cli(capsys: Any, account: Any, *args: str) -> tuple[int, str, str]:

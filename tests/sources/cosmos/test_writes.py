@@ -74,7 +74,7 @@ async def test_pin_on_the_peer_patches_if_match_and_audits(
         assert patch.partition_key == '["acme","t1"]'
         item = await session.store.read_item(REF, "t1-2")
         assert item.body["ttl"] == -1 and item.etag != plan.changes[0].etag
-        (record,) = [r for r in session.gateway.records() if r.kind is Kind.WRITE]
+        (record,) = [r for r in session.ledger.records() if r.kind is Kind.WRITE]
         assert (record.operation, record.scope, record.status) == ("set-ttl", Scope.POINT, 200)
         intent, line = audit_lines(isolated_user_dirs)
         assert intent["event"] == "intent" and intent["id"] == line["id"]

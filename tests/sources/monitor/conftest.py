@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from cosmem_tui.model import FrozenClock
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.monitor.clients import RetrySettings
 from cosmem_tui.sources.monitor.settings import MonitorSettings, parse_resource_id
 from cosmem_tui.sources.monitor.telemetry import MonitorTelemetry, open_monitor
+from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.sources.monitor.azure_fake import RESOURCE_ID, WORKSPACE, AzureFake, FakeCredential
 
 # Retries as in production but with short backoffs: the tests never sleep for long.
@@ -30,8 +30,8 @@ def credential() -> FakeCredential:
 
 
 @pytest.fixture
-def gateway(clock: FrozenClock) -> Gateway:
-    return Gateway(clock=clock)
+def ledger(clock: FrozenClock) -> RequestLedger:
+    return RequestLedger(clock=clock)
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ Opener = Callable[..., Awaitable[MonitorTelemetry]]
 async def open_source(
     fake: AzureFake,
     credential: FakeCredential,
-    gateway: Gateway,
+    ledger: RequestLedger,
     clock: FrozenClock,
     settings: MonitorSettings,
 ) -> AsyncIterator[Opener]:
@@ -62,7 +62,7 @@ async def open_source(
         hint = changes.pop("region_hint", None)
         telemetry = await open_monitor(
             replace(settings, **changes),
-            gateway=gateway,
+            ledger=ledger,
             credential=credential,
             clock=clock,
             transport=fake.transport(),

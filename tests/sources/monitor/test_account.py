@@ -13,8 +13,8 @@ from typing import Any
 
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.model.telemetry import MetricQuery, ProblemKind, Span, ThroughputMode
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.monitor.telemetry import ACCOUNT_REUSE_S
+from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.conftest import ANCHOR
 from tests.sources.monitor.azure_fake import (
     RESOURCE_ID,
@@ -76,7 +76,7 @@ def paths(fake: AzureFake) -> list[str]:
 
 
 async def test_regions_by_failover_priority_and_the_containers_own_offer(
-    open_source: Opener, fake: AzureFake, gateway: Gateway
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger
 ):
     fake.answer(
         "arm",
@@ -95,7 +95,7 @@ async def test_regions_by_failover_priority_and_the_containers_own_offer(
     assert paths(fake) == [RESOURCE_ID, CONTAINER_OFFER]
     sent = fake.requests_to("arm")[1]
     assert sent.params["api-version"] == "2024-11-15"
-    operations = [r.operation for r in gateway.records()]
+    operations = [r.operation for r in ledger.records()]
     assert operations == ["arm: account", "arm: container throughput"]
 
 

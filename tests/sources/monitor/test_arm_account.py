@@ -9,9 +9,9 @@ import pytest
 
 from cosmem_tui.model import Kind, Scope
 from cosmem_tui.model.doctor import OfferLevel
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.inspection import InspectionFailed
 from cosmem_tui.sources.monitor.arm_account import ACCOUNT_API, DIAGNOSTICS_API, ArmAccount
+from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.sources.monitor.azure_fake import RESOURCE_ID, AzureFake, Reply, Sent, error_body
 from tests.sources.monitor.conftest import Opener
 
@@ -93,7 +93,7 @@ async def arm(open_source: Opener) -> ArmAccount:
 
 
 async def test_the_accounts_features_are_read_as_the_spec_names_them(
-    arm: ArmAccount, fake: AzureFake, gateway: Gateway
+    arm: ArmAccount, fake: AzureFake, ledger: RequestLedger
 ):
     fake.answer(
         "arm",
@@ -118,7 +118,7 @@ async def test_the_accounts_features_are_read_as_the_spec_names_them(
     assert (features.backup, features.backup_tier) == ("Continuous", "Continuous7Days")
     assert features.all_versions_change_feed is None  # not in the GA answer: unknown, not off
     assert features.location == "West US"
-    (record,) = gateway.records()
+    (record,) = ledger.records()
     assert (record.kind, record.scope, record.unit) == (Kind.MONITOR, Scope.METADATA, "call")
     assert record.operation == "arm: account features" and record.status == 200
 

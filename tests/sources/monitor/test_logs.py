@@ -23,9 +23,9 @@ from cosmem_tui.model.telemetry import (
     ProblemKind,
     Span,
 )
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.monitor import kql
 from cosmem_tui.sources.monitor.kql import AGGREGATED, LogMode, RequestLog, query_text
+from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.conftest import ANCHOR
 from tests.sources.monitor.azure_fake import (
     WORKSPACE,
@@ -173,7 +173,7 @@ def sent_questions(fake: AzureFake) -> list[tuple[LogName, LogMode]]:
 
 
 async def test_each_question_and_the_probe_is_its_own_query_call(
-    open_source: Opener, fake: AzureFake, gateway: Gateway, credential: FakeCredential
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger, credential: FakeCredential
 ):
     """``query_workspace`` per question (the ``$batch`` endpoint is deprecated), all of
     them in one round, each a call of its own in the ledger."""
@@ -226,7 +226,7 @@ async def test_each_question_and_the_probe_is_its_own_query_call(
     assert (about.log_mode, about.has_logs, about.workspace_id) == (RS.value, True, WORKSPACE)
     assert about.label == "Azure Monitor · agentmem" and about.min_refresh_s == 60
 
-    records = gateway.records()
+    records = ledger.records()
     assert sorted(r.operation for r in records) == [
         "logs: key_usage",
         "logs: tables",
@@ -242,11 +242,11 @@ async def test_each_question_and_the_probe_is_its_own_query_call(
         )
     targets = {r.operation: r.target for r in records}
     assert targets["logs: key_usage"] == "key_usage by tenant"
-    assert gateway.totals().request_units == 0
+    assert ledger.totals().request_units == 0
 
 
 async def test_no_more_than_five_queries_are_in_flight_at_once(
-    open_source: Opener, fake: AzureFake, gateway: Gateway
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger
 ):
     """Log Analytics runs five queries of a user at a time and queues the rest: twelve
     questions and the probe go out together, never more than five in flight."""
@@ -273,7 +273,7 @@ async def test_no_more_than_five_queries_are_in_flight_at_once(
     assert all(a.problem is None for a in answers)
     assert len(fake.requests_to("logs")) == 13
     assert 1 < flight["most"] <= 5
-    assert len(gateway.records()) == 13
+    assert len(ledger.records()) == 13
 
 
 async def test_dynamic_cells_are_decoded_and_nulls_stay_null(open_source: Opener, fake: AzureFake):
@@ -397,7 +397,7 @@ async def test_an_empty_workspace_answers_no_category_everywhere(
 
 
 async def test_azurediagnostics_only_switches_to_the_legacy_texts_and_remembers(
-    open_source: Opener, fake: AzureFake, gateway: Gateway
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger
 ):
     workspace = Workspace(
         tables={
@@ -425,7 +425,7 @@ async def test_azurediagnostics_only_switches_to_the_legacy_texts_and_remembers(
     assert sorted(sent_questions(fake)[5:]) == sorted(
         [(LogName.THROTTLES, AD), (LogName.TABLES, AD)]
     )
-    statuses = [r.status for r in gateway.records()]
+    statuses = [r.status for r in ledger.records()]
     # The first round's resource-specific texts fail to resolve the tables (400).
     assert statuses.count(400) == 2 and statuses.count(200) == 5
 
@@ -624,7 +624,7 @@ class Phases:
 
 
 async def test_a_throttled_round_holds_logs_off_but_not_metrics(
-    open_source: Opener, fake: AzureFake, gateway: Gateway, clock: FrozenClock
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger, clock: FrozenClock
 ):
     workspace = Workspace()
     busy = Reply(429, error_body("ThrottledError", "Too many requests"), {"Retry-After": "30"})
@@ -647,7 +647,7 @@ async def test_a_throttled_round_holds_logs_off_but_not_metrics(
     clock.advance(16)
     (usage,) = await source.logs(ask(LogName.KEY_USAGE))
     assert usage.problem is None and len(fake.requests_to("logs")) == 5
-    assert gateway.totals().monitor_throttled == 3
+    assert ledger.totals().monitor_throttled == 3
 
 
 async def test_denied_calls_name_the_workspace_role(open_source: Opener, fake: AzureFake):

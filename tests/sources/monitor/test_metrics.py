@@ -15,7 +15,7 @@ from cosmem_tui.model.telemetry import (
     ProblemKind,
     Span,
 )
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.conftest import ANCHOR
 from tests.sources.monitor.azure_fake import (
     RESOURCE_ID,
@@ -55,7 +55,7 @@ def ru_body() -> Reply:
 
 
 async def test_a_split_query_sends_the_getbatch_call_and_maps_every_series(
-    open_source: Opener, fake: AzureFake, gateway: Gateway, credential: FakeCredential
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger, credential: FakeCredential
 ):
     # Azure leaves empty buckets without an aggregation; some are missing altogether
     by_query = [(BUCKETS[0], {"count": 4.0}), (BUCKETS[1], {}), (BUCKETS[5], {"count": 0.0})]
@@ -102,12 +102,12 @@ async def test_a_split_query_sends_the_getbatch_call_and_maps_every_series(
     assert read_series.latest() == MetricPoint(BUCKETS[-1], 2.0)
     assert read_series.total() == 2.0
 
-    (record,) = gateway.records()
+    (record,) = ledger.records()
     assert record.kind is Kind.MONITOR and record.scope is Scope.METRICS
     assert (record.unit, record.request_units, record.status) == ("call", 0.0, 200)
     assert record.operation == "metrics: throttles" and record.target == "TotalRequests"
     assert (record.attempt, record.at, record.activity_id) == (1, ANCHOR, "req-1")
-    totals = gateway.totals()
+    totals = ledger.totals()
     assert totals.request_units == 0 and totals.monitor_calls == 1
 
 
@@ -205,7 +205,7 @@ async def test_no_filter_sends_no_top_and_quotes_are_doubled_in_values(
 async def test_a_failed_call_is_a_problem_on_its_answer(
     open_source: Opener,
     fake: AzureFake,
-    gateway: Gateway,
+    ledger: RequestLedger,
     status: int,
     body: object,
     kind: ProblemKind,
@@ -223,12 +223,12 @@ async def test_a_failed_call_is_a_problem_on_its_answer(
     assert in_message in failed.problem.message
     assert in_fix in failed.problem.fix
     assert fine.problem is None  # one failed tile does not take the others down
-    assert [r.status for r in gateway.records()] == [status] * tries + [200]  # every attempt
-    assert {r.call for r in gateway.records()[:-1]} == {gateway.records()[0].call}
+    assert [r.status for r in ledger.records()] == [status] * tries + [200]  # every attempt
+    assert {r.call for r in ledger.records()[:-1]} == {ledger.records()[0].call}
 
 
 async def test_a_429_holds_metrics_off_until_retry_after_passes(
-    open_source: Opener, fake: AzureFake, gateway: Gateway, clock: FrozenClock
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger, clock: FrozenClock
 ):
     fake.answer(
         "metrics",
@@ -247,10 +247,10 @@ async def test_a_429_holds_metrics_off_until_retry_after_passes(
     assert held.problem.retry_after_s == pytest.approx(1.0)
     assert len(fake.requests_to("metrics")) == 1  # nothing sent while held off
 
-    assert gateway.throttle_pause_s() == 0  # the Cosmos account is not held off
-    totals = gateway.totals()
+    assert ledger.throttle_pause_s() == 0  # the Cosmos account is not held off
+    totals = ledger.totals()
     assert (totals.throttled, totals.monitor_throttled) == (0, 1)
-    (record,) = gateway.records()
+    (record,) = ledger.records()
     assert record.status == 429 and record.retry_after_ms == 30_000
 
     clock.advance(2)
@@ -259,7 +259,7 @@ async def test_a_429_holds_metrics_off_until_retry_after_passes(
 
 
 async def test_a_short_retry_after_is_waited_inside_the_call_and_every_attempt_recorded(
-    open_source: Opener, fake: AzureFake, gateway: Gateway
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger
 ):
     fake.answer(
         "metrics",
@@ -269,7 +269,7 @@ async def test_a_short_retry_after_is_waited_inside_the_call_and_every_attempt_r
     source = await open_source()
     (answer,) = await source.metrics([throttles_query()])
     assert answer.problem is None
-    first, second = gateway.records()
+    first, second = ledger.records()
     assert (first.status, first.attempt, second.status, second.attempt) == (429, 1, 200, 2)
     assert first.call == second.call
     (next_answer,) = await source.metrics([throttles_query()])
@@ -277,7 +277,7 @@ async def test_a_short_retry_after_is_waited_inside_the_call_and_every_attempt_r
 
 
 async def test_a_529_without_retry_after_is_not_retried_and_holds_metrics_off(
-    open_source: Opener, fake: AzureFake, gateway: Gateway, clock: FrozenClock
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger, clock: FrozenClock
 ):
     fake.answer(
         "metrics", Reply(529, error_body("ServerBusy", "metrics backend is throttling")), ru_body()
@@ -286,7 +286,7 @@ async def test_a_529_without_retry_after_is_not_retried_and_holds_metrics_off(
     (answer,) = await source.metrics([throttles_query()])
     assert answer.problem is not None and answer.problem.kind is ProblemKind.THROTTLED
     assert "529: Azure Monitor metrics is throttling" in answer.problem.message
-    assert [(r.status, r.attempt) for r in gateway.records()] == [(529, 1)]
+    assert [(r.status, r.attempt) for r in ledger.records()] == [(529, 1)]
     clock.advance(20)
     (held,) = await source.metrics([throttles_query()])
     assert held.problem is not None and held.problem.kind is ProblemKind.THROTTLED
@@ -297,19 +297,19 @@ async def test_a_529_without_retry_after_is_not_retried_and_holds_metrics_off(
 
 
 async def test_retry_after_answers_are_retried_at_most_twice(
-    open_source: Opener, fake: AzureFake, gateway: Gateway
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger
 ):
     busy = Reply(503, error_body("ServiceUnavailable", "busy"), {"Retry-After": "0.01"})
     fake.answer("metrics", busy)
     source = await open_source()
     (answer,) = await source.metrics([throttles_query()])
     assert answer.problem is not None and answer.problem.kind is ProblemKind.UNREACHABLE
-    assert [(r.status, r.attempt) for r in gateway.records()] == [(503, 1), (503, 2), (503, 3)]
-    assert len({r.call for r in gateway.records()}) == 1  # one logical call
+    assert [(r.status, r.attempt) for r in ledger.records()] == [(503, 1), (503, 2), (503, 3)]
+    assert len({r.call for r in ledger.records()}) == 1  # one logical call
 
 
 async def test_no_connection_is_unreachable_with_a_no_answer_record(
-    open_source: Opener, fake: AzureFake, gateway: Gateway
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger
 ):
     fake.fail("metrics", requests.ConnectionError("Name or service not known"))
     source = await open_source()
@@ -317,13 +317,13 @@ async def test_no_connection_is_unreachable_with_a_no_answer_record(
     assert answer.problem is not None and answer.problem.kind is ProblemKind.UNREACHABLE
     assert "cannot reach Azure Monitor metrics" in answer.problem.message
     assert "SSL_CERT_FILE" in answer.problem.fix
-    records = gateway.records()
+    records = ledger.records()
     assert records and all(r.status == 0 and r.outcome == "no answer" for r in records)
     assert [r.attempt for r in records] == list(range(1, len(records) + 1)) and len(records) <= 3
 
 
 async def test_a_call_past_its_deadline_is_unreachable(
-    open_source: Opener, fake: AzureFake, gateway: Gateway
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger
 ):
     def slow(_sent: object) -> Reply:
         time.sleep(0.5)  # in the transport's worker thread: the answer comes too late
@@ -334,7 +334,7 @@ async def test_a_call_past_its_deadline_is_unreachable(
     (answer,) = await source.metrics([throttles_query()])
     assert answer.problem is not None and answer.problem.kind is ProblemKind.UNREACHABLE
     assert "did not answer within 0.1 s" in answer.problem.message
-    (record,) = gateway.records()
+    (record,) = ledger.records()
     assert (record.status, record.cancelled, record.scope) == (0, False, Scope.METRICS)
 
 

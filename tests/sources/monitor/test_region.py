@@ -8,9 +8,9 @@ from azure.core.exceptions import ServiceRequestError
 
 from cosmem_tui.model import FrozenClock, Kind, Scope
 from cosmem_tui.model.telemetry import LogName, LogQuery, MetricQuery, ProblemKind, Span
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.monitor.settings import CLOUDS
 from cosmem_tui.sources.monitor.telemetry import MIN_REFRESH_S
+from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.conftest import ANCHOR
 from tests.sources.monitor.azure_fake import (
     RESOURCE_ID,
@@ -55,7 +55,7 @@ def ok_metrics(region: str = "eastus") -> Reply:
 
 
 async def test_without_a_region_the_account_is_read_from_arm(
-    open_source: Opener, fake: AzureFake, gateway: Gateway, credential: FakeCredential
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger, credential: FakeCredential
 ):
     fake.answer("arm", account("West Europe"))
     fake.answer("metrics", ok_metrics("westeurope"))
@@ -68,7 +68,7 @@ async def test_without_a_region_the_account_is_read_from_arm(
     (answer,) = await source.metrics([QUERY])
     assert answer.problem is None
     assert fake.requests_to("metrics")[0].host == "westeurope.metrics.monitor.azure.com"
-    lookup = gateway.records()[0]
+    lookup = ledger.records()[0]
     assert (lookup.kind, lookup.scope, lookup.unit) == (Kind.MONITOR, Scope.METADATA, "call")
     assert lookup.operation == "arm: account" and lookup.status == 200
 
@@ -218,7 +218,7 @@ async def test_no_such_resource_is_not_cosmos_with_the_fix(open_source: Opener, 
 
 
 async def test_a_lookup_that_is_refused_leaves_metrics_unanswered_with_the_way_out(
-    open_source: Opener, fake: AzureFake, gateway: Gateway
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger
 ):
     fake.answer("arm", Reply(403, error_body("AuthorizationFailed", "no read permission")))
     source = await open_source(region=None)

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from cosmem_tui.model.telemetry import LogName, LogQuery, MetricQuery, Span
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.telemetry import Telemetry
 from tests.conftest import ANCHOR
 from tests.sources.monitor.azure_fake import (
@@ -31,11 +31,11 @@ def ok() -> Reply:
 
 
 async def test_it_is_a_telemetry_source_and_closing_leaves_the_credential_open(
-    open_source: Opener, fake: AzureFake, credential: FakeCredential, gateway: Gateway
+    open_source: Opener, fake: AzureFake, credential: FakeCredential, ledger: RequestLedger
 ):
     source = await open_source()
     assert isinstance(source, Telemetry)
-    assert source.gateway is gateway
+    assert source.ledger is ledger
     assert source.about.simulated is False
     fake.answer("metrics", ok())
     await source.metrics([QUERY])
@@ -44,19 +44,19 @@ async def test_it_is_a_telemetry_source_and_closing_leaves_the_credential_open(
 
 
 async def test_each_call_records_the_action_that_caused_it(
-    open_source: Opener, fake: AzureFake, gateway: Gateway
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger
 ):
     fake.answer("metrics", ok())
     source = await open_source(workspace_id=None)
-    with Gateway.caused_by("throughput: refresh"):
+    with RequestLedger.caused_by("throughput: refresh"):
         await source.metrics([QUERY, QUERY])
-    first, second = gateway.records()
+    first, second = ledger.records()
     assert first.cause == second.cause == "throughput: refresh"
     assert first.call != second.call  # one logical call per question
 
 
 async def test_a_caller_that_goes_away_leaves_a_cancelled_record(
-    open_source: Opener, fake: AzureFake, gateway: Gateway
+    open_source: Opener, fake: AzureFake, ledger: RequestLedger
 ):
     started = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -73,7 +73,7 @@ async def test_a_caller_that_goes_away_leaves_a_cancelled_record(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    (record,) = gateway.records()
+    (record,) = ledger.records()
     assert (record.status, record.cancelled, record.outcome) == (0, True, "cancelled")
 
 

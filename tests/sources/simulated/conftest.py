@@ -10,8 +10,8 @@ import pytest
 
 from cosmem_tui.core.demo.manifest import DemoManifest
 from cosmem_tui.model import FrozenClock, Key
-from cosmem_tui.sources.gateway import Gateway
 from cosmem_tui.sources.local import Workspace
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.simulated import SimulatedTelemetry, Workload, WorkloadKey
 from cosmem_tui.sources.simulated.workspace_keys import read_keys
 from tests.conftest import ANCHOR
@@ -49,7 +49,7 @@ def main_partition(workload: Workload, tenant: Key) -> int:
 @dataclass
 class Simulated:
     telemetry: SimulatedTelemetry
-    gateway: Gateway
+    ledger: RequestLedger
     clock: FrozenClock
     workspace: Workspace
 
@@ -62,17 +62,17 @@ async def simulated(demo_workspace) -> AsyncIterator[Callable[..., Simulated]]:
     def make(at: float, *, seed: int | None = None) -> Simulated:
         workspace = Workspace.open(demo_workspace[0])
         clock = FrozenClock(at)
-        gateway = Gateway(clock=clock)
+        ledger = RequestLedger(clock=clock)
         extra = {} if seed is None else {"seed": seed}
         telemetry = SimulatedTelemetry.from_workspace(
             workspace,
             hot_tenant=demo_workspace[1].hot_tenant,
-            gateway=gateway,
+            ledger=ledger,
             clock=clock,
             anchor=START,
             **extra,
         )
-        made.append(Simulated(telemetry, gateway, clock, workspace))
+        made.append(Simulated(telemetry, ledger, clock, workspace))
         return made[-1]
 
     yield make

@@ -25,7 +25,7 @@ from cosmem_tui.model.telemetry import (
     ProblemKind,
     Span,
 )
-from cosmem_tui.sources.gateway import Gateway
+from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.simulated import SimulatedTelemetry, Workload, WorkloadKey, WorkloadShape
 from cosmem_tui.sources.simulated.logs import LOG_LAG_S, physical_partition_id
 from cosmem_tui.sources.simulated.workspace_keys import read_keys
@@ -326,7 +326,7 @@ async def test_an_unreadable_workspace_is_a_problem_on_every_answer(simulated):
     for answer in [*metrics, *logs]:
         assert answer.problem is not None and answer.problem.kind is ProblemKind.UNREACHABLE
         assert "could not answer" in answer.problem.message
-    records = source.gateway.records()
+    records = source.ledger.records()
     assert [r.status for r in records] == [500, 500, 500]
     assert all(r.kind is Kind.MONITOR and r.unit == "call" for r in records)
 
@@ -336,7 +336,7 @@ async def test_autoscale_reports_its_max_and_what_it_scaled_to(demo_keys: list[W
     workload = Workload(demo_keys, hot_tenant="contoso", anchor=START, shape=shape)
     clock = FrozenClock(START + 600)
     telemetry = SimulatedTelemetry.from_workload(
-        workload, gateway=Gateway(clock=clock), clock=clock, database="db", container="c"
+        workload, ledger=RequestLedger(clock=clock), clock=clock, database="db", container="c"
     )
     span = Span(START - 3600, START + 600)
     (capacity,) = await telemetry.metrics(

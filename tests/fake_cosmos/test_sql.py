@@ -11,16 +11,16 @@ from typing import Any
 import pytest
 from azure.cosmos.partition_key import PartitionKey
 
-from tests.gateway.charges import QUERY_BASE_RU
-from tests.gateway.clock import GatewayClock
-from tests.gateway.continuation import TokenError
-from tests.gateway.epk_hash import component_hash, sdk_component_hash
-from tests.gateway.query_exec import Scope, prepare, run_page
-from tests.gateway.query_plan import build, needs_plan
-from tests.gateway.ranges import KeyDefinition, boundary_inside_prefix, layout
-from tests.gateway.sql_parser import SqlError, parse
-from tests.gateway.sql_text import query_text
-from tests.gateway.store import Container, Store
+from tests.fake_cosmos.charges import QUERY_BASE_RU
+from tests.fake_cosmos.clock import FakeCosmosClock
+from tests.fake_cosmos.continuation import TokenError
+from tests.fake_cosmos.epk_hash import component_hash, sdk_component_hash
+from tests.fake_cosmos.query_exec import Scope, prepare, run_page
+from tests.fake_cosmos.query_plan import build, needs_plan
+from tests.fake_cosmos.ranges import KeyDefinition, boundary_inside_prefix, layout
+from tests.fake_cosmos.sql_parser import SqlError, parse
+from tests.fake_cosmos.sql_text import query_text
+from tests.fake_cosmos.store import Container, Store
 
 NOW = 1_795_996_800
 
@@ -28,7 +28,7 @@ NOW = 1_795_996_800
 def container(
     docs: list[dict[str, Any]], *, ranges: int = 1, key: tuple[str, ...] = ("/pk",), **options: Any
 ) -> Container:
-    store = Store(GatewayClock(NOW), default_ranges=ranges)
+    store = Store(FakeCosmosClock(NOW), default_ranges=ranges)
     store.create_database("db")
     made = store.create_container(
         "db", "c", KeyDefinition(key, "MultiHash" if len(key) > 1 else "Hash"), **options

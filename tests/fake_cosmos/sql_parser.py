@@ -21,7 +21,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from tests.gateway.sql_ast import (
+from tests.fake_cosmos.sql_ast import (
     ArrayLit,
     Between,
     Binary,
@@ -40,7 +40,7 @@ from tests.gateway.sql_ast import (
     Ternary,
     Unary,
 )
-from tests.gateway.values import UNDEFINED
+from tests.fake_cosmos.values import UNDEFINED
 
 
 class SqlError(ValueError):

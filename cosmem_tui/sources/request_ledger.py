@@ -28,7 +28,7 @@
   are the console's own 429s, not the account's (those come from Azure Monitor).
 * **Writes.** A session is read-only unless it was opened with ``writes_allowed``
   (``--allow-writes``). A backend declares every write-capable call (``check_write``,
-  ``request(..., write=True)``) and the Gateway refuses it otherwise, before anything
+  ``request(..., write=True)``) and the request ledger refuses it otherwise, before anything
   is sent; the Cosmos wire guard (``cosmos/wire.py``) refuses any write verb that was
   not declared.
 """
@@ -127,7 +127,7 @@ class RequestTicket:
 @dataclasses.dataclass(slots=True)
 class Admission:
     """One call let through by ``admit``: what it was expected to cost, under which
-    budget, and what its answers have cost so far (the Gateway adds them up)."""
+    budget, and what its answers have cost so far (the ledger adds them up)."""
 
     call: int
     operation: str
@@ -139,7 +139,7 @@ class Admission:
     cost_ru: float = 0.0
 
 
-class Gateway:
+class RequestLedger:
     def __init__(
         self,
         *,

@@ -21,7 +21,7 @@ from typing import Any
 
 from azure.cosmos.partition_key import PartitionKey, _Undefined
 
-from tests.gateway.values import UNDEFINED
+from tests.fake_cosmos.values import UNDEFINED
 
 CHECK_EVERY = 64
 _MASK = 0xFFFFFFFFFFFFFFFF

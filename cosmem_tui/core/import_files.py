@@ -160,7 +160,7 @@ class Record:
         return f"{position}: item {self.number}" if self.in_array else position
 
 
-def export_files(source: Path) -> list[Path]:
+def exported_files(source: Path) -> list[Path]:
     """The files to import: ``source`` itself, or the export files in a folder (sorted)."""
     if source.is_dir():
         files = sorted(p for p in source.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES)

@@ -26,12 +26,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tests.gateway import continuation
-from tests.gateway.charges import Meter
-from tests.gateway.query_prepare import Bound, Prepared, prepare, prepared_for
-from tests.gateway.sql_eval import new_accumulator
-from tests.gateway.store import INF, Container, Doc, PartitionRange
-from tests.gateway.values import UNDEFINED, Descending, SortKey, sort_key
+from tests.fake_cosmos import continuation
+from tests.fake_cosmos.charges import Meter
+from tests.fake_cosmos.query_prepare import Bound, Prepared, prepare, prepared_for
+from tests.fake_cosmos.sql_eval import new_accumulator
+from tests.fake_cosmos.store import INF, Container, Doc, PartitionRange
+from tests.fake_cosmos.values import UNDEFINED, Descending, SortKey, sort_key
 
 __all__ = ["Scope", "prepare", "prepared_for", "run_page"]
 

@@ -16,7 +16,7 @@ class ClockLike(Protocol):
     def now(self) -> float: ...
 
 
-class GatewayClock:
+class FakeCosmosClock:
     """A stepable clock, safe to move from the test thread while the server reads it."""
 
     def __init__(self, at: float | None = None) -> None:

@@ -20,12 +20,12 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.gateway import charges
-from tests.gateway import routes_items as items
-from tests.gateway import routes_metadata as metadata
-from tests.gateway import routes_query as queries
-from tests.gateway.continuation import TokenError
-from tests.gateway.faults import (
+from tests.fake_cosmos import charges
+from tests.fake_cosmos import routes_items as items
+from tests.fake_cosmos import routes_metadata as metadata
+from tests.fake_cosmos import routes_query as queries
+from tests.fake_cosmos.continuation import TokenError
+from tests.fake_cosmos.faults import (
     MERGE_BLOCKED,
     THROTTLE_MESSAGES,
     Faults,
@@ -33,10 +33,10 @@ from tests.gateway.faults import (
     Verdict,
     declares_merge,
 )
-from tests.gateway.ranges import KeyError400
-from tests.gateway.sql_parser import SqlError
-from tests.gateway.store import BadRequest, Conflict, NotFound, PreconditionFailed, Store
-from tests.gateway.wire import (
+from tests.fake_cosmos.ranges import KeyError400
+from tests.fake_cosmos.sql_parser import SqlError
+from tests.fake_cosmos.store import BadRequest, Conflict, NotFound, PreconditionFailed, Store
+from tests.fake_cosmos.wire import (
     Ctx,
     HttpError,
     Reply,
@@ -46,12 +46,12 @@ from tests.gateway.wire import (
     query_of,
     range_header,
 )
-from tests.gateway.wire_log import Entry, RequestLog
+from tests.fake_cosmos.wire_log import Entry, RequestLog
 
 _AUTH = re.compile(r"^type=(master|aad|resource)&ver=1\.0&sig=.+$", re.DOTALL)
 
 
-class GatewayApp:
+class FakeCosmosApp:
     """Routes and their logic; one instance per fake gateway."""
 
     def __init__(

@@ -14,14 +14,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.gateway import charges, query_plan
-from tests.gateway.charges import Meter
-from tests.gateway.continuation import decode_composite, encode_composite
-from tests.gateway.query_exec import Scope, prepared_for, run_page
-from tests.gateway.ranges import MAX_EPK
-from tests.gateway.sql_parser import parse
-from tests.gateway.store import Container, PartitionRange
-from tests.gateway.wire import (
+from tests.fake_cosmos import charges, query_plan
+from tests.fake_cosmos.charges import Meter
+from tests.fake_cosmos.continuation import decode_composite, encode_composite
+from tests.fake_cosmos.query_exec import Scope, prepared_for, run_page
+from tests.fake_cosmos.ranges import MAX_EPK
+from tests.fake_cosmos.sql_parser import parse
+from tests.fake_cosmos.store import Container, PartitionRange
+from tests.fake_cosmos.wire import (
     Ctx,
     Env,
     HttpError,

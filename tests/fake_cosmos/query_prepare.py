@@ -23,8 +23,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.gateway import continuation
-from tests.gateway.sql_ast import (
+from tests.fake_cosmos import continuation
+from tests.fake_cosmos.sql_ast import (
     ArrayLit,
     Between,
     Binary,
@@ -42,10 +42,10 @@ from tests.gateway.sql_ast import (
     select_exprs,
     walk,
 )
-from tests.gateway.sql_eval import Compiler, Fn, compile_projection
-from tests.gateway.sql_parser import SqlError, parse
-from tests.gateway.store import Container
-from tests.gateway.values import (
+from tests.fake_cosmos.sql_eval import Compiler, Fn, compile_projection
+from tests.fake_cosmos.sql_parser import SqlError, parse
+from tests.fake_cosmos.store import Container
+from tests.fake_cosmos.values import (
     RANK_ARRAY,
     RANK_BOOL,
     RANK_NULL,

@@ -26,8 +26,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.gateway.ranges import MAX_EPK, MIN_EPK, KeyDefinition
-from tests.gateway.sql_ast import (
+from tests.fake_cosmos.ranges import MAX_EPK, MIN_EPK, KeyDefinition
+from tests.fake_cosmos.sql_ast import (
     ArrayLit,
     Binary,
     Call,
@@ -45,8 +45,8 @@ from tests.gateway.sql_ast import (
     property_path,
     query_aggregates,
 )
-from tests.gateway.sql_eval import Compiler, output_names
-from tests.gateway.sql_text import expr_text, query_text
+from tests.fake_cosmos.sql_eval import Compiler, output_names
+from tests.fake_cosmos.sql_text import expr_text, query_text
 
 FILTER_PLACEHOLDER = "{documentdb-formattableorderbyquery-filter}"
 _AGG_NAMES = {"COUNT": "Count", "MIN": "Min", "MAX": "Max", "SUM": "Sum", "AVG": "Average"}

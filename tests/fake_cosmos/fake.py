@@ -23,20 +23,20 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.gateway.clock import ClockLike, GatewayClock
-from tests.gateway.faults import Faults
-from tests.gateway.ranges import KeyDefinition, boundary_inside_prefix
-from tests.gateway.server import GatewayApp
-from tests.gateway.store import Container, PartitionRange, Store
-from tests.gateway.tls import server_context
-from tests.gateway.wire_log import RequestLog
+from tests.fake_cosmos.clock import ClockLike, FakeCosmosClock
+from tests.fake_cosmos.faults import Faults
+from tests.fake_cosmos.ranges import KeyDefinition, boundary_inside_prefix
+from tests.fake_cosmos.server import FakeCosmosApp
+from tests.fake_cosmos.store import Container, PartitionRange, Store
+from tests.fake_cosmos.tls import server_context
+from tests.fake_cosmos.wire_log import RequestLog
 
 # The emulator's well-known key: any key is accepted, this one keeps real emulators working.
 KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 START_TIMEOUT_S = 10.0
 
 
-class FakeGateway:
+class FakeCosmos:
     """A fake Cosmos DB account: store, faults, request log and an HTTPS endpoint."""
 
     def __init__(
@@ -50,11 +50,11 @@ class FakeGateway:
         enforce_offers: bool = False,
         partition_merge: bool = False,
     ) -> None:
-        self.clock: Any = clock if clock is not None else GatewayClock()
+        self.clock: Any = clock if clock is not None else FakeCosmosClock()
         self.store = Store(self.clock, default_ranges=ranges)
         self.faults = Faults()
         self.log = RequestLog()
-        self.app = GatewayApp(
+        self.app = FakeCosmosApp(
             self.store,
             self.faults,
             self.log,
@@ -73,7 +73,7 @@ class FakeGateway:
 
     # -- life cycle -------------------------------------------------------------------------
 
-    def start(self) -> FakeGateway:
+    def start(self) -> FakeCosmos:
         if self._thread is not None:
             return self
         self._loop = asyncio.new_event_loop()
@@ -109,7 +109,7 @@ class FakeGateway:
         loop.close()
         self._loop = self._thread = self._runner = None
 
-    def __enter__(self) -> FakeGateway:
+    def __enter__(self) -> FakeCosmos:
         return self.start()
 
     def __exit__(

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.gateway import charges
-from tests.gateway.ranges import KeyDefinition
-from tests.gateway.sql_eval import Compiler, compile_projection
-from tests.gateway.sql_parser import parse
-from tests.gateway.store import MISSING_ID, Container, NotFound
-from tests.gateway.wire import Ctx, Env, HttpError, Reply, int_or_none, params_dict, query_of
+from tests.fake_cosmos import charges
+from tests.fake_cosmos.ranges import KeyDefinition
+from tests.fake_cosmos.sql_eval import Compiler, compile_projection
+from tests.fake_cosmos.sql_parser import parse
+from tests.fake_cosmos.store import MISSING_ID, Container, NotFound
+from tests.fake_cosmos.wire import Ctx, Env, HttpError, Reply, int_or_none, params_dict, query_of
 
 
 def account(env: Env) -> dict[str, Any]:

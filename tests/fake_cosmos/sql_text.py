@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.gateway.sql_ast import (
+from tests.fake_cosmos.sql_ast import (
     ArrayLit,
     Between,
     Binary,
@@ -27,7 +27,7 @@ from tests.gateway.sql_ast import (
     Ternary,
     Unary,
 )
-from tests.gateway.values import UNDEFINED
+from tests.fake_cosmos.values import UNDEFINED
 
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -26,10 +26,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.gateway.clock import ClockLike
-from tests.gateway.ranges import MAX_EPK, MIN_EPK, KeyDefinition, layout
-from tests.gateway.sql_eval import get_path
-from tests.gateway.values import Descending, SortKey, sort_key
+from tests.fake_cosmos.clock import ClockLike
+from tests.fake_cosmos.ranges import MAX_EPK, MIN_EPK, KeyDefinition, layout
+from tests.fake_cosmos.sql_eval import get_path
+from tests.fake_cosmos.values import Descending, SortKey, sort_key
 
 MAX_TTL = 2_147_483_647
 DEFAULT_INDEXING_POLICY: dict[str, Any] = {

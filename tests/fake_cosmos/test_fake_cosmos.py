@@ -18,7 +18,7 @@ from azure.cosmos import documents
 from azure.cosmos.aio import ContainerProxy, CosmosClient
 from azure.cosmos.exceptions import CosmosHttpResponseError, CosmosResourceNotFoundError
 
-from tests.gateway import FakeGateway, Fault
+from tests.fake_cosmos import FakeCosmos, Fault
 
 DB = "db"
 HPK = ["/tenantId", "/threadId"]
@@ -38,8 +38,8 @@ def turns(tenant: str, thread: str, count: int, **extra: Any) -> list[dict[str, 
 
 
 @pytest.fixture
-async def client(fake_gateway: FakeGateway) -> AsyncIterator[CosmosClient]:
-    async with CosmosClient(fake_gateway.endpoint, fake_gateway.key, retry_total=2) as c:
+async def client(fake_cosmos: FakeCosmos) -> AsyncIterator[CosmosClient]:
+    async with CosmosClient(fake_cosmos.endpoint, fake_cosmos.key, retry_total=2) as c:
         yield c
 
 
@@ -55,7 +55,7 @@ async def all_pages(pager: Any) -> list[list[Any]]:
 
 
 async def test_container_properties_and_point_reads(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
     from azure.cosmos import PartitionKey
 
@@ -80,26 +80,26 @@ async def test_container_properties_and_point_reads(
     item = await created.read_item("a", partition_key=["acme", "t1"])
     assert item["text"] == "hi"
     assert {"_rid", "_self", "_etag", "_ts"} <= set(item)
-    assert item["_ts"] == int(fake_gateway.clock.now())
+    assert item["_ts"] == int(fake_cosmos.clock.now())
     with pytest.raises(CosmosResourceNotFoundError):
         await created.read_item("a", partition_key=["acme", "t2"])
     with pytest.raises(CosmosResourceNotFoundError):
         await created.read_item("missing", partition_key=["acme", "t1"])
-    reads = fake_gateway.log.of("point", where=lambda e: e.operation == "read-item")
+    reads = fake_cosmos.log.of("point", where=lambda e: e.operation == "read-item")
     assert [e.status for e in reads] == [200, 404, 404]
     assert all(e.charge >= 1.0 for e in reads)  # 404s are charged too
 
 
 async def test_numeric_and_string_keys_are_different_partitions(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
-    fake_gateway.create_container(DB, "numbers", partition_key="/tenantId", ranges=8)
+    fake_cosmos.create_container(DB, "numbers", partition_key="/tenantId", ranges=8)
     c = container_of(client, "numbers")
     await c.upsert_item({"id": "x", "tenantId": 42, "kind": "number"})
     await c.upsert_item({"id": "x", "tenantId": "42", "kind": "string"})
     assert (await c.read_item("x", partition_key=42))["kind"] == "number"
     assert (await c.read_item("x", partition_key="42"))["kind"] == "string"
-    key = fake_gateway.container(DB, "numbers").key
+    key = fake_cosmos.container(DB, "numbers").key
     assert key.epk([42]) != key.epk(["42"])
     assert key.epk([42]) == key.epk([42.0])  # numbers hash as doubles
     rows = [r async for r in c.query_items("SELECT VALUE c.kind FROM c", partition_key=42)]
@@ -115,42 +115,40 @@ async def test_numeric_and_string_keys_are_different_partitions(
 
 
 async def test_feed_ranges_are_the_physical_ranges_and_scope_queries(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
+    fake_cosmos.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
     items = [t for n in range(40) for t in turns(f"tenant-{n:02d}", "main", 3)]
-    fake_gateway.seed(DB, "memory", items)
+    fake_cosmos.seed(DB, "memory", items)
     c = container_of(client, "memory")
     feed_ranges = [r async for r in c.read_feed_ranges()]
     assert len(feed_ranges) == 4
     seen: list[str] = []
     for feed_range in feed_ranges:
-        fake_gateway.log.clear()
+        fake_cosmos.log.clear()
         rows = [
             r async for r in c.query_items("SELECT VALUE c.tenantId FROM c", feed_range=feed_range)
         ]
-        served = {e.range_id for e in fake_gateway.log.queries()}
+        served = {e.range_id for e in fake_cosmos.log.queries()}
         assert len(served) == 1  # one physical range answered
         (range_id,) = served
         assert rows
-        assert all(fake_gateway.range_of(DB, "memory", t) == range_id for t in rows)
+        assert all(fake_cosmos.range_of(DB, "memory", t) == range_id for t in rows)
         seen += rows
     assert sorted(seen) == sorted(i["tenantId"] for i in items)
 
 
 async def test_prefix_query_reads_a_tenant_split_across_two_ranges_once(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
-    fake_gateway.create_container(
-        DB, "memory", partition_key=HPK, ranges=4, split_inside=[["acme"]]
-    )
+    fake_cosmos.create_container(DB, "memory", partition_key=HPK, ranges=4, split_inside=[["acme"]])
     items = [t for n in range(12) for t in turns("acme", f"thread-{n:02d}", 4)]
     items += turns("globex", "g1", 5)
-    fake_gateway.seed(DB, "memory", items)
-    spans = fake_gateway.ranges_of_prefix(DB, "memory", ["acme"])
+    fake_cosmos.seed(DB, "memory", items)
+    spans = fake_cosmos.ranges_of_prefix(DB, "memory", ["acme"])
     assert len(spans) == 2
     c = container_of(client, "memory")
-    fake_gateway.log.clear()
+    fake_cosmos.log.clear()
     rows = [
         r
         async for r in c.query_items(
@@ -161,11 +159,11 @@ async def test_prefix_query_reads_a_tenant_split_across_two_ranges_once(
     ]
     assert sorted(rows) == sorted(i["id"] for i in items if i["tenantId"] == "acme")
     assert len(rows) == len(set(rows)) == 48
-    queries = fake_gateway.log.queries()
+    queries = fake_cosmos.log.queries()
     assert sorted({e.range_id for e in queries}) == sorted(spans)
     # the SDK narrows each range-targeted request with EPK headers, never a partition key
     assert all(e.start_epk and e.end_epk and e.partition_key is None for e in queries)
-    assert not fake_gateway.log.of("query-plan")
+    assert not fake_cosmos.log.of("query-plan")
 
     # a prefix COUNT over both ranges: the SDK sums the two range-local partial counts
     counts = [
@@ -180,10 +178,10 @@ async def test_prefix_query_reads_a_tenant_split_across_two_ranges_once(
 
 
 async def test_group_by_runs_range_locally_through_a_prefix_key(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key=HPK, ranges=4)
-    fake_gateway.seed(
+    fake_cosmos.create_container(DB, "memory", partition_key=HPK, ranges=4)
+    fake_cosmos.seed(
         DB, "memory", turns("acme", "t1", 3) + turns("acme", "t2", 2) + turns("b", "x", 4)
     )
     c = container_of(client, "memory")
@@ -197,7 +195,7 @@ async def test_group_by_runs_range_locally_through_a_prefix_key(
             query, parameters=[{"name": "@t", "value": "acme"}], partition_key=["acme"]
         )
     ]
-    now = int(fake_gateway.clock.now())
+    now = int(fake_cosmos.clock.now())
     assert sorted(rows, key=lambda r: r["thread"]) == [
         {"thread": "t1", "items": 3, "last": now},
         {"thread": "t2", "items": 2, "last": now},
@@ -213,10 +211,10 @@ async def test_group_by_runs_range_locally_through_a_prefix_key(
 
 
 async def test_single_partition_paging_resumes_exactly(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key=HPK, ranges=4)
-    fake_gateway.seed(DB, "memory", turns("acme", "t1", 57) + turns("acme", "t2", 9))
+    fake_cosmos.create_container(DB, "memory", partition_key=HPK, ranges=4)
+    fake_cosmos.seed(DB, "memory", turns("acme", "t1", 57) + turns("acme", "t2", 9))
     c = container_of(client, "memory")
     query = (
         'SELECT VALUE c.turn FROM c WHERE c["tenantId"] = @t AND c["threadId"] = @th '
@@ -239,11 +237,11 @@ async def test_single_partition_paging_resumes_exactly(
             break
     assert got == list(range(56, -1, -1))
     assert pages == 6
-    assert not fake_gateway.log.of("query-plan")
+    assert not fake_cosmos.log.of("query-plan")
 
 
 async def test_cross_partition_distinct_resume_is_broken_by_the_sdk(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
     """Characterisation: the SDK's cross-partition DISTINCT cannot be resumed.
 
@@ -256,8 +254,8 @@ async def test_cross_partition_distinct_resume_is_broken_by_the_sdk(
     None after the first SDK page: the listing silently stops (4 of 12 below). Reading
     per feed range (each with its own token) gets all of them.
     """
-    fake_gateway.create_container(DB, "tenants", partition_key="/tenantId", ranges=4)
-    fake_gateway.seed(
+    fake_cosmos.create_container(DB, "tenants", partition_key="/tenantId", ranges=4)
+    fake_cosmos.seed(
         DB, "tenants", [{"id": f"i{n}", "tenantId": f"tenant-{n:05d}"} for n in range(1500)]
     )
     c = container_of(client, "tenants")
@@ -268,22 +266,22 @@ async def test_cross_partition_distinct_resume_is_broken_by_the_sdk(
     token = pager.continuation_token
     assert len(first) == 100
     assert token
-    first_range, second_range = (r.id for r in fake_gateway.container(DB, "tenants").ranges[:2])
-    issued_by = fake_gateway.log.of("query", where=lambda e: e.continuation_out == token)
+    first_range, second_range = (r.id for r in fake_cosmos.container(DB, "tenants").ranges[:2])
+    issued_by = fake_cosmos.log.of("query", where=lambda e: e.continuation_out == token)
     assert [e.range_id for e in issued_by] == [first_range]
-    assert len(fake_gateway.log.queries(range_id=first_range, status=200)) == 2
+    assert len(fake_cosmos.log.queries(range_id=first_range, status=200)) == 2
 
     resumed = c.query_items(query, max_item_count=100).by_page(token)
     with pytest.raises(CosmosHttpResponseError) as bad:
         await resumed.__anext__()
     assert bad.value.status_code == 400
     assert "Invalid Continuation Token" in str(bad.value)
-    assert fake_gateway.log.of("query", status=400, range_id=second_range)
+    assert fake_cosmos.log.of("query", status=400, range_id=second_range)
 
     # ... and when every range fits in the first backend page, the token is None: a
     # caller paging with by_page() believes the listing is complete after one page.
-    fake_gateway.create_container(DB, "few", partition_key="/tenantId", ranges=4)
-    fake_gateway.seed(DB, "few", [{"id": f"i{n}", "tenantId": f"t{n:02d}"} for n in range(12)])
+    fake_cosmos.create_container(DB, "few", partition_key="/tenantId", ranges=4)
+    fake_cosmos.seed(DB, "few", [{"id": f"i{n}", "tenantId": f"t{n:02d}"} for n in range(12)])
     few = container_of(client, "few").query_items(query, max_item_count=4).by_page()
     assert len([r async for r in await few.__anext__()]) == 4
     assert few.continuation_token is None
@@ -304,10 +302,10 @@ async def test_cross_partition_distinct_resume_is_broken_by_the_sdk(
 
 
 async def test_cross_partition_pipelines_merge_order_top_and_aggregates(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
-    fake_gateway.seed(
+    fake_cosmos.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
+    fake_cosmos.seed(
         DB,
         "memory",
         [
@@ -316,7 +314,7 @@ async def test_cross_partition_pipelines_merge_order_top_and_aggregates(
         ],
     )
     c = container_of(client, "memory")
-    fake_gateway.log.clear()
+    fake_cosmos.log.clear()
     top = [
         r
         async for r in c.query_items(
@@ -324,11 +322,11 @@ async def test_cross_partition_pipelines_merge_order_top_and_aggregates(
         )
     ]
     assert [r["n"] for r in top] == [199, 198, 197, 196, 195]
-    plan_requests = fake_gateway.log.of("query-plan")
+    plan_requests = fake_cosmos.log.of("query-plan")
     assert len(plan_requests) == 1
     assert plan_requests[0].headers["x-ms-cosmos-is-query-plan-request"] == "True"
     assert "Distinct" in plan_requests[0].headers["x-ms-cosmos-supported-query-features"]
-    rewritten = {e.query for e in fake_gateway.log.queries(status=200)}
+    rewritten = {e.query for e in fake_cosmos.log.queries(status=200)}
     assert any(q and "orderByItems" in q and "payload" in q for q in rewritten)
 
     assert [r async for r in c.query_items("SELECT VALUE COUNT(1) FROM c")] == [200]
@@ -349,10 +347,10 @@ async def test_cross_partition_pipelines_merge_order_top_and_aggregates(
 
 
 async def test_order_by_desc_ties_are_not_the_reverse_of_asc(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
-    fake_gateway.seed(
+    fake_cosmos.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
+    fake_cosmos.seed(
         DB, "memory", [{"id": f"i{n}", "tenantId": "t", "rank": n // 3} for n in range(9)]
     )
     c = container_of(client, "memory")
@@ -377,12 +375,12 @@ async def test_order_by_desc_ties_are_not_the_reverse_of_asc(
 
 
 async def _attempts_for_one_page(
-    fake_gateway: FakeGateway, **client_options: Any
+    fake_cosmos: FakeCosmos, **client_options: Any
 ) -> tuple[int, int | None]:
-    async with CosmosClient(fake_gateway.endpoint, fake_gateway.key, **client_options) as sdk:
+    async with CosmosClient(fake_cosmos.endpoint, fake_cosmos.key, **client_options) as sdk:
         c = container_of(sdk, "memory")
         await c.read()
-        fake_gateway.log.clear()
+        fake_cosmos.log.clear()
         status: int | None = None
         try:
             pager = c.query_items(
@@ -391,43 +389,43 @@ async def _attempts_for_one_page(
             await pager.__anext__()
         except CosmosHttpResponseError as exc:
             status = exc.status_code
-        return len(fake_gateway.log.queries()), status
+        return len(fake_cosmos.log.queries()), status
 
 
 async def test_a_full_429_storm_costs_nine_attempts_a_page_with_retry_total_2(
-    fake_gateway: FakeGateway,
+    fake_cosmos: FakeCosmos,
 ) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key="/tenantId")
-    fake_gateway.seed(DB, "memory", turns("acme", "t", 30))
-    fake_gateway.faults.storm(1.0, seed=7, kind="query", retry_after_ms=1)
-    assert await _attempts_for_one_page(fake_gateway, retry_total=2) == (
+    fake_cosmos.create_container(DB, "memory", partition_key="/tenantId")
+    fake_cosmos.seed(DB, "memory", turns("acme", "t", 30))
+    fake_cosmos.faults.storm(1.0, seed=7, kind="query", retry_after_ms=1)
+    assert await _attempts_for_one_page(fake_cosmos, retry_total=2) == (
         9,
         429,
     )  # 3 × 3, nested loops
-    assert await _attempts_for_one_page(fake_gateway, retry_total=1) == (4, 429)
+    assert await _attempts_for_one_page(fake_cosmos, retry_total=1) == (4, 429)
     policy = documents.ConnectionPolicy()
     policy.RetryOptions = documents.RetryOptions(max_retry_attempt_count=0)
-    assert await _attempts_for_one_page(fake_gateway, connection_policy=policy) == (1, 429)
-    assert all(e.sub_status == 3200 for e in fake_gateway.log.queries())
+    assert await _attempts_for_one_page(fake_cosmos, connection_policy=policy) == (1, 429)
+    assert all(e.sub_status == 3200 for e in fake_cosmos.log.queries())
 
 
-async def test_a_half_storm_is_seeded_and_retried_page_by_page(fake_gateway: FakeGateway) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key="/tenantId")
-    fake_gateway.seed(DB, "memory", turns("acme", "t", 50))
+async def test_a_half_storm_is_seeded_and_retried_page_by_page(fake_cosmos: FakeCosmos) -> None:
+    fake_cosmos.create_container(DB, "memory", partition_key="/tenantId")
+    fake_cosmos.seed(DB, "memory", turns("acme", "t", 50))
 
     async def run(**options: Any) -> tuple[list[int], int | None]:
-        fake_gateway.faults.storm(0.5, seed=3, kind="query", retry_after_ms=1)
-        async with CosmosClient(fake_gateway.endpoint, fake_gateway.key, **options) as sdk:
+        fake_cosmos.faults.storm(0.5, seed=3, kind="query", retry_after_ms=1)
+        async with CosmosClient(fake_cosmos.endpoint, fake_cosmos.key, **options) as sdk:
             c = container_of(sdk, "memory")
             await c.read()
-            fake_gateway.log.clear()
+            fake_cosmos.log.clear()
             attempts: list[int] = []
             try:
                 async for page in c.query_items(
                     "SELECT * FROM c", partition_key="acme", max_item_count=10
                 ).by_page():
                     _ = [r async for r in page]
-                    attempts.append(len(fake_gateway.log.queries()) - sum(attempts))
+                    attempts.append(len(fake_cosmos.log.queries()) - sum(attempts))
             except CosmosHttpResponseError as exc:
                 return attempts, exc.status_code
             return attempts, None
@@ -441,32 +439,30 @@ async def test_a_half_storm_is_seeded_and_retried_page_by_page(fake_gateway: Fak
     policy.RetryOptions = documents.RetryOptions(max_retry_attempt_count=0)
     impatient, failure = await run(connection_policy=policy)
     assert failure == 429
-    assert len(fake_gateway.log.queries()) == sum(impatient) + 1  # gave up at the first 429
+    assert len(fake_cosmos.log.queries()) == sum(impatient) + 1  # gave up at the first 429
 
 
 async def test_a_hot_range_throttles_on_its_share_of_throughput(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
     second = [1000.0]
-    fake_gateway.faults.rate_clock = lambda: second[0]
-    fake_gateway.faults.budget_retry_after_ms = 1
-    fake_gateway.create_container(DB, "memory", partition_key="/tenantId", ranges=4, throughput=40)
-    hot_range = fake_gateway.range_of(DB, "memory", "hot")
+    fake_cosmos.faults.rate_clock = lambda: second[0]
+    fake_cosmos.faults.budget_retry_after_ms = 1
+    fake_cosmos.create_container(DB, "memory", partition_key="/tenantId", ranges=4, throughput=40)
+    hot_range = fake_cosmos.range_of(DB, "memory", "hot")
     cold = next(
-        f"cold{n}"
-        for n in range(20)
-        if fake_gateway.range_of(DB, "memory", f"cold{n}") != hot_range
+        f"cold{n}" for n in range(20) if fake_cosmos.range_of(DB, "memory", f"cold{n}") != hot_range
     )
-    fake_gateway.seed(DB, "memory", turns("hot", "t", 5) + turns(cold, "t", 5))
+    fake_cosmos.seed(DB, "memory", turns("hot", "t", 5) + turns(cold, "t", 5))
     c = container_of(client, "memory")
     count = "SELECT VALUE COUNT(1) FROM c"
     for _ in range(5):  # 5 × 2.31 RU: the hot range has used its 10 RU/s
         assert [r async for r in c.query_items(count, partition_key="hot")] == [5]
-    fake_gateway.log.clear()
+    fake_cosmos.log.clear()
     with pytest.raises(CosmosHttpResponseError) as throttled:
         _ = [r async for r in c.query_items(count, partition_key="hot")]
     assert throttled.value.status_code == 429
-    assert {e.fault for e in fake_gateway.log.queries()} == {"throughput"}
+    assert {e.fault for e in fake_cosmos.log.queries()} == {"throughput"}
     assert [r async for r in c.query_items(count, partition_key=cold)] == [5]  # other ranges serve
     second[0] += 1  # the next second refills the budget
     assert [r async for r in c.query_items(count, partition_key="hot")] == [5]
@@ -474,42 +470,40 @@ async def test_a_hot_range_throttles_on_its_share_of_throughput(
 
 @pytest.mark.parametrize("status", [401, 403, 503])
 async def test_injected_errors_reach_the_sdk(
-    fake_gateway: FakeGateway, client: CosmosClient, status: int
+    fake_cosmos: FakeCosmos, client: CosmosClient, status: int
 ) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key="/tenantId")
-    fake_gateway.seed(DB, "memory", turns("acme", "t", 1))
+    fake_cosmos.create_container(DB, "memory", partition_key="/tenantId")
+    fake_cosmos.seed(DB, "memory", turns("acme", "t", 1))
     c = container_of(client, "memory")
     await c.read()
-    fake_gateway.faults.add(Fault(status=status, kind="point"))
+    fake_cosmos.faults.add(Fault(status=status, kind="point"))
     with pytest.raises(CosmosHttpResponseError) as failed:
         await c.read_item("acme.t.000", partition_key="acme")
     assert failed.value.status_code == status
 
 
-async def test_a_hung_answer_never_arrives(fake_gateway: FakeGateway, client: CosmosClient) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key="/tenantId")
-    fake_gateway.seed(DB, "memory", turns("acme", "t", 1))
+async def test_a_hung_answer_never_arrives(fake_cosmos: FakeCosmos, client: CosmosClient) -> None:
+    fake_cosmos.create_container(DB, "memory", partition_key="/tenantId")
+    fake_cosmos.seed(DB, "memory", turns("acme", "t", 1))
     c = container_of(client, "memory")
     await c.read()
-    fake_gateway.faults.add(Fault(status=None, hang=True, kind="point", count=1))
+    fake_cosmos.faults.add(Fault(status=None, hang=True, kind="point", count=1))
     with pytest.raises(TimeoutError):
         async with asyncio.timeout(0.3):
             await c.read_item("acme.t.000", partition_key="acme")
-    (hung,) = fake_gateway.log.of("point")
+    (hung,) = fake_cosmos.log.of("point")
     assert hung.status is None and hung.fault == "rule#0 hang"
-    fake_gateway.faults.release()
+    fake_cosmos.faults.release()
     # the next request is answered normally
     assert (await c.read_item("acme.t.000", partition_key="acme"))["turn"] == 0
 
 
-async def test_ttl_follows_the_stepped_clock(
-    fake_gateway: FakeGateway, client: CosmosClient
-) -> None:
-    fake_gateway.create_container(DB, "on", partition_key="/tenantId", default_ttl=-1)
-    fake_gateway.create_container(DB, "default", partition_key="/tenantId", default_ttl=60)
-    fake_gateway.create_container(DB, "off", partition_key="/tenantId")
+async def test_ttl_follows_the_stepped_clock(fake_cosmos: FakeCosmos, client: CosmosClient) -> None:
+    fake_cosmos.create_container(DB, "on", partition_key="/tenantId", default_ttl=-1)
+    fake_cosmos.create_container(DB, "default", partition_key="/tenantId", default_ttl=60)
+    fake_cosmos.create_container(DB, "off", partition_key="/tenantId")
     for name in ("on", "default", "off"):
-        fake_gateway.seed(
+        fake_cosmos.seed(
             DB,
             name,
             [
@@ -525,32 +519,32 @@ async def test_ttl_follows_the_stepped_clock(
             [r async for r in c.query_items("SELECT VALUE c.id FROM c", partition_key="t")]
         )
 
-    fake_gateway.clock.advance(9)
+    fake_cosmos.clock.advance(9)
     assert await visible("on") == ["forever", "plain", "short"]
-    fake_gateway.clock.advance(1)  # _ts + 10: expired
+    fake_cosmos.clock.advance(1)  # _ts + 10: expired
     assert await visible("on") == ["forever", "plain"]
     assert await visible("default") == ["forever", "plain"]
     with pytest.raises(CosmosResourceNotFoundError):
         await container_of(client, "on").read_item("short", partition_key="t")
-    fake_gateway.clock.advance(50)  # _ts + 60: the container default expires "plain"
+    fake_cosmos.clock.advance(50)  # _ts + 60: the container default expires "plain"
     assert await visible("default") == ["forever"]
     assert await visible("off") == ["forever", "plain", "short"]  # TTL off: item ttl ignored
 
 
 async def test_count_by_equality_is_cheaper_than_a_projection_scan(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key=HPK, ranges=4)
-    fake_gateway.seed(
+    fake_cosmos.create_container(DB, "memory", partition_key=HPK, ranges=4)
+    fake_cosmos.seed(
         DB, "memory", turns("acme", "t1", 120, text="x" * 400) + turns("other", "o", 50, text="y")
     )
     c = container_of(client, "memory")
     params = [{"name": "@t", "value": "acme"}]
 
     async def charge_of(query: str) -> float:
-        fake_gateway.log.clear()
+        fake_cosmos.log.clear()
         _ = [r async for r in c.query_items(query, parameters=params, partition_key=["acme"])]
-        return fake_gateway.log.charge("query")
+        return fake_cosmos.log.charge("query")
 
     count = await charge_of('SELECT VALUE COUNT(1) FROM c WHERE c["tenantId"] = @t')
     scan = await charge_of(
@@ -564,10 +558,10 @@ async def test_count_by_equality_is_cheaper_than_a_projection_scan(
 
 
 @pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
-def test_the_sync_client_pages_and_reads(fake_gateway: FakeGateway) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
-    fake_gateway.seed(DB, "memory", turns("acme", "t", 25))
-    with SyncClient(fake_gateway.endpoint, fake_gateway.key) as sdk:
+def test_the_sync_client_pages_and_reads(fake_cosmos: FakeCosmos) -> None:
+    fake_cosmos.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
+    fake_cosmos.seed(DB, "memory", turns("acme", "t", 25))
+    with SyncClient(fake_cosmos.endpoint, fake_cosmos.key) as sdk:
         c = sdk.get_database_client(DB).get_container_client("memory")
         assert c.read_item("acme.t.003", partition_key="acme")["turn"] == 3
         pages = [
@@ -583,49 +577,49 @@ def test_the_sync_client_pages_and_reads(fake_gateway: FakeGateway) -> None:
 
 
 async def test_a_split_range_answers_gone_and_feed_range_queries_follow_it(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
-    fake_gateway.seed(DB, "memory", [{"id": f"i{n}", "tenantId": f"t{n:03d}"} for n in range(100)])
+    fake_cosmos.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
+    fake_cosmos.seed(DB, "memory", [{"id": f"i{n}", "tenantId": f"t{n:03d}"} for n in range(100)])
     c = container_of(client, "memory")
     feed_ranges = [r async for r in c.read_feed_ranges()]
-    parent = fake_gateway.container(DB, "memory").ranges[1]
-    left, right = fake_gateway.split(DB, "memory", parent.id, parent.min[:2] + "8")
-    fake_gateway.log.clear()
+    parent = fake_cosmos.container(DB, "memory").ranges[1]
+    left, right = fake_cosmos.split(DB, "memory", parent.id, parent.min[:2] + "8")
+    fake_cosmos.log.clear()
     counts = []
     for feed_range in feed_ranges:  # taken before the split: the SDK re-resolves them
         counts += [
             r async for r in c.query_items("SELECT VALUE COUNT(1) FROM c", feed_range=feed_range)
         ]
     assert sum(counts) == 100
-    assert fake_gateway.log.of("query", status=410, range_id=parent.id)
-    assert {left.id, right.id} <= {e.range_id for e in fake_gateway.log.queries(status=200)}
+    assert fake_cosmos.log.of("query", status=410, range_id=parent.id)
+    assert {left.id, right.id} <= {e.range_id for e in fake_cosmos.log.queries(status=200)}
 
 
 async def test_a_split_during_a_cross_partition_count_double_counts_in_the_sdk(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
     """Characterisation of azure-cosmos 4.17.1: when a range named by the query plan's
     routing is gone (410 / 1002), the pipelined aggregate rebuilds its producers but
     keeps iterating the stale list, so the ranges after the split one are counted twice."""
-    fake_gateway.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
-    fake_gateway.seed(DB, "memory", [{"id": f"i{n}", "tenantId": f"t{n:03d}"} for n in range(100)])
+    fake_cosmos.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
+    fake_cosmos.seed(DB, "memory", [{"id": f"i{n}", "tenantId": f"t{n:03d}"} for n in range(100)])
     c = container_of(client, "memory")
     assert [r async for r in c.query_items("SELECT VALUE COUNT(1) FROM c")] == [100]
-    made = fake_gateway.container(DB, "memory")
+    made = fake_cosmos.container(DB, "memory")
     parent = made.ranges[1]
     after_split = sum(len(r.docs) for r in made.ranges[2:])
-    fake_gateway.split(DB, "memory", parent.id, parent.min[:2] + "8")
+    fake_cosmos.split(DB, "memory", parent.id, parent.min[:2] + "8")
     assert [r async for r in c.query_items("SELECT VALUE COUNT(1) FROM c")] == [100 + after_split]
 
 
 async def test_short_and_empty_pages_still_read_everything_once() -> None:
     """The service may stop a page early (time or RU per page) — even with no rows but a
     continuation. ``max_visits_per_page`` makes the fake do that."""
-    with FakeGateway(max_visits_per_page=7) as gateway:
-        gateway.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
-        gateway.seed(DB, "memory", [{"id": f"i{n}", "tenantId": "t", "n": n} for n in range(60)])
-        async with CosmosClient(gateway.endpoint, gateway.key) as sdk:
+    with FakeCosmos(max_visits_per_page=7) as fake:
+        fake.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
+        fake.seed(DB, "memory", [{"id": f"i{n}", "tenantId": "t", "n": n} for n in range(60)])
+        async with CosmosClient(fake.endpoint, fake.key) as sdk:
             c = container_of(sdk, "memory")
             rows = [
                 r
@@ -636,21 +630,21 @@ async def test_short_and_empty_pages_still_read_everything_once() -> None:
                 )
             ]
             assert rows == [0, 10, 20, 30, 40, 50]
-            queries = gateway.log.queries()
+            queries = fake.log.queries()
             assert any(e.item_count == 0 and e.continuation_out for e in queries)
             assert len(queries) == 9  # ceil(60 / 7) backend pages
             everything = [r async for r in c.read_all_items(max_item_count=25)]
             assert sorted(r["n"] for r in everything) == list(range(60))
-            assert gateway.log.of("feed")
+            assert fake.log.of("feed")
 
 
 async def test_the_log_records_what_each_request_asked(
-    fake_gateway: FakeGateway, client: CosmosClient
+    fake_cosmos: FakeCosmos, client: CosmosClient
 ) -> None:
-    fake_gateway.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
-    fake_gateway.seed(DB, "memory", turns("acme", "t", 30))
+    fake_cosmos.create_container(DB, "memory", partition_key="/tenantId", ranges=4)
+    fake_cosmos.seed(DB, "memory", turns("acme", "t", 30))
     c = container_of(client, "memory")
-    fake_gateway.log.clear()
+    fake_cosmos.log.clear()
     pager = c.query_items(
         "SELECT * FROM c WHERE c.turn > @n",
         parameters=[{"name": "@n", "value": 3}],
@@ -659,12 +653,12 @@ async def test_the_log_records_what_each_request_asked(
         priority="Low",
     ).by_page()
     _ = [r async for r in await pager.__anext__()]
-    (entry,) = fake_gateway.log.queries()
+    (entry,) = fake_cosmos.log.queries()
     assert entry.priority == "Low"
     assert entry.partition_key == '["acme"]'
     assert entry.max_item_count == 10
     assert entry.parameters == [{"name": "@n", "value": 3}]
-    assert entry.range_id == fake_gateway.range_of(DB, "memory", "acme")
+    assert entry.range_id == fake_cosmos.range_of(DB, "memory", "acme")
     assert entry.continuation_in is None and entry.continuation_out
     assert entry.charge > 2.3 and entry.item_count == 10
     assert "x-ms-documentdb-isquery" in entry.headers

@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tests.gateway.sql_ast import (
+from tests.fake_cosmos.sql_ast import (
     ArrayLit,
     Between,
     Binary,
@@ -36,8 +36,8 @@ from tests.gateway.sql_ast import (
     Unary,
     property_path,
 )
-from tests.gateway.sql_parser import SqlError
-from tests.gateway.values import (
+from tests.fake_cosmos.sql_parser import SqlError
+from tests.fake_cosmos.values import (
     RANK_ARRAY,
     UNDEFINED,
     compare,

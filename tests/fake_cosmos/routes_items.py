@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.gateway import charges
-from tests.gateway.sql_eval import Compiler
-from tests.gateway.sql_parser import parse
-from tests.gateway.store import PRECONDITION, Container
-from tests.gateway.wire import Ctx, Env, HttpError, Reply, budget
+from tests.fake_cosmos import charges
+from tests.fake_cosmos.sql_eval import Compiler
+from tests.fake_cosmos.sql_parser import parse
+from tests.fake_cosmos.store import PRECONDITION, Container
+from tests.fake_cosmos.wire import Ctx, Env, HttpError, Reply, budget
 
 PK_MISMATCH = "PartitionKey extracted from document doesn't match the one specified in the header."
 

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from tests.gateway.gateway import FakeGateway
+    from tests.fake_cosmos.fake import FakeCosmos
 
 
 @pytest.fixture
-def fake_gateway() -> Iterator[FakeGateway]:
-    from tests.gateway.gateway import FakeGateway
+def fake_cosmos() -> Iterator[FakeCosmos]:
+    from tests.fake_cosmos.fake import FakeCosmos
 
-    gateway = FakeGateway().start()
+    fake = FakeCosmos().start()
     try:
-        yield gateway
+        yield fake
     finally:
-        gateway.stop()
+        fake.stop()

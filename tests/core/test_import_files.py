@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cosmem_tui.core import export_files
-from cosmem_tui.core.export_files import ExportFileError, read_records
+from cosmem_tui.core import import_files
+from cosmem_tui.core.import_files import ExportFileError, read_records
 
 json_scalars = st.one_of(
     st.none(),
@@ -41,12 +41,12 @@ def test_every_value_comes_back_whatever_the_chunking(tmp_path_factory, values, 
         path.write_text("".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values))
     else:
         path.write_text(json.dumps(values, indent=2 if layout == "pretty" else None))
-    original = export_files.CHUNK
-    export_files.CHUNK = chunk
+    original = import_files.CHUNK
+    import_files.CHUNK = chunk
     try:
         records = read(path)
     finally:
-        export_files.CHUNK = original
+        import_files.CHUNK = original
     assert [r.error for r in records] == [None] * len(values)
     assert [r.value for r in records] == values
     assert [r.number for r in records] == list(range(1, len(values) + 1))
@@ -103,7 +103,7 @@ def test_unreadable_content_is_one_fatal_record(tmp_path, content, complaint):
     ],
 )
 def test_bytes_that_are_not_utf8_cost_only_their_value(tmp_path, monkeypatch, content):
-    monkeypatch.setattr(export_files, "CHUNK", 5)  # a bad byte split across reads too
+    monkeypatch.setattr(import_files, "CHUNK", 5)  # a bad byte split across reads too
     path = tmp_path / "bad.json"
     path.write_bytes(content)
     records = read(path)
@@ -130,8 +130,8 @@ def test_a_utf8_bom_and_an_empty_file(tmp_path):
 
 
 def test_an_oversized_value_is_reported_not_buffered(tmp_path, monkeypatch):
-    monkeypatch.setattr(export_files, "CHUNK", 8)
-    monkeypatch.setattr(export_files, "MAX_VALUE_CHARS", 32)
+    monkeypatch.setattr(import_files, "CHUNK", 8)
+    monkeypatch.setattr(import_files, "MAX_VALUE_CHARS", 32)
     path = tmp_path / "big.json"
     path.write_text('[{"id": "1", "text": "' + "x" * 200 + '"}]')
     records = read(path)
@@ -142,13 +142,13 @@ def test_a_folder_is_its_export_files_in_order(tmp_path):
     (tmp_path / "b.jsonl").write_text("{}\n")
     (tmp_path / "a.json").write_text("[]")
     (tmp_path / "notes.txt").write_text("ignored")
-    assert [p.name for p in export_files.export_files(tmp_path)] == ["a.json", "b.jsonl"]
+    assert [p.name for p in import_files.exported_files(tmp_path)] == ["a.json", "b.jsonl"]
     with pytest.raises(ExportFileError, match="no such file"):
-        export_files.export_files(tmp_path / "missing.json")
+        import_files.exported_files(tmp_path / "missing.json")
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(ExportFileError, match=r"no \.json"):
-        export_files.export_files(empty)
+        import_files.exported_files(empty)
 
 
 def test_json_nested_too_deeply_is_reported_not_a_crash(tmp_path):

@@ -10,10 +10,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tests.gateway.faults import ERROR_BODIES, Faults
-from tests.gateway.sql_parser import SqlError
-from tests.gateway.store import Container, PartitionRange, Store
-from tests.gateway.wire_log import Entry
+from tests.fake_cosmos.faults import ERROR_BODIES, Faults
+from tests.fake_cosmos.sql_parser import SqlError
+from tests.fake_cosmos.store import Container, PartitionRange, Store
+from tests.fake_cosmos.wire_log import Entry
 
 
 class Env(Protocol):

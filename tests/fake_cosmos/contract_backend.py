@@ -9,20 +9,20 @@ TTL cases run instantly. To enable it, add ``"gateway"`` to ``BACKENDS`` in
 from __future__ import annotations
 
 from tests.contract.backends import CosmosBackend
-from tests.gateway.clock import GatewayClock
-from tests.gateway.gateway import FakeGateway
+from tests.fake_cosmos.clock import FakeCosmosClock
+from tests.fake_cosmos.fake import FakeCosmos
 
 
-class GatewayBackend(CosmosBackend):
+class FakeCosmosBackend(CosmosBackend):
     def __init__(self, start: float, *, ranges: int = 4) -> None:
-        self.gateway = FakeGateway(ranges=ranges, clock=GatewayClock(start)).start()
-        super().__init__("gateway", self.gateway.endpoint, self.gateway.key)
+        self.fake = FakeCosmos(ranges=ranges, clock=FakeCosmosClock(start)).start()
+        super().__init__("gateway", self.fake.endpoint, self.fake.key)
 
     async def advance(self, seconds: float) -> None:
-        self.gateway.clock.advance(seconds)
+        self.fake.clock.advance(seconds)
 
     async def close(self) -> None:
         try:
             await super().close()
         finally:
-            self.gateway.stop()
+            self.fake.stop()

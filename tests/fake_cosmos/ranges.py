@@ -25,8 +25,8 @@ from typing import Any
 
 from azure.cosmos.partition_key import PartitionKey, _Undefined
 
-from tests.gateway.epk_hash import component_hash
-from tests.gateway.values import UNDEFINED
+from tests.fake_cosmos.epk_hash import component_hash
+from tests.fake_cosmos.values import UNDEFINED
 
 MIN_EPK = ""
 MAX_EPK = "FF"
