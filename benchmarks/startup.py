@@ -1,12 +1,17 @@
 """Start-up and large-thread timings of the real ``cosmem`` in a real terminal (tmux).
 
-    python benchmarks/startup.py [--runs 5] [--size 120x40]
+    python benchmarks/startup.py [--runs 5] [--size 120x40] [--no-big-thread]
 
-Measures, each as the median of warm runs (the workspace already exists):
+Measures, each as the median of warm runs (the workspace already exists), runs of
+``cosmem`` and of a minimal Textual app (``minimal_textual_app.py``) taken in turn so
+both meet the same load:
 
-* first paint: launch → the header is on the screen;
-* tenant list: launch → the hot tenant's row with its counts is on the screen;
+* first paint: launch → the header is on the screen (the minimal app: its one line);
+* first data (tenant list): launch → the hot tenant's row with its counts is on screen;
+* both as a ratio to the minimal app's first paint (goals: paint ≤ 1.2×, data ≤ 1.5×);
 * peak RSS of the cosmem process (VmHWM) once the list is shown;
+* the headless ``cosmem tenants --json`` (median wall time of whole runs);
+* import time of ``cosmem_tui.ui.app`` per top-level package (``python -X importtime``);
 
 and, once each: the first-ever run (the demo workspace is generated first), and a
 thread of 100,000 turns: Enter on it → first rows visible, End → newest row visible.
@@ -29,6 +34,7 @@ from pathlib import Path
 
 POLL = 0.01
 COSMEM = [sys.executable, "-m", "cosmem_tui"]
+MINIMAL = [sys.executable, str(Path(__file__).with_name("minimal_textual_app.py"))]
 TENANT_ROW = re.compile(r"contoso\s+(?:\S+%\s+)?[\d,]+\s+[\d,]+")  # RU% first, with telemetry
 
 
@@ -79,6 +85,62 @@ def measure_start(env: dict[str, str], size: tuple[int, int]) -> tuple[float, fl
         return first_paint, tenants, pane.peak_rss_mb()
     finally:
         pane.close()
+
+
+def measure_minimal(env: dict[str, str], size: tuple[int, int]) -> float:
+    pane = Pane(MINIMAL, env, size)
+    try:
+        return pane.wait_for(lambda s: "minimal Textual app" in s)
+    finally:
+        pane.close()
+
+
+def measure_headless(env: dict[str, str], runs: int) -> list[float]:
+    """Whole runs of ``cosmem tenants --json`` on the demo workspace (already built)."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(
+            [*COSMEM, "tenants", "--json"],
+            env={**os.environ, **env},
+            capture_output=True,
+            check=True,
+        )
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def import_times(module: str) -> dict[str, float]:
+    """Milliseconds of ``import module`` spent in each package (self time, summed).
+
+    The console's own modules are grouped one level down (``cosmem_tui.ui``,
+    ``cosmem_tui.core``, …), everything else by its top-level name."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    totals: dict[str, float] = {}
+    for line in result.stderr.splitlines():
+        match = re.match(r"import time:\s+(\d+) \|\s+\d+ \|(\s*)(\S+)", line)
+        if match is None:
+            continue
+        name = match.group(3)
+        parts = name.split(".")
+        group = ".".join(parts[:2]) if parts[0] == "cosmem_tui" and len(parts) > 1 else parts[0]
+        totals[group] = totals.get(group, 0.0) + int(match.group(1)) / 1000
+    return totals
+
+
+def print_import_times(module: str) -> None:
+    times = [import_times(module) for _ in range(3)]
+    groups = {name for each in times for name in each}
+    median = {g: statistics.median(t.get(g, 0.0) for t in times) for g in groups}
+    own = sum(v for k, v in median.items() if k.startswith("cosmem_tui"))
+    print(f"import {module}: {sum(median.values()):.0f} ms (median of 3), cosmem_tui {own:.0f} ms")
+    for name, ms in sorted(median.items(), key=lambda kv: -kv[1])[:16]:
+        print(f"  {name:<28} {ms:7.1f} ms")
 
 
 def measure_big_thread(env: dict[str, str], size: tuple[int, int], workspace: Path) -> None:
@@ -135,6 +197,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--size", default="120x40")
+    parser.add_argument("--no-big-thread", action="store_true", help="skip the 100,000-turn thread")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is needed: apt-get install tmux")
@@ -149,16 +212,35 @@ def main() -> None:
         )
 
         measure_start(env, size)  # warm-up
-        runs = [measure_start(env, size) for _ in range(args.runs)]
+        measure_minimal(env, size)
+        runs, minimal = [], []
+        for _ in range(args.runs):  # in turn, so both meet the same load
+            minimal.append(measure_minimal(env, size))
+            runs.append(measure_start(env, size))
+        reference = statistics.median(minimal)
+        print(
+            f"minimal Textual app, first paint: median {reference:.3f} s "
+            f"(min {min(minimal):.3f}, max {max(minimal):.3f}, {len(minimal)} warm runs)"
+        )
         columns = list(zip(*runs, strict=True))
-        for name, values in zip(("first paint", "tenant list"), columns[:2], strict=True):
+        names = ("cosmem first paint", "cosmem first data (tenant list)")
+        for name, values in zip(names, columns[:2], strict=True):
+            median = statistics.median(values)
             print(
-                f"{name}: median {statistics.median(values):.3f} s "
+                f"{name}: median {median:.3f} s = {median / reference:.2f}× the minimal app "
                 f"(min {min(values):.3f}, max {max(values):.3f}, {len(values)} warm runs)"
             )
         rss_values = [r[2] for r in runs]
         print(f"peak RSS: median {statistics.median(rss_values):.0f} MB")
+        headless = measure_headless(env, args.runs)
+        print(
+            f"cosmem tenants --json: median {statistics.median(headless):.3f} s "
+            f"(min {min(headless):.3f}, max {max(headless):.3f}, {len(headless)} runs)"
+        )
+        print_import_times("cosmem_tui.ui.app")
 
+        if args.no_big_thread:
+            return
         big = Path(tmp) / "big.sqlite"
         started = time.perf_counter()
         build_big_thread(big)

@@ -1,0 +1,76 @@
+"""The start-up budget, held by counts that do not depend on the machine.
+
+The modules loaded before the first frame are what start-up costs; a view that is not on
+screen must not be among them. ``first_frame_modules.txt`` is the list the real entrance
+(``cosmem`` with no arguments, the embedded demo) loads today: a module joining it fails
+this test, and so does one leaving it (so the list stays true). After a change that
+rightly moves the line, rewrite the list with
+
+    python -m tests.perf.first_frame --write
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+LIST = Path(__file__).with_name("first_frame_modules.txt")
+# The views and machinery that are never on the first screen (browse is the landing view).
+NOT_AT_START = (
+    "cosmem_tui.ui.views.requests",
+    "cosmem_tui.ui.views.throughput",
+    "cosmem_tui.ui.views.hot",
+    "cosmem_tui.ui.views.lifecycle",
+    "cosmem_tui.ui.views.advise",
+    "cosmem_tui.ui.views.doctor",
+    "cosmem_tui.core.advice_rules",
+    "cosmem_tui.core.doctor_checks",
+    "cosmem_tui.core.erase",
+    "cosmem_tui.core.importer",
+)
+# Packages the first frame never needs: the Azure SDKs and their HTTP stack, settings
+# validation (only with a config file), the KQL and SQL texts' renderers.
+PACKAGES_NOT_AT_START = ("azure", "aiohttp", "pydantic", "pydantic_settings", "msal")
+
+
+def first_frame(tmp_path: Path) -> dict[str, list[str]]:
+    env = {
+        **os.environ,
+        "XDG_DATA_HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path),
+        "XDG_CACHE_HOME": str(tmp_path),
+        "COSMEM_CONFIG": str(tmp_path / "absent.toml"),
+    }
+    for name in [k for k in env if k.startswith(("COSMOS_", "COSMEM_")) and k != "COSMEM_CONFIG"]:
+        del env[name]
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.perf.first_frame"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+        check=True,
+    )
+    seen: dict[str, list[str]] = json.loads(result.stdout.splitlines()[0])
+    return seen
+
+
+def test_the_first_frame_loads_the_listed_modules_and_no_view_off_screen(tmp_path: Path):
+    seen = first_frame(tmp_path)
+    own = set(seen["own"])
+    assert own, "the probe saw no first frame"
+    assert "cosmem_tui.ui.app" in own  # the probe went through the real entrance
+    off_screen = sorted(m for m in own if m.startswith(NOT_AT_START))
+    assert not off_screen, f"loaded before the first frame but not on it: {off_screen}"
+    heavy = sorted(set(seen["packages"]) & set(PACKAGES_NOT_AT_START))
+    assert not heavy, f"packages loaded before the first frame: {heavy}"
+    listed = {line for line in LIST.read_text().split() if line}
+    joined, left = sorted(own - listed), sorted(listed - own)
+    assert not joined and not left, (
+        f"modules joining the first frame: {joined}; no longer loaded: {left} "
+        "(rewrite the list with: python -m tests.perf.first_frame --write)"
+    )
