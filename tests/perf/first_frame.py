@@ -13,6 +13,7 @@ top-level names of every other package.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -43,10 +44,8 @@ def main() -> None:
     sys.argv = ["cosmem"]
     from cosmem_tui.cli import main as cosmem
 
-    try:
+    with contextlib.suppress(SystemExit):
         cosmem()
-    except SystemExit:
-        pass
     print(json.dumps(seen), flush=True)
     if write:
         listing = Path(__file__).with_name("first_frame_modules.txt")
