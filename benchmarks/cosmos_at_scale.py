@@ -88,11 +88,11 @@ async def list_names(args: argparse.Namespace, items: list[dict[str, Any]]) -> N
         store = CosmosStore.open(settings(fake, ru_budget=1e9), LAB, key_strategy=strategy)
         try:
             await store.container_properties()
-            before = store.fake.totals()
+            before = store.ledger.totals()
             started = time.perf_counter()
             listing = await KeyDirectory(store, SystemClock()).list()
             elapsed = time.perf_counter() - started
-            after = store.fake.totals()
+            after = store.ledger.totals()
             print(
                 f"   {strategy.value:10} {len(listing.keys):7,} "
                 f"{after.requests - before.requests:9,} "
@@ -158,7 +158,7 @@ async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget:
                         break
                     await pilot.pause(0.05)
                 await app.workers.wait_for_complete()
-                totals = app.session.fake.totals()  # type: ignore[union-attr]
+                totals = app.session.ledger.totals()  # type: ignore[union-attr]
                 print(
                     f"   {label:24} {totals.requests - since.requests:9,} "
                     f"{totals.request_units - since.request_units:9,.1f} "
@@ -168,7 +168,7 @@ async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget:
 
             while app.session is None:
                 await pilot.pause(0.02)
-            zero = app.session.fake.totals()
+            zero = app.session.ledger.totals()
             first = await until_counted("first screen", zero, started)
             # An agent writes to three tenants on screen; then the user reloads.
             fake.seed("db", "memory", [exchange(t, "t9", 99) for t in CHANGED])
@@ -180,7 +180,7 @@ async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget:
             await pilot.press("pagedown")
             await pilot.pause(0.1)
             await until_counted("scroll one screen (PgDn)", reload, t0)
-            records = app.session.fake.records()
+            records = app.session.ledger.records()
             print(
                 "   by operation: "
                 + ", ".join(
@@ -244,7 +244,7 @@ async def storm(args: argparse.Namespace) -> None:
     service = BrowseService(store, SystemClock())
     ref = ThreadRef.of("acme", "long")
     got = [t async for t in service.iter_turns(ref, page_size=page_size)]
-    records = [r for r in store.fake.records() if r.operation == "turns-page"]
+    records = [r for r in store.ledger.records() if r.operation == "turns-page"]
     calls = Counter(r.call for r in records)
     await store.close()
     fake.stop()

@@ -88,4 +88,4 @@ async def test_a_blocked_client_is_told_why_in_one_line_with_what_to_do(merged):
     assert "az cosmosdb update -g GROUP -n" in text and "--enable-partition-merge false" in text
     blocked = merged.log.entries()
     assert blocked and all(e.status == 400 for e in blocked)  # every request, from the first
-    assert store.fake.records()[-1].status == 400  # in the ledger like any answer
+    assert store.ledger.records()[-1].status == 400  # in the ledger like any answer
