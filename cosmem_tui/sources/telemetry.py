@@ -36,6 +36,7 @@ from cosmem_tui.model.telemetry import (
     MetricQuery,
     TelemetryAbout,
 )
+from cosmem_tui.sources.errors import StoreError
 from cosmem_tui.sources.request_ledger import RequestLedger
 
 if TYPE_CHECKING:  # the doctor's modules load when a doctor is built
@@ -63,6 +64,23 @@ class Telemetry(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+class TelemetryConfigError(StoreError):
+    """Options that cannot point a telemetry backend anywhere (one line, nothing sent)."""
+
+    status = 400
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """One command-line option of a backend's settings, for the CLI to declare."""
+
+    option: str  # "--resource-id"
+    key: str  # the key the backend's ``resolve`` reads from its ``flags`` mapping
+    env: str  # the variable it falls back to
+    metavar: str
+    help: str
 
 
 @runtime_checkable

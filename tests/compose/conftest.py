@@ -10,7 +10,7 @@ so a session fails midway with something of the backend's open.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,10 +19,11 @@ import pytest
 from cosmem_tui.compose.building import SessionBuilder
 from cosmem_tui.core.session import Session
 from cosmem_tui.model.telemetry import TelemetryAbout
+from cosmem_tui.sources import telemetry_backends
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.errors import ConnectionFailed
-from cosmem_tui.sources.telemetry import OpenedTelemetry, TelemetryOpening
-from cosmem_tui.sources.telemetry_backends import BACKENDS
+from cosmem_tui.sources.telemetry import Flag, OpenedTelemetry, TelemetryOpening
+from cosmem_tui.sources.telemetry_backends import TelemetryBackend
 from tests.core.scripted_telemetry import ScriptedTelemetry
 
 
@@ -31,6 +32,16 @@ class ProbeSettings:
     database: str | None = "db"
     container: str | None = "memory"
     fail_after_owning: bool = False  # the backend's service is down once it signed in
+
+
+PROBE_FLAGS = (Flag("--probe-container", "probe_container", "PROBE_CONTAINER", "NAME", "…"),)
+
+
+def resolve_probe(
+    flags: Mapping[str, str | None], env: Mapping[str, str] | None
+) -> ProbeSettings | None:
+    named = flags.get("probe_container") or (env or {}).get("PROBE_CONTAINER")
+    return ProbeSettings(container=named) if named else None
 
 
 class ProbeTelemetry(ScriptedTelemetry):
@@ -74,7 +85,8 @@ class Probe:
 def probe(monkeypatch: pytest.MonkeyPatch) -> Probe:
     """The probe backend, registered the way a backend's one registry line does."""
     found = Probe()
-    monkeypatch.setitem(BACKENDS, ProbeSettings, found.open)
+    line = TelemetryBackend(ProbeSettings, found.open, "the probe", PROBE_FLAGS, resolve_probe)
+    monkeypatch.setattr(telemetry_backends, "BACKENDS", (*telemetry_backends.BACKENDS, line))
     return found
 
 

@@ -75,3 +75,18 @@ async def test_a_workspace_takes_no_telemetry_settings(demo_path: Path, probe: P
     with pytest.raises(ValueError, match=r"go with a Cosmos container \(--endpoint\)"):
         await open_session(options, FrozenClock(NOW))
     assert probe.opened == []
+
+
+def test_the_command_line_names_one_backend_through_the_registry(probe: Probe):
+    """What the CLI resolves: each backend's own options over its own variables."""
+    from cosmem_tui.sources.monitor.settings import MonitorSettings
+    from cosmem_tui.sources.telemetry import TelemetryConfigError
+    from cosmem_tui.sources.telemetry_backends import resolve_telemetry
+    from tests.sources.monitor.azure_fake import RESOURCE_ID
+
+    assert resolve_telemetry({}, {}) is None
+    assert resolve_telemetry({"probe_container": "turns"}, {}) == ProbeSettings(container="turns")
+    azure = resolve_telemetry({"resource_id": RESOURCE_ID}, {})
+    assert isinstance(azure, MonitorSettings) and azure.resource_id == RESOURCE_ID
+    with pytest.raises(TelemetryConfigError, match="Azure Monitor and the probe given"):
+        resolve_telemetry({"resource_id": RESOURCE_ID}, {"PROBE_CONTAINER": "turns"})
