@@ -99,6 +99,21 @@ async def test_a_cosmos_session_whose_telemetry_fails_closes_what_it_opened_once
     assert len(tally.owned) == 2 and tally.closed_once_newest_first(), tally
 
 
+async def test_the_doctors_cosmos_session_whose_telemetry_fails_closes_what_it_opened_once(
+    fake_cosmos: Any, tmp_path: Path, probe: Probe, tally: Tally, closes: Counter[str]
+):
+    with pytest.raises(ConnectionFailed, match="did not answer"):
+        await open_cosmos_doctor_session(
+            cosmos_settings(fake_cosmos),
+            None,
+            FrozenClock(NOW),
+            tmp_path / "schemas",
+            telemetry=ProbeSettings(fail_after_owning=True),
+        )
+    assert closes == {"cosmos client": 1} and probe.signed_out == 1
+    assert len(tally.owned) == 2 and tally.closed_once_newest_first(), tally
+
+
 async def test_telemetry_alone_that_fails_midway_closes_what_it_opened_once(
     probe: Probe, tally: Tally
 ):
