@@ -132,7 +132,7 @@ async def console(args: argparse.Namespace, items: list[dict[str, Any]], budget:
                     return False, ""
                 tenants = app.browse.query_one("#tenants", RowList)
                 shown = tenants.shown_indices()
-                directory = session.service.directory
+                directory = session.browse.directory
                 keys = app.browse.keys.keys
                 done = [
                     i

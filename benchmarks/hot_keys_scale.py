@@ -167,7 +167,7 @@ def child(workspace: Path, keys: int) -> None:
     async def open_it():  # type: ignore[no-untyped-def]
         session = open_local_session(options, clock)
         reader = TelemetryReader(SyntheticTelemetry(keys), clock)
-        session.services["hot_keys"] = HotKeysService(reader, clock, Container(), top=keys)
+        session.hot_keys = HotKeysService(reader, clock, Container(), top=keys)
         return session
 
     CosmemApp(options, clock=clock, session_factory=open_it).run()

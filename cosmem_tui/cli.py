@@ -622,7 +622,7 @@ def _session_options(args: argparse.Namespace, *, monitor_alone: bool = False) -
         workspace=args.workspace,
         schema=args.schema,
         cosmos=cosmos,
-        monitor=monitor,
+        telemetry=monitor,
         allow_writes=bool(getattr(args, "allow_writes", False)),
     )
 
@@ -732,7 +732,7 @@ async def _list_top_level(
     session: Session, args: argparse.Namespace, label: str
 ) -> tuple[Listing, dict[Key, CountState]]:
     """Every top-level key, then counts while the budget lasts (see the README)."""
-    directory = session.service.directory
+    directory = session.browse.directory
     progress = _Progress(session, label)
     with session.ledger.caused_by(f"cosmem {args.command}: list {label}"):
         listing = await directory.list(fresh=True, progress=progress)
@@ -847,7 +847,7 @@ async def _cmd_threads(session: Session, args: argparse.Namespace, out: TextIO) 
             f"name a {schema.tenant_label}: cosmem threads {schema.tenant_label.upper()}"
         )
     with session.ledger.caused_by("cosmem threads"):
-        _, threads = await session.service.threads_named(args.tenant)
+        _, threads = await session.browse.threads_named(args.tenant)
     titles = {"tenant": schema.tenant_label}
     fields, table = records.THREAD_FIELDS, records.THREAD_TABLE_FIELDS
     with Output(args.format, fields, table, out, titles=titles) as output:
@@ -873,17 +873,17 @@ async def _thread_ref(session: Session, names: list[str], command: str = "turns"
     if schema.has_tenant_level:
         if len(names) != 2:
             raise CliError(f"usage: cosmem {command} {schema.tenant_label.upper()} THREAD …")
-        ref = await session.service.resolve(names[0], names[1])
+        ref = await session.browse.resolve(names[0], names[1])
     elif len(names) != 1:
         raise CliError(
             f"schema {schema.name} has no tenant level: usage: cosmem {command} THREAD …"
         )
     else:
-        ref = await session.service.resolve(None, names[0])
+        ref = await session.browse.resolve(None, names[0])
     if command in WRITE_COMMANDS:
         # An unknown tenant or thread is named as such before any plan (one page of
         # one turn), never taken for a missing item or an empty thread.
-        await session.service.first_page(ref, page_size=1)
+        await session.browse.first_page(ref, page_size=1)
     return ref
 
 
@@ -893,10 +893,10 @@ async def _cmd_turns(session: Session, args: argparse.Namespace, out: TextIO) ->
 
     async def turns() -> AsyncIterator[Any]:
         if args.last is not None:
-            for turn in await session.service.last_turns(ref, args.last):
+            for turn in await session.browse.last_turns(ref, args.last):
                 yield turn
         else:
-            async for turn in session.service.iter_turns(ref):
+            async for turn in session.browse.iter_turns(ref):
                 yield turn
 
     walk = turns()
@@ -919,12 +919,12 @@ async def _cmd_search(session: Session, args: argparse.Namespace, out: TextIO) -
     *names, text = args.names
     ref = await _thread_ref(session, names, "search")
     try:
-        search = ThreadSearch(session.service, ref, text)
+        search = ThreadSearch(session.browse, ref, text)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     # An unknown thread is told before the search spends anything (one item, one page):
     # an empty search of a thread that does not exist is no empty result.
-    await session.service.first_page(ref, page_size=1)
+    await session.browse.first_page(ref, page_size=1)
     now = session.clock.now()
     hit = await search.hit(0)
     with Output(args.format, records.TURN_FIELDS, records.TURN_TABLE_FIELDS, out) as output:
@@ -974,10 +974,9 @@ async def _cmd_throttle(session: Session, args: argparse.Namespace, out: TextIO)
 
 
 async def _cmd_ttl(session: Session, args: argparse.Namespace, out: TextIO) -> int:
-    from cosmem_tui.core.lifecycle import LifecycleService
     from cosmem_tui.model.ttl import container_ttl_words
 
-    service = LifecycleService(session.store, session.service)
+    service = session.lifecycle
     scope = await service.scope_named(list(args.names))
     where = scope.describe(session.schema.tenant_label)
     with session.ledger.caused_by(f"cosmem ttl: {where}"), session.ledger.meter() as cost:
@@ -1026,7 +1025,7 @@ async def _cmd_hot(session: Session, args: argparse.Namespace, out: TextIO) -> i
             break
     if args.tenant is not None and not report.rows:
         if session.has_store:  # an idle tenant is an empty result, an unknown one an error
-            await session.service.threads_named(args.tenant)  # or UnknownTenant
+            await session.browse.threads_named(args.tenant)  # or UnknownTenant
         else:
             print(
                 f"cosmem: no requests of tenant {visible(args.tenant)} logged in the window; "

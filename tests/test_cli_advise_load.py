@@ -72,10 +72,10 @@ def test_advise_takes_the_azure_monitor_options(monkeypatch: pytest.MonkeyPatch)
         ]
     )
     options = cli._session_options(args)
-    assert options.monitor is not None
-    assert options.monitor.resource_id == RESOURCE_ID
-    assert options.monitor.workspace_id == WORKSPACE
-    assert (options.monitor.database, options.monitor.container) == ("memory", "turns")
+    assert options.telemetry is not None
+    assert options.telemetry.resource_id == RESOURCE_ID
+    assert options.telemetry.workspace_id == WORKSPACE
+    assert (options.telemetry.database, options.telemetry.container) == ("memory", "turns")
 
 
 async def test_telemetry_that_failed_is_a_note_not_silence(demo_path: Path):

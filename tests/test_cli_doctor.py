@@ -203,9 +203,9 @@ async def test_beside_azure_monitor_every_read_is_in_one_ledger(fake_cosmos, tmp
         None,
         FrozenClock(NOW),
         tmp_path / "schemas",
-        monitor=monitor_settings(database="db", container="memory"),
-        monitor_transport=fake.transport(),
-        monitor_credential=FakeCredential(),
+        telemetry=monitor_settings(database="db", container="memory"),
+        telemetry_transport=fake.transport(),
+        telemetry_credential=FakeCredential(),
     )
     try:
         out = io.StringIO()

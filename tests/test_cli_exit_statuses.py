@@ -172,7 +172,7 @@ async def test_hot_tells_an_idle_tenant_from_an_unknown_one(
     from cosmem_tui.compose import open_session
     from cosmem_tui.core.errors import UnknownTenant
     from cosmem_tui.core.hot_keys import HotKeysService
-    from cosmem_tui.core.session import HOT_KEYS, SessionOptions
+    from cosmem_tui.core.session import SessionOptions
     from cosmem_tui.core.telemetry_reader import TelemetryReader
     from cosmem_tui.core.throughput import Container
     from tests.core.scripted_telemetry import ScriptedTelemetry
@@ -180,7 +180,7 @@ async def test_hot_tells_an_idle_tenant_from_an_unknown_one(
 
     session = await open_session(SessionOptions(workspace=workspace), clock)
     quiet = TelemetryReader(ScriptedTelemetry(), clock)  # no request logged at all
-    session.services[HOT_KEYS] = HotKeysService(quiet, clock, Container())
+    session.hot_keys = HotKeysService(quiet, clock, Container())
     out = io.StringIO()
     try:
         if status:

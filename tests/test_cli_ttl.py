@@ -9,7 +9,6 @@ import json
 import pytest
 
 from cosmem_tui.compose import open_local_session
-from cosmem_tui.core.lifecycle import LifecycleService
 from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model.lifecycle import DAY, HOUR
 from tests.helpers import build_workspace, exchange
@@ -57,7 +56,7 @@ def test_json_rows_per_class_then_all(capsys, workspace):
 
 def test_the_same_numbers_as_the_view(capsys, workspace, clock):
     session = open_local_session(SessionOptions(workspace=workspace), clock)
-    service = LifecycleService(session.store, session.service)
+    service = session.lifecycle  # the one the view reads through
 
     async def view_numbers() -> dict[str, int]:
         report = await service.report(await service.scope_named(["acme", "t1"]))

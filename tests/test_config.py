@@ -146,8 +146,8 @@ def test_a_profile_feeds_the_session_options(config: Path, monkeypatch: pytest.M
     assert options.cosmos.auth == "key" and options.cosmos.key_source == "COSMOS_KEY"
     assert options.cosmos.container == "turns" and options.allow_writes
     assert options.cosmos.ru_budget == 250 and options.schema == "generic"
-    assert options.monitor is not None and options.monitor.workspace_id == WORKSPACE
-    assert options.monitor.resource.account == "contoso"
+    assert options.telemetry is not None and options.telemetry.workspace_id == WORKSPACE
+    assert options.telemetry.resource.account == "contoso"
     assert args.theme == "production" and args.keymap == {"app.quit": "ctrl+q"}
     assert args.cosmos_env["AZURE_TENANT_ID"] == "11111111-2222-3333-4444-555555555555"
     assert "COSMOS_KEY" not in os.environ  # the process environment is left alone

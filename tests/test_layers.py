@@ -88,6 +88,7 @@ SDK_FREE = {
     "cosmem_tui.sources.cosmos.settings",
     "cosmem_tui.sources.cosmos.region",
     "cosmem_tui.sources.monitor",
+    "cosmem_tui.sources.monitor.backend",  # the opener the telemetry registry names
     "cosmem_tui.sources.monitor.settings",
     "cosmem_tui.sources.monitor.kql",
 }

@@ -1,12 +1,13 @@
-"""A session: what the console is pointed at, as a set of named services over one ledger.
+"""A session: what the console is pointed at, as named, typed services over one ledger.
 
 Opening one (building the stores, choosing the schema, signing in) is the job of the
-composition module, ``cosmem_tui.compose``; this module only describes the result.
+composition package, ``cosmem_tui.compose``, whose ``SessionBuilder`` is the one place a
+``Session`` is made; this module only describes the result and closes it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import platformdirs
 
 from cosmem_tui.core.browse import BrowseService
+from cosmem_tui.core.errors import LookupFailed
 from cosmem_tui.model import Clock
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.request_ledger import RequestLedger
@@ -24,20 +26,14 @@ if TYPE_CHECKING:  # the services' modules load when a session builds them
     from cosmem_tui.core.demo.manifest import DemoManifest
     from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.hot_keys import HotKeysService
+    from cosmem_tui.core.lifecycle import LifecycleService
     from cosmem_tui.core.telemetry_reader import TelemetryReader
     from cosmem_tui.core.throughput import ThroughputService
     from cosmem_tui.core.writes import WriteService
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
-    from cosmem_tui.sources.monitor.settings import MonitorSettings
+    from cosmem_tui.sources.telemetry import TelemetrySettings
 
-MEMORY = "memory"  # the MemoryStore service
-BROWSE = "browse"  # the BrowseService over it
-TELEMETRY = "telemetry"  # the TelemetryReader over Azure Monitor or the simulator
-THROUGHPUT = "throughput"  # the ThroughputService over it
-HOT_KEYS = "hot_keys"  # the HotKeysService over it
-ADVISOR = "advisor"  # the AdvisorService over the memory store
-WRITES = "writes"  # the WriteService: only in a session opened with --allow-writes
-DOCTOR = "doctor"  # the DoctorService: what this account lets the console do
+Closer = Callable[[], Awaitable[None]]
 
 APP_NAME = "cosmem"
 DEMO_FILE = "demo.sqlite"
@@ -67,7 +63,10 @@ class SessionOptions:
     workspace: Path | None = None  # None: the demo workspace in the user data dir
     schema: str | None = None  # None: the schema the workspace records, else "auto"
     cosmos: CosmosSettings | None = None  # a real container (--endpoint): no workspace then
-    monitor: MonitorSettings | None = None  # Azure Monitor for that account (--resource-id)
+    # A telemetry backend's settings beside that container, or alone (``cosmem hot``):
+    # Azure Monitor's ``MonitorSettings`` (--resource-id), or any class registered in
+    # ``sources/telemetry_backends.py``. None: none (a workspace has its simulated one).
+    telemetry: TelemetrySettings | None = None
     allow_writes: bool = False  # --allow-writes: pin, set a ttl, erase a thread (audited)
 
     @property
@@ -82,76 +81,120 @@ class SessionOptions:
         return self.is_demo and not self.workspace_path.exists()
 
 
+class NoMemoryStore(LookupFailed):
+    """A use case over the container's items asked of a session that reads telemetry only."""
+
+
+NO_MEMORY_STORE = (
+    "this session reads telemetry only: it has no container to read "
+    "(give --endpoint, or --workspace for a local file)"
+)
+
+
+@dataclass(frozen=True)
+class MemoryServices:
+    """The container's items and the use cases over them: all there, or none (a session
+    opened for Azure Monitor alone has no container)."""
+
+    store: MemoryStore
+    browse: BrowseService
+    advisor: AdvisorService
+    lifecycle: LifecycleService  # one per session: it keeps its reports for a while
+
+
+@dataclass(frozen=True)
+class TelemetryServices:
+    """The telemetry use cases over one source, sharing one reader (and its reuse)."""
+
+    reader: TelemetryReader
+    throughput: ThroughputService
+    hot_keys: HotKeysService
+
+
+async def close_in_reverse(closers: Sequence[Closer]) -> None:
+    """Run ``closers`` newest first, every one of them; the first failure is raised after."""
+    failure: BaseException | None = None
+    for close in reversed(closers):
+        try:
+            await close()
+        except Exception as exc:  # close the rest; report the first failure
+            failure = failure or exc
+    if failure is not None:
+        raise failure
+
+
 @dataclass
 class Session:
-    """Named services (the memory store and browsing; telemetry when configured) over one
-    ledger.
+    """Named services over one ledger: the container's (``memory``; None when only
+    telemetry was opened), the telemetry source's (None when there is none), the guarded
+    writes (only with --allow-writes) and the doctor.
 
-    ``ledger`` is the request ledger every service records its requests in and spends the one
-    budget through; ``credential`` is the one sign-in the services share (None for a
-    key or a local workspace). ``closers`` run in reverse order on ``close``.
+    Made only by ``cosmem_tui.compose`` (its ``SessionBuilder``). ``ledger`` is the
+    request ledger every service records its requests in and spends the one budget
+    through; ``credential`` is the one sign-in the services share (None for a key, a
+    local workspace or a sign-in a telemetry source made for itself). ``closers`` run
+    newest first on ``close``.
     """
 
-    services: dict[str, Any]
     ledger: RequestLedger
     clock: Clock
     is_demo: bool
+    memory: MemoryServices | None = None
+    telemetry: TelemetryReader | None = None  # Azure Monitor, the simulator, or None
+    throughput: ThroughputService | None = None  # over ``telemetry``
+    hot_keys: HotKeysService | None = None  # over ``telemetry``
+    writes: WriteService | None = None  # None unless opened with --allow-writes
+    build_doctor: Callable[[], DoctorService] | None = None  # built on first use
     credential: Any = None
     manifest: DemoManifest | None = None
     notes: list[str] = field(default_factory=list)
     schema_reason: str = ""  # why this schema ("matched: pk …"); empty when the user named it
-    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    closers: list[Closer] = field(default_factory=list)
+    _doctor: DoctorService | None = field(default=None, init=False, repr=False)
 
-    @property
-    def store(self) -> MemoryStore:
-        store: MemoryStore = self.services[MEMORY]
-        return store
-
-    @property
-    def service(self) -> BrowseService:
-        service: BrowseService = self.services[BROWSE]
-        return service
+    def _memory(self) -> MemoryServices:
+        if self.memory is None:
+            raise NoMemoryStore(NO_MEMORY_STORE)
+        return self.memory
 
     @property
     def has_store(self) -> bool:
         """False for a telemetry-only session (``cosmem hot`` without a Cosmos endpoint)."""
-        return MEMORY in self.services
+        return self.memory is not None
 
     @property
-    def telemetry(self) -> TelemetryReader | None:
-        """The monitoring source, or None when none is configured (no resource id)."""
-        reader: TelemetryReader | None = self.services.get(TELEMETRY)
-        return reader
+    def store(self) -> MemoryStore:
+        """The container's store; ``NoMemoryStore`` (one line) in a telemetry-only session."""
+        return self._memory().store
 
     @property
-    def throughput(self) -> ThroughputService | None:
-        service: ThroughputService | None = self.services.get(THROUGHPUT)
-        return service
+    def browse(self) -> BrowseService:
+        return self._memory().browse
 
     @property
-    def hot_keys(self) -> HotKeysService | None:
-        service: HotKeysService | None = self.services.get(HOT_KEYS)
-        return service
+    def lifecycle(self) -> LifecycleService:
+        return self._memory().lifecycle
 
     @property
     def advisor(self) -> AdvisorService | None:
-        service: AdvisorService | None = self.services.get(ADVISOR)
-        return service
+        """None in a telemetry-only session (the advisor reads the container's items)."""
+        return self.memory.advisor if self.memory is not None else None
 
     @property
     def doctor(self) -> DoctorService | None:
         """The doctor, built on first use: opening a session loads none of its modules."""
-        service = self.services.get(DOCTOR)
-        if callable(service):
-            service = self.services[DOCTOR] = service()
-        doctor: DoctorService | None = service
-        return doctor
+        if self._doctor is None and self.build_doctor is not None:
+            self._doctor = self.build_doctor()
+        return self._doctor
 
-    @property
-    def writes(self) -> WriteService | None:
-        """The guarded writes; None unless the session was opened with --allow-writes."""
-        service: WriteService | None = self.services.get(WRITES)
-        return service
+    def use_telemetry(self, services: TelemetryServices | None) -> None:
+        """Read telemetry through ``services`` (None: none) from now on."""
+        if services is None:
+            self.telemetry = self.throughput = self.hot_keys = None
+        else:
+            self.telemetry = services.reader
+            self.throughput = services.throughput
+            self.hot_keys = services.hot_keys
 
     @property
     def writes_allowed(self) -> bool:
@@ -172,17 +215,10 @@ class Session:
         """What the user should know about how the listings were made (shown beside them),
         and a name cache that could not be saved (a warning: the listing itself is whole)."""
         notes = self.store.listing_notes()
-        problem = self.service.directory.cache_problem
+        problem = self.browse.directory.cache_problem
         return [*notes, f"warning: {problem}"] if problem else notes
 
     async def close(self) -> None:
         """Close every service, then what they share (the credential), once."""
         closers, self.closers = self.closers, []
-        failure: BaseException | None = None
-        for close in reversed(closers):
-            try:
-                await close()
-            except Exception as exc:  # close the rest; report the first failure
-                failure = failure or exc
-        if failure is not None:
-            raise failure
+        await close_in_reverse(closers)

@@ -338,7 +338,7 @@ class CosmemApp(App[None]):
             return
         try:
             with session.ledger.caused_by("open: read the container"):
-                container = await session.service.container()
+                container = await session.browse.container()
         except Exception:
             return  # the views show the failure where it matters (their own loads)
         self.call_later(lambda: setattr(self, "chrome", replace(self.chrome, container=container)))

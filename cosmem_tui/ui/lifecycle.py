@@ -68,7 +68,6 @@ class LifecycleScreen(ViewScreen):
         self._followed: TtlScope | None = None  # browse's selection when last followed
         self._pinned = False  # showing what :ttl named, not what browse has selected
         self._named: tuple[str, ...] | None = None  # a :ttl argument waiting for the session
-        self._service: LifecycleService | None = None  # one per session: it keeps reports
 
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
@@ -83,10 +82,7 @@ class LifecycleScreen(ViewScreen):
     @property
     def service(self) -> LifecycleService:
         assert self.session is not None
-        service = self._service
-        if service is None or service.store is not self.session.store:
-            service = LifecycleService(self.session.store, self.session.service)
-            self._service = service
+        service = self.session.lifecycle  # one per session: it keeps reports
         service.idle_gap_s = self.idle_gap_s
         return service
 

@@ -253,14 +253,14 @@ async def test_an_imported_workspace_browses_like_a_container(tmp_path, clock):
     run(SCHEMAS / "amt", target, clock)
     session = open_session(SessionOptions(workspace=target), clock)
     try:
-        threads = await session.service.threads(Key.of("user-001"))
+        threads = await session.browse.threads(Key.of("user-001"))
         assert [t.name for t in threads if t.pseudo is None] == ["thread-2", "thread-1"]
         assert [(t.name, t.pseudo) for t in threads if t.pseudo] == [
             ("__procedural__", "procedures"),
             ("__counters__", "user counter"),
             ("__user_summary__", "user summary"),
         ]  # after every conversation, by label
-        turns = [t async for t in session.service.iter_turns(ThreadRef.of("user-001", "thread-1"))]
+        turns = [t async for t in session.browse.iter_turns(ThreadRef.of("user-001", "thread-1"))]
         assert turns[0].kind == "episode_cursor"  # no created_at: undefined sorts first
         stamps = [t.order for t in turns[1:]]
         assert stamps == sorted(stamps)

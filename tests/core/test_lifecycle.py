@@ -36,7 +36,7 @@ def session(tmp_path, clock: FrozenClock) -> Session:
 
 @pytest.fixture
 def service(session: Session) -> LifecycleService:
-    return LifecycleService(session.store, session.service, idle_gap_s=1800)
+    return LifecycleService(session.store, session.browse, idle_gap_s=1800)
 
 
 async def test_a_tenant_report(service: LifecycleService, clock: FrozenClock) -> None:

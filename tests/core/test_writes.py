@@ -70,7 +70,7 @@ async def test_pin_writes_ttl_minus_one_with_a_new_etag_and_an_audit_line(
     assert body["ttl"] == -1 and body["_ts"] == ANCHOR + 30
     assert body["_etag"] != plan.changes[0].etag
     # The session's own read path sees the change at once (read-only connection).
-    turns = await session.service.last_turns(REF, 7)
+    turns = await session.browse.last_turns(REF, 7)
     pinned = next(t for t in turns if t.item_id == "t1-2")
     assert pinned.ttl.raw == -1 and pinned.ttl.expires_at is None
     intent, line = audit_lines(isolated_user_dirs)  # announced before it was sent
@@ -149,7 +149,7 @@ async def test_erase_deletes_every_item_of_the_thread_and_lists_every_id(
     assert [x["id"] for x in lines[1:-1:2]] == [x["id"] for x in lines[2:-1:2]]
     # The browse path sees the thread gone.
     assert REF.tenant is not None
-    threads = await session.service.threads(REF.tenant)
+    threads = await session.browse.threads(REF.tenant)
     assert [t.ref.thread.text for t in threads] == ["t2"]
     await session.close()
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
 
 from cosmem_tui.compose import telemetry_services
 from cosmem_tui.core.hot_keys import HotKeysService
-from cosmem_tui.core.session import HOT_KEYS, TELEMETRY
+from cosmem_tui.core.session import TelemetryServices
 from cosmem_tui.core.throughput import Container
 from cosmem_tui.model import Clock, Scalar
 from cosmem_tui.model.telemetry import (
@@ -45,11 +45,11 @@ from cosmem_tui.sources.telemetry import Telemetry
 
 def services(
     source: Telemetry, clock: Clock, where: Container, *, top: int | None = None
-) -> dict[str, Any]:
+) -> TelemetryServices:
     """The session's telemetry services over ``source`` (``top``: keys per hot-keys table)."""
     made = telemetry_services(source, clock, where)
     if top is not None:
-        made[HOT_KEYS] = HotKeysService(made[TELEMETRY], clock, where, top=top)
+        made = replace(made, hot_keys=HotKeysService(made.reader, clock, where, top=top))
     return made
 
 

@@ -85,7 +85,7 @@ async def test_start_up_counts_stay_within_the_budget_beside_a_large_tenant(fake
         assert 0 < totals.request_units <= 80.0  # one count of acme alone cost 275 RU
         assert totals.overruns == 0 and ledger.overruns() == []
         assert " / 80 RU" in header(app) and "⚠ over" not in header(app)
-        acme = app.session.service.directory.count_state(Key.of("acme"))
+        acme = app.session.browse.directory.count_state(Key.of("acme"))
         assert acme is not None and acme.counts is not None  # counted, at the top of the list
         assert acme.counts.items == 3000 and acme.request_units < 30
         assert all(r.background for r in ledger.records() if "count" in r.operation)

@@ -155,7 +155,7 @@ async def test_y_copies_the_raw_item_of_a_turn_over_osc52(make_app, demo_path, m
         await pilot.press("y")  # from the list: one point read
         await settle(pilot)
         session = app.session
-        detail = await session.service.detail(app.browse.thread, turn.item_id, turn.part)
+        detail = await session.browse.detail(app.browse.thread, turn.item_id, turn.part)
         expected = json_for_terminal(dict(detail.item.body), indent=2)
         sequence = "\x1b]52;c;" + base64.b64encode(expected.encode()).decode() + "\x07"
         assert sequence in out  # the exact OSC 52 sequence, the item's JSON in base64

@@ -82,7 +82,7 @@ async def test_background_counts_stop_once_the_account_is_silent_and_c_tries_aga
         assert hang.hits == len(unanswered)
         assert status(app).endswith(": background counts stopped · r tries again")
         assert "⚠ no answer" in header(app)
-        directory = app.session.service.directory
+        directory = app.session.browse.directory
         shown = app.browse.query_one("#tenants", RowList).shown_indices()
         keys = [app.browse.top.rows.keys[i] for i in shown]
         assert all(directory.count_state(k).silent for k in keys)  # type: ignore[union-attr]

@@ -16,7 +16,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from cosmem_tui.compose import open_local_session
-from cosmem_tui.core.session import HOT_KEYS, TELEMETRY, THROUGHPUT, SessionOptions
+from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock, Key, ThreadRef
 from cosmem_tui.model.telemetry import (
     KeyLevel,
@@ -53,11 +53,10 @@ def make(
         session = open_local_session(options, clock)
         session.is_demo = True
         if not telemetry:  # as a Cosmos session without --resource-id
-            for name in (TELEMETRY, THROUGHPUT, HOT_KEYS):
-                session.services.pop(name)
+            session.use_telemetry(None)
         elif source is not None:
             reader, where = session.telemetry, session.throughput.where
-            session.services.update(services(source(reader.telemetry), clock, where, top=top))
+            session.use_telemetry(services(source(reader.telemetry), clock, where, top=top))
         return session
 
     return CosmemApp(options, clock=clock, session_factory=open_it)

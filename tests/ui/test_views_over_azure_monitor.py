@@ -51,7 +51,7 @@ def over_azure(
             retry=FAST_RETRY,
         )
         session.closers.append(source.close)
-        session.services.update(services(source, clock, session.throughput.where))
+        session.use_telemetry(services(source, clock, session.throughput.where))
         return session
 
     return CosmemApp(options, clock=clock, session_factory=open_it)

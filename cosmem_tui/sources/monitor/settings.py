@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from urllib.parse import urlparse
 
 from cosmem_tui.sources.cosmos.region import normalise_region
-from cosmem_tui.sources.errors import StoreError
+from cosmem_tui.sources.telemetry import Flag, TelemetryConfigError
 
 NAMESPACE = "Microsoft.DocumentDB/databaseAccounts"
 DEFAULT_TIMEOUT_S = 30.0  # every metrics or logs call ends within this, retries included
@@ -106,21 +106,8 @@ _ACCOUNT = re.compile(r"^[a-z0-9][a-z0-9-]{1,42}[a-z0-9]$")  # Cosmos account na
 _SHAPE = "/subscriptions/SUBSCRIPTION/resourceGroups/GROUP/providers/" + NAMESPACE + "/ACCOUNT"
 
 
-class MonitorConfigError(StoreError):
+class MonitorConfigError(TelemetryConfigError):
     """Options that cannot point Azure Monitor at an account (bad id, http endpoint…)."""
-
-    status = 400
-
-
-@dataclass(frozen=True, slots=True)
-class Flag:
-    """One command-line option of the monitor settings, for the CLI to declare."""
-
-    option: str  # "--resource-id"
-    key: str  # the key ``resolve`` reads from its ``flags`` mapping
-    env: str  # the variable it falls back to
-    metavar: str
-    help: str
 
 
 ENV = {

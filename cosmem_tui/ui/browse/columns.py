@@ -106,7 +106,7 @@ class KeyColumn(RowList):
     @property
     def service(self) -> BrowseService:
         assert self.session is not None
-        return self.session.service
+        return self.session.browse
 
     def begin(self, session: Session) -> None:
         self.session = session
@@ -400,7 +400,7 @@ class ThreadColumn(RowList):
         name = tenant.text if isinstance(tenant, Key) else tenant
         self.set_title(f"threads of {one_line(name, exact=True)}")
         self.border_subtitle = plain("loading…")
-        service = session.service
+        service = session.browse
 
         async def fetch() -> tuple[Key, list[Thread]]:
             if isinstance(tenant, Key):
@@ -578,7 +578,7 @@ class TurnColumn(RowList):
             return  # a jump to a hit is paging the head: it asks again when it lands
         self.fetching.add(side)
         self.failed.pop(side, None)
-        window, service = self.window, self.session.service
+        window, service = self.window, self.session.browse
         continuation = window.continuation(side)
         newest_first = side is Side.TAIL
 
@@ -772,7 +772,7 @@ class TurnColumn(RowList):
         if self.session is None or self.window is None:
             return "open a thread to search it"
         try:
-            self.hits = HitCursor(ThreadSearch(self.session.service, self.window.ref, text))
+            self.hits = HitCursor(ThreadSearch(self.session.browse, self.window.ref, text))
         except ValueError as exc:
             return f"search: {exc}"
         self.set_filter("")  # the server's hits, not the loaded rows' filter
@@ -850,7 +850,7 @@ class DetailPane(VerticalScroll):
         self.border_subtitle = plain("point read…")
         self.render_turn()
         self.scroll_home(animate=False)
-        service = session.service
+        service = session.browse
         item_id, part = key
 
         async def fetch() -> tuple[TurnDetail, RawItem]:

@@ -78,7 +78,7 @@ def copy_item(
     screen: Screen[Any], loader: Loader, session: Session, ref: ThreadRef, key: TurnKey
 ) -> None:
     """Copy the turn's raw item: one point read, then the item's JSON to the clipboard."""
-    service = session.service
+    service = session.browse
     item_id, part = key
 
     def fetch() -> Awaitable[TurnDetail]:

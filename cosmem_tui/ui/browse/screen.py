@@ -18,7 +18,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from cosmem_tui.core.lifecycle import LifecycleService
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_window import TurnKey
@@ -383,7 +382,7 @@ class BrowseScreen(ViewScreen):
             if self.session.schema.has_tenant_level:
                 self.open_threads(key)
             else:  # the top list holds threads: open its turns
-                state = self.session.service.directory.count_state(key)
+                state = self.session.browse.directory.count_state(key)
                 known = state.counts.items if state is not None and state.counts else None
                 self.open_turns(ThreadRef(None, key), known)
         elif self.level is Level.THREADS:
@@ -434,7 +433,7 @@ class BrowseScreen(ViewScreen):
             return
         self.set_status("")  # an old error never outlives the reload that may fix it
         if self.level is Level.TENANTS:
-            self.session.service.directory.invalidate_failures()
+            self.session.browse.directory.invalidate_failures()
             self.top.load()
             self.top.ask_load()
         elif self.level is Level.THREADS and (tenant := self.thread_column.tenant) is not None:
@@ -502,7 +501,7 @@ class BrowseScreen(ViewScreen):
         ref = column.ref
         if ref is None or column.window is None or column.window.complete:
             return  # every row is loaded: the rows are the count
-        service = LifecycleService(self.session.store, self.session.service)
+        service = self.session.lifecycle
 
         async def count() -> int:
             summary = await service.store.ttl_summary(TtlScope.of_thread(ref), service.now())
@@ -649,7 +648,7 @@ class BrowseScreen(ViewScreen):
         else:
             self.level = Level.TENANTS
             self.layout_columns()
-            self.session.service.directory.forget(ref.thread)
+            self.session.browse.directory.forget(ref.thread)
             self.top.load()
 
     def filter_note(self, target: RowList) -> str:
@@ -751,7 +750,7 @@ class BrowseScreen(ViewScreen):
         self.set_status(f"looking for {session.schema.tenant_label} {one_line(text, 40)}…")
         self.tenant_loader.start(
             session,
-            lambda: session.service.threads_named(text),
+            lambda: session.browse.threads_named(text),
             found,
             failed,
             cause="browse: open a tenant",
@@ -777,7 +776,7 @@ class BrowseScreen(ViewScreen):
 
         async def resolve() -> None:
             try:  # the CLI's reading of names: the first that exists wins
-                ref = await session.service.resolve(current or tenant, thread)
+                ref = await session.browse.resolve(current or tenant, thread)
             except Exception as exc:
                 self.call_later(self.set_status, describe_error(exc), True)
                 return

@@ -86,7 +86,7 @@ def jump(column: HitColumn, step: int) -> str:
         if not cursor.search.hits:
             return cursor.status()
         return f"already on the last hit · {cursor.status()}"
-    service, ref = session.service, window.ref
+    service, ref = session.browse, window.ref
     continuation, started = window.continuation(Side.HEAD), window.started(Side.HEAD)
     column.loader.bump()  # a page in flight would move the head walk under the jump
     column.fetching.clear()

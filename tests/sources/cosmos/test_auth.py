@@ -124,7 +124,7 @@ async def test_one_credential_serves_detection_and_browsing(containers, monkeypa
     session = await open_cosmos_session(settings, None, SystemClock(), tmp_path)  # detects
     try:
         assert session.schema.name == "lab"
-        await session.service.threads(Key.of("acme"))
+        await session.browse.threads(Key.of("acme"))
     finally:
         await session.close()
     assert len(built) == 1  # one credential for the session, detection included

@@ -25,8 +25,8 @@ async def key_levels(seeded, tmp_path: Path) -> int | None:  # type: ignore[no-u
         "lab",
         SystemClock(),
         tmp_path / "schemas",
-        monitor=monitor,
-        monitor_transport=AzureFake().transport(),
+        telemetry=monitor,
+        telemetry_transport=AzureFake().transport(),
     )
     try:
         assert session.hot_keys is not None

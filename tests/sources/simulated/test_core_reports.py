@@ -20,7 +20,7 @@ EPSILON = 1e-6
 def services(simulated, at: float) -> tuple[ThroughputService, HotKeysService]:
     one = simulated(at)
     made = telemetry_services(one.telemetry, one.clock, Container("agentmemory", "turns"))
-    return made["throughput"], made["hot_keys"]
+    return made.throughput, made.hot_keys
 
 
 async def test_before_the_burst_nothing_is_throttled(simulated):
