@@ -475,7 +475,7 @@ class CosmemApp(App[None]):
 
     def show_in_browse(self, target: Key | ThreadRef) -> None:
         """Another view names a tenant or a thread: browse opens it, as ``:tenant`` would."""
-        from cosmem_tui.ui.browse import BrowseScreen
+        from cosmem_tui.ui.views.browse import BrowseScreen
 
         browse = self.browse
         assert isinstance(browse, BrowseScreen)

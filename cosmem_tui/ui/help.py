@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cosmem_tui.ui.actions import CommandSpec, Registry, show_keys
-from cosmem_tui.ui.hot_rows import COLUMNS_HELP
+from cosmem_tui.ui.views.hot.rows import COLUMNS_HELP
 
 NUMBERING = (
     "Turns are named by their order value as stored: turn 0 is the item whose order field "

@@ -18,11 +18,11 @@ from textual.widgets import Input, Static
 from cosmem_tui.compose import open_local_session
 from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock, Kind
-from cosmem_tui.ui.advise import AdviseScreen
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.browse import Level
 from cosmem_tui.ui.confirm_write import ConfirmWrite
 from cosmem_tui.ui.help import HelpScreen
+from cosmem_tui.ui.views.advise.screen import AdviseScreen
+from cosmem_tui.ui.views.browse import Level
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.ui.conftest import cells, settle

@@ -17,10 +17,10 @@ from textual.widgets import Static
 from cosmem_tui.core.lifecycle import LifecycleReport
 from cosmem_tui.model import Key, Scope, ThreadRef
 from cosmem_tui.model.lifecycle import DAY, HOUR, TtlScope
-from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.confirm import ConfirmBudget
-from cosmem_tui.ui.lifecycle import LifecycleScreen
-from cosmem_tui.ui.lifecycle_rows import entries
+from cosmem_tui.ui.views.browse import BrowseScreen, Level
+from cosmem_tui.ui.views.lifecycle.rows import entries
+from cosmem_tui.ui.views.lifecycle.screen import LifecycleScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.helpers import build_workspace, exchange
 from tests.ui.conftest import cells, screen_text, settle

@@ -10,7 +10,9 @@ from cosmem_tui.schemas import get_schema
 from cosmem_tui.ui.actions import ACTIONS, Registry, view_actions
 from cosmem_tui.ui.commands import Mistake, SetWindow, SwitchView, parse_command
 from cosmem_tui.ui.help import help_text
-from cosmem_tui.ui.hot_rows import (
+from cosmem_tui.ui.telemetry.reports import claimed, next_window
+from cosmem_tui.ui.views import VIEWS
+from cosmem_tui.ui.views.hot.rows import (
     SORTS,
     HotRows,
     browse_target,
@@ -18,8 +20,6 @@ from cosmem_tui.ui.hot_rows import (
     partition_text,
     storage_text,
 )
-from cosmem_tui.ui.telemetry import claimed, next_window
-from cosmem_tui.ui.views import VIEWS
 from cosmem_tui.ui.widgets.charts import (
     CAPACITY,
     GAP,
@@ -211,7 +211,7 @@ def test_the_telemetry_views_and_their_window_command(registry):
 
 def test_the_number_beside_the_capacity_line_is_what_is_provisioned():
     from cosmem_tui.model.telemetry import MetricPoint, Span
-    from cosmem_tui.ui.throughput_tiles import RuChart, RuData
+    from cosmem_tui.ui.views.throughput.tiles import RuChart, RuData
 
     start = 1_795_996_800.0
     points = tuple(MetricPoint(start + 60 * n, 900.0 + 100 * n) for n in range(15))
@@ -233,7 +233,7 @@ def test_the_help_says_what_each_hot_column_measures(registry):
 
 def test_latency_is_shown_for_each_connection_mode():
     from cosmem_tui.model.telemetry import MetricPoint
-    from cosmem_tui.ui.throughput_tiles import LatencyData, LatencyTile
+    from cosmem_tui.ui.views.throughput.tiles import LatencyData, LatencyTile
 
     start = 1_795_996_800.0
     gateway = tuple(MetricPoint(start + 60 * n, 5.0 + n) for n in range(15))

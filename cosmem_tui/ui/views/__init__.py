@@ -31,43 +31,43 @@ class ViewSpec:
 
 
 def _browse() -> Screen[None]:
-    from cosmem_tui.ui.browse import BrowseScreen
+    from cosmem_tui.ui.views.browse import BrowseScreen
 
     return BrowseScreen()
 
 
 def _requests() -> Screen[None]:
-    from cosmem_tui.ui.requests import RequestsScreen
+    from cosmem_tui.ui.views.requests.screen import RequestsScreen
 
     return RequestsScreen()
 
 
 def _advise() -> Screen[None]:
-    from cosmem_tui.ui.advise import AdviseScreen
+    from cosmem_tui.ui.views.advise.screen import AdviseScreen
 
     return AdviseScreen()
 
 
 def _lifecycle() -> Screen[None]:
-    from cosmem_tui.ui.lifecycle import LifecycleScreen
+    from cosmem_tui.ui.views.lifecycle.screen import LifecycleScreen
 
     return LifecycleScreen()
 
 
 def _throughput() -> Screen[None]:
-    from cosmem_tui.ui.throughput import ThroughputScreen
+    from cosmem_tui.ui.views.throughput.screen import ThroughputScreen
 
     return ThroughputScreen()
 
 
 def _doctor() -> Screen[None]:
-    from cosmem_tui.ui.doctor import DoctorScreen
+    from cosmem_tui.ui.views.doctor.screen import DoctorScreen
 
     return DoctorScreen()
 
 
 def _hot() -> Screen[None]:
-    from cosmem_tui.ui.hot import HotScreen
+    from cosmem_tui.ui.views.hot.screen import HotScreen
 
     return HotScreen()
 

@@ -20,7 +20,7 @@ from cosmem_tui.core.text import (
 from cosmem_tui.model import MISSING, TtlClass, TtlState, Turn
 from cosmem_tui.model.times import utc_text
 from cosmem_tui.model.ttl import format_duration
-from cosmem_tui.ui.rows import turn_name
+from cosmem_tui.ui.views.browse.rows import turn_name
 
 ROLE_STYLES = {
     "user": "bold #6cb6ff",

@@ -27,7 +27,8 @@ from cosmem_tui.core import records
 from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model.telemetry import TelemetryAbout, ThroughputMode, ThroughputReport
-from cosmem_tui.ui.telemetry import (
+from cosmem_tui.ui.telemetry.live_view import Line1, TelemetryScreen
+from cosmem_tui.ui.telemetry.reports import (
     NOT_CONFIGURED,
     concerns,
     problem_text,
@@ -35,8 +36,8 @@ from cosmem_tui.ui.telemetry import (
     throughput_of,
     utc,
 )
-from cosmem_tui.ui.telemetry_view import Line1, TelemetryScreen
-from cosmem_tui.ui.throughput_tiles import (
+from cosmem_tui.ui.view import VIEW_CSS, view_bindings
+from cosmem_tui.ui.views.throughput.tiles import (
     TILE_QUESTIONS,
     LatencyData,
     LatencyTile,
@@ -49,7 +50,6 @@ from cosmem_tui.ui.throughput_tiles import (
     ThrottleData,
     ThrottleTile,
 )
-from cosmem_tui.ui.view import VIEW_CSS, view_bindings
 
 TALL = 32  # from this many lines the partition and 429 tiles get more rows
 TALLER = 50  # and from this many (200×60), rows for ten partitions or operations

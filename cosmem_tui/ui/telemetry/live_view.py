@@ -22,7 +22,7 @@ from cosmem_tui.model.telemetry import HotKeysReport, TelemetryAbout, Throughput
 from cosmem_tui.ui.commands import Mistake, SetRegion, SetWindow, parse_command
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.refresh import RefreshLoop
-from cosmem_tui.ui.telemetry import forget_answers, is_unconfigured, next_window
+from cosmem_tui.ui.telemetry.reports import forget_answers, is_unconfigured, next_window
 from cosmem_tui.ui.view import ViewScreen
 
 R = TypeVar("R", ThroughputReport, HotKeysReport)

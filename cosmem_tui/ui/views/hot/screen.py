@@ -27,10 +27,10 @@ from cosmem_tui.core.hot_keys import arrival_text, delay_text
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key
 from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, TelemetryAbout
-from cosmem_tui.ui.hot_rows import SORTS, HotRows, browse_target, key_columns, saturated
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.table_export import ShownTable
-from cosmem_tui.ui.telemetry import (
+from cosmem_tui.ui.telemetry.live_view import Line1, TelemetryScreen
+from cosmem_tui.ui.telemetry.reports import (
     NOT_CONFIGURED,
     concerns,
     hot_keys_of,
@@ -38,8 +38,8 @@ from cosmem_tui.ui.telemetry import (
     source_text,
     utc,
 )
-from cosmem_tui.ui.telemetry_view import Line1, TelemetryScreen
 from cosmem_tui.ui.view import VIEW_CSS, view_bindings
+from cosmem_tui.ui.views.hot.rows import SORTS, HotRows, browse_target, key_columns, saturated
 from cosmem_tui.ui.widgets.row_list import RowList
 
 

@@ -19,7 +19,7 @@ from cosmem_tui.model.telemetry import (
     ThroughputReport,
     Window,
 )
-from cosmem_tui.ui.telemetry import claimed, problem_text
+from cosmem_tui.ui.telemetry.reports import claimed, problem_text
 from cosmem_tui.ui.widgets.charts import (
     Line,
     Seg,

@@ -29,9 +29,9 @@ from cosmem_tui.model import RequestCharge, SessionTotals, sub_status_name, thro
 from cosmem_tui.model.times import utc_text
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.refresh import RefreshLoop
-from cosmem_tui.ui.rows import safe_cells
 from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.views.browse.rows import safe_cells
 from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import Cell, Column, RowList
 

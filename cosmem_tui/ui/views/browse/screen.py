@@ -25,19 +25,6 @@ from cosmem_tui.core.turn_window import TurnKey
 from cosmem_tui.model import Key, Meter, Thread, ThreadRef
 from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlScope
 from cosmem_tui.ui.actions import show_key
-from cosmem_tui.ui.browse.columns import (
-    DetailPane,
-    KeyColumn,
-    Status,
-    ThreadColumn,
-    ThreadsFailed,
-    ThreadsLoaded,
-    TurnColumn,
-    TurnsChanged,
-    TurnsFailed,
-)
-from cosmem_tui.ui.browse.export import copy_item, key_table, thread_table, turn_table
-from cosmem_tui.ui.browse.thread_search import jump
 from cosmem_tui.ui.commands import (
     EraseThread,
     Mistake,
@@ -54,6 +41,19 @@ from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import describe_error, plain
 from cosmem_tui.ui.table_export import ShownTable, copy_json
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.views.browse.export import copy_item, key_table, thread_table, turn_table
+from cosmem_tui.ui.views.browse.thread_search import jump
+from cosmem_tui.ui.views.browse.turns import (
+    DetailPane,
+    KeyColumn,
+    Status,
+    ThreadColumn,
+    ThreadsFailed,
+    ThreadsLoaded,
+    TurnColumn,
+    TurnsChanged,
+    TurnsFailed,
+)
 from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.row_list import RowList
 from cosmem_tui.ui.write_flow import run_write
@@ -460,7 +460,7 @@ class BrowseScreen(ViewScreen):
         if detail is None or detail.turn.key != self.detail_pane.key:
             self.set_status("the turn is not read yet: v reads it in full once it is shown")
             return
-        from cosmem_tui.ui.reader import TextReader, full_text
+        from cosmem_tui.ui.views.browse.reader import TextReader, full_text
 
         title = self.turn_column.turn_label(detail.turn.key)
         self.app.push_screen(TextReader(title, full_text(detail)))

@@ -18,9 +18,9 @@ from cosmem_tui.core.browse import TurnDetail
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.turn_window import TurnKey
 from cosmem_tui.model import Key, KeyCounts, Meter, ThreadRef
-from cosmem_tui.ui.browse.columns import KeyColumn, ThreadColumn, TurnColumn
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.table_export import ShownTable, copy_json, notice
+from cosmem_tui.ui.views.browse.turns import KeyColumn, ThreadColumn, TurnColumn
 
 
 def key_table(column: KeyColumn) -> ShownTable | None:

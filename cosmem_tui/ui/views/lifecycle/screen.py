@@ -27,7 +27,11 @@ from cosmem_tui.model import Meter
 from cosmem_tui.model.lifecycle import DEFAULT_IDLE_GAP_S, TtlScope
 from cosmem_tui.model.times import utc_text
 from cosmem_tui.model.ttl import format_duration
-from cosmem_tui.ui.lifecycle_rows import (
+from cosmem_tui.ui.loader import Loader
+from cosmem_tui.ui.messages import cost_text, plain
+from cosmem_tui.ui.table_export import ShownTable
+from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.views.lifecycle.rows import (
     LIFECYCLE_COLUMNS,
     LIFECYCLE_FIELDS,
     LifecycleRows,
@@ -35,10 +39,6 @@ from cosmem_tui.ui.lifecycle_rows import (
     entries,
     summary_lines,
 )
-from cosmem_tui.ui.loader import Loader
-from cosmem_tui.ui.messages import cost_text, plain
-from cosmem_tui.ui.table_export import ShownTable
-from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
 from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import RowList
 
@@ -104,7 +104,7 @@ class LifecycleScreen(ViewScreen):
 
     def browse_selection(self) -> TtlScope:
         """What browse has selected: the open thread, else the open or highlighted tenant."""
-        from cosmem_tui.ui.browse import BrowseScreen
+        from cosmem_tui.ui.views.browse import BrowseScreen
 
         screen = getattr(self.app, "screens_by_view", {}).get("browse")
         if isinstance(screen, BrowseScreen) and screen.is_mounted:
@@ -255,7 +255,7 @@ class LifecycleScreen(ViewScreen):
         entry = self.rows.entries[index]
         if entry.ref is None:
             return  # a section header, or an item without an addressable thread
-        from cosmem_tui.ui.browse import BrowseScreen
+        from cosmem_tui.ui.views.browse import BrowseScreen
 
         self.app.switch_mode("browse")
         browse = self.app.screen

@@ -34,12 +34,12 @@ from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, Window
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.schemas import Granularity, ValueType
 from cosmem_tui.ui.actions import show_key
-from cosmem_tui.ui.browse.thread_search import HitCursor, jump, mark
-from cosmem_tui.ui.detail import RawItem, raw_item, render_detail
 from cosmem_tui.ui.host import Host
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
-from cosmem_tui.ui.rows import (
+from cosmem_tui.ui.telemetry.reports import hot_keys_of, problem_text
+from cosmem_tui.ui.views.browse.detail import RawItem, raw_item, render_detail
+from cosmem_tui.ui.views.browse.rows import (
     THREAD_COLUMNS,
     TOP_THREAD_COLUMNS,
     TURN_COLUMNS,
@@ -50,7 +50,7 @@ from cosmem_tui.ui.rows import (
     tenant_columns,
     turn_name,
 )
-from cosmem_tui.ui.telemetry import hot_keys_of, problem_text
+from cosmem_tui.ui.views.browse.thread_search import HitCursor, jump, mark
 from cosmem_tui.ui.widgets.row_list import Cell, RowList
 
 TURN_PAGE_SIZE = 100

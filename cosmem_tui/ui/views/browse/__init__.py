@@ -1,5 +1,5 @@
 """The browse view: tenants → threads → turns → one turn (screen.py, columns.py)."""
 
-from cosmem_tui.ui.browse.screen import BrowseScreen, Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen, Level
 
 __all__ = ["BrowseScreen", "Level"]
