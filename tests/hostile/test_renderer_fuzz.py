@@ -22,7 +22,8 @@ from cosmem_tui.core.text import json_for_terminal, must_escape, one_line, visib
 from cosmem_tui.model import FrozenClock, Message, Turn, resolve_ttl
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.views.browse.detail import render_detail
-from cosmem_tui.ui.views.browse.rows import safe_cells, turn_cells
+from cosmem_tui.ui.views.browse.rows import turn_cells
+from cosmem_tui.ui.widgets.cells import safe_cells
 from tests.hostile.corpus import CORPUS, dangerous
 
 EXAMPLES = settings(

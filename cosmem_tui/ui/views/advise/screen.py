@@ -26,7 +26,7 @@ from cosmem_tui.ui.actions import show_key
 from cosmem_tui.ui.check_report import CheckReportScreen
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.view import VIEW_CSS, view_bindings
-from cosmem_tui.ui.views.browse.rows import safe_cells
+from cosmem_tui.ui.widgets.cells import safe_cells
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 FINDING_COLUMNS = (

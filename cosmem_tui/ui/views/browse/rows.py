@@ -19,9 +19,8 @@ from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlClass, TtlState, Tu
 from cosmem_tui.model.keys import value_text
 from cosmem_tui.model.telemetry import HotKeysReport
 from cosmem_tui.model.times import in_calendar, seconds_between, utc_text
+from cosmem_tui.ui.widgets.cells import SOON, safe_cells
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
-
-SOON = 3600  # "expires within the hour" is what support gets asked about
 
 
 def age(epoch: float | None, now: float) -> str:
@@ -53,18 +52,6 @@ TENANT_COLUMNS = (
     Column("ACTIVE", 6, "right", drop_order=1),
     Column("RU", 6, "right", drop_order=3),
 )
-
-
-def safe_cells(cells: Sequence[Cell]) -> list[Cell]:
-    """The one exit of every row: each cell on one line with nothing left to escape.
-
-    Fields are escaped (and shortened) where they are formatted too, keys, ids, order
-    values, kinds and roles with ``exact`` (a backslash shown as ``\\\\``, so ESC and
-    the text ``\\x1b`` never print alike); this pass makes a field added or formatted
-    later safe without anyone remembering to. It is idempotent (it leaves backslashes
-    alone), so text escaped once is unchanged.
-    """
-    return [(one_line(text), tone) for text, tone in cells]
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from cosmem_tui.model import Meter
 from cosmem_tui.model.doctor import CapabilityRow, CheckStatus, DoctorReport, Verdict
 from cosmem_tui.ui.check_report import CheckReportScreen
 from cosmem_tui.ui.view import VIEW_CSS, view_bindings
-from cosmem_tui.ui.views.browse.rows import safe_cells
+from cosmem_tui.ui.widgets.cells import safe_cells
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 DOCTOR_COLUMNS = (

@@ -16,7 +16,7 @@ from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key, ThreadRef
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
 from cosmem_tui.schemas import Schema
-from cosmem_tui.ui.views.browse.rows import safe_cells
+from cosmem_tui.ui.widgets.cells import safe_cells
 from cosmem_tui.ui.widgets.charts import short_number
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 

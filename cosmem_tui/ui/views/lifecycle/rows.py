@@ -29,7 +29,7 @@ from cosmem_tui.model.lifecycle import (
     lifetime_words,
 )
 from cosmem_tui.model.ttl import container_ttl_words, format_duration
-from cosmem_tui.ui.views.browse.rows import SOON, safe_cells
+from cosmem_tui.ui.widgets.cells import SOON, safe_cells
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 # At 80 columns a row keeps when, which turn, why and what it says; the thread, the

@@ -31,7 +31,7 @@ from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.refresh import RefreshLoop
 from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
-from cosmem_tui.ui.views.browse.rows import safe_cells
+from cosmem_tui.ui.widgets.cells import safe_cells
 from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import Cell, Column, RowList
 
