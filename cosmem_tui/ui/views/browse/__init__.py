@@ -1,4 +1,4 @@
-"""The browse view: tenants → threads → turns → one turn (screen.py, columns.py)."""
+"""The browse view: tenants → threads → turns → one turn (screen.py; a module per column)."""
 
 from cosmem_tui.ui.views.browse.screen import BrowseScreen, Level
 

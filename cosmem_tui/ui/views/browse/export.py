@@ -20,7 +20,9 @@ from cosmem_tui.core.turn_window import TurnKey
 from cosmem_tui.model import Key, KeyCounts, Meter, ThreadRef
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.table_export import ShownTable, copy_json, notice
-from cosmem_tui.ui.views.browse.turns import KeyColumn, ThreadColumn, TurnColumn
+from cosmem_tui.ui.views.browse.tenants import KeyColumn
+from cosmem_tui.ui.views.browse.threads import ThreadColumn
+from cosmem_tui.ui.views.browse.turns import TurnColumn
 
 
 def key_table(column: KeyColumn) -> ShownTable | None:

@@ -1,10 +1,11 @@
 """The browse view: tenants → threads → turns → one turn, as Miller columns.
 
 The screen owns the level, the layout, the breadcrumbs and the keys; each column
-(``columns.py``) owns its loading, its errors and its states. Keys are priority
-bindings from the action registry: they run inside the app's key loop, one key fully
-handled before the next, so a burst (a paste, a slow SSH link) never races a focus
-change; while the command bar is open they step aside (``SkipAction``).
+(``tenants.py``, ``threads.py``, ``turns.py``, ``detail_pane.py``) owns its loading,
+its errors and its states. Keys are priority bindings from the action registry: they
+run inside the app's key loop, one key fully handled before the next, so a burst (a
+paste, a slow SSH link) never races a focus change; while the command bar is open
+they step aside (``SkipAction``).
 """
 
 from __future__ import annotations
@@ -41,19 +42,13 @@ from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import describe_error, plain
 from cosmem_tui.ui.table_export import ShownTable, copy_json
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.views.browse.detail_pane import DetailPane
 from cosmem_tui.ui.views.browse.export import copy_item, key_table, thread_table, turn_table
+from cosmem_tui.ui.views.browse.status import Status
+from cosmem_tui.ui.views.browse.tenants import KeyColumn
 from cosmem_tui.ui.views.browse.thread_search import jump
-from cosmem_tui.ui.views.browse.turns import (
-    DetailPane,
-    KeyColumn,
-    Status,
-    ThreadColumn,
-    ThreadsFailed,
-    ThreadsLoaded,
-    TurnColumn,
-    TurnsChanged,
-    TurnsFailed,
-)
+from cosmem_tui.ui.views.browse.threads import ThreadColumn, ThreadsFailed, ThreadsLoaded
+from cosmem_tui.ui.views.browse.turns import TurnColumn, TurnsChanged, TurnsFailed
 from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.row_list import RowList
 from cosmem_tui.ui.write_flow import run_write
