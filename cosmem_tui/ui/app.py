@@ -4,9 +4,9 @@ The app, not a view, owns what every view shares: the session (a reactive the vi
 watch), the header's ``Chrome``, notices (sign-in codes), the budget question (one
 dialog at a time, whichever view's worker asks), the hold-off countdown, and every
 subscription to the session's ledger (released when the session goes away). Views are
-Textual modes built from the view registry (``ui/views.py``), so each keeps its state
+Textual modes built from the views' specs (``ui/views/``), so each keeps its state
 (selection, filter, scroll) while another is shown. Keys come from the action
-registry (``ui/actions.py``) and the keymap that rebinds them by id.
+registry (``ui/registry.py``) and the keymap that rebinds them by id.
 """
 
 from __future__ import annotations
@@ -46,14 +46,13 @@ from cosmem_tui.model import (
     ThreadRef,
     Throttling,
 )
-from cosmem_tui.ui.actions import ACTIONS, Registry, UiAction, view_actions
+from cosmem_tui.ui.actions import UiAction
 from cosmem_tui.ui.commands import (
     Quit,
     ShowHelp,
     ShowSchema,
     SwitchProfile,
     SwitchView,
-    parse_command,
 )
 from cosmem_tui.ui.confirm import ConfirmBudget
 from cosmem_tui.ui.failure import SessionFailedScreen
@@ -62,6 +61,7 @@ from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.palette import ActionProvider
 from cosmem_tui.ui.profiles import ProfileProvider, Profiles, honour_no_color
 from cosmem_tui.ui.refresh import DEFAULT_INTERVAL_S, RefreshLoop
+from cosmem_tui.ui.registry import the_registry
 from cosmem_tui.ui.remote_terminal import animation_level, steady_cursor, why_not_quit
 from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
 from cosmem_tui.ui.view import ViewScreen
@@ -137,13 +137,6 @@ class Notice(Message):
         self.text = text
 
 
-def the_registry(keymap: Mapping[str, str] | None = None) -> Registry:
-    registry = Registry(ACTIONS + view_actions(spec.key for spec in VIEWS))
-    if keymap:
-        registry.rebind(keymap)
-    return registry
-
-
 class CosmemApp(App[None]):
     TITLE = "cosmem"
     COMMANDS: ClassVar = {ActionProvider, ProfileProvider}
@@ -197,7 +190,7 @@ class CosmemApp(App[None]):
     def _screen_of(self, name: str) -> Callable[[], ViewScreen]:
         def make() -> ViewScreen:
             if name not in self.screens_by_view:
-                screen = view(name).make()
+                screen = view(name).screen_class()()
                 assert isinstance(screen, ViewScreen)
                 self.screens_by_view[name] = screen
                 self._apply_refresh(screen)
@@ -451,7 +444,7 @@ class CosmemApp(App[None]):
     def run_command(self, line: str) -> None:
         """One ``:`` line: the app's own commands (views, help, quit) here, the rest by the
         current view, which parses them with what it knows (the schema, the tenant)."""
-        command = parse_command(line, self.registry, None)  # app-level actions only
+        command = self.registry.parse(line, None)  # app-level actions only
         match command:
             case None:
                 return
@@ -475,7 +468,7 @@ class CosmemApp(App[None]):
 
     def show_in_browse(self, target: Key | ThreadRef) -> None:
         """Another view names a tenant or a thread: browse opens it, as ``:tenant`` would."""
-        from cosmem_tui.ui.views.browse import BrowseScreen
+        from cosmem_tui.ui.views.browse.screen import BrowseScreen
 
         browse = self.browse
         assert isinstance(browse, BrowseScreen)

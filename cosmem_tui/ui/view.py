@@ -1,10 +1,11 @@
 """What every view shares: the app's header, a status line, the hints, the ``:`` / ``/`` bar.
 
-A view subclasses ``ViewScreen``, names itself (``VIEW``, its registry name), composes
-its body between the header and the status line, and reacts to the session through
-``session_ready``. Its key bindings come from the action registry (``BINDINGS`` is
-built from it), its footer hints too, and the command bar hands typed commands to
-the app, which parses them against the same registry.
+A view subclasses ``ViewScreen``, names itself (``VIEW``, its ``ViewSpec``'s name),
+composes its body between the header and the status line, and reacts to the session
+through ``session_ready``. Its key bindings come from its ``ViewSpec``
+(``view_bindings`` in ``ui/shared_actions.py`` builds ``BINDINGS``), its footer hints
+from the registry, and the command bar hands typed commands to the app, which parses
+them against the same registry.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from textual.screen import Screen
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
-from cosmem_tui.ui.actions import ACTIONS, Registry
+from cosmem_tui.ui.commands import Mistake
 from cosmem_tui.ui.host import Host
 from cosmem_tui.ui.table_export import ShownTable, copy_json, export_shown
 from cosmem_tui.ui.widgets.command_bar import CommandBar
@@ -35,11 +36,6 @@ VIEW_CSS = """
 
 
 NO_FIELDS = "no fields on this row: a title or a marker, or not loaded yet"
-
-
-def view_bindings(view: str) -> list:  # type: ignore[type-arg]
-    """A view's BINDINGS: its registry actions (priority ones run in the app's key loop)."""
-    return Registry(ACTIONS).bindings(view, app_level=False)
 
 
 class ViewScreen(Screen[None]):
@@ -149,10 +145,11 @@ class ViewScreen(Screen[None]):
             self._filter_target = focused
             self.query_one(CommandBar).open("filter", focused.filter_text)
 
-    def open_command_bar(self) -> None:
+    def open_command_bar(self, typed: str = "") -> None:
+        """``:``, with ``typed`` already written after it (a command's verb)."""
         self.mount_bar()
         self._filter_target = None
-        self.query_one(CommandBar).open("command")
+        self.query_one(CommandBar).open("command", typed)
 
     def bar_key(self, event: events.Key) -> bool:
         """Handle a key while the bar is open, synchronously (called from the app's key loop)."""
@@ -314,8 +311,6 @@ class ViewScreen(Screen[None]):
 
     def run_view_command(self, line: str) -> None:
         """A ``:`` command the app did not handle itself (the view's own, or a mistake)."""
-        from cosmem_tui.ui.commands import Mistake, parse_command
-
-        command = parse_command(line, self.cosmem.registry, self.VIEW)
+        command = self.cosmem.registry.parse(line, self.VIEW)
         if isinstance(command, Mistake):
             self.set_status(command.message, error=True)

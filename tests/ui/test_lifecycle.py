@@ -18,7 +18,8 @@ from cosmem_tui.core.lifecycle import LifecycleReport
 from cosmem_tui.model import Key, Scope, ThreadRef
 from cosmem_tui.model.lifecycle import DAY, HOUR, TtlScope
 from cosmem_tui.ui.confirm import ConfirmBudget
-from cosmem_tui.ui.views.browse import BrowseScreen, Level
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from cosmem_tui.ui.views.lifecycle.rows import entries
 from cosmem_tui.ui.views.lifecycle.screen import LifecycleScreen
 from cosmem_tui.ui.widgets.row_list import RowList

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from cosmem_tui.model import FrozenClock, Key
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.views.browse import BrowseScreen, Level
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from cosmem_tui.ui.views.hot.screen import HotScreen
 from cosmem_tui.ui.views.requests.screen import RequestsScreen
 from tests.fake_cosmos import Fault

@@ -27,7 +27,8 @@ from cosmem_tui.model.telemetry import (
 )
 from cosmem_tui.sources.telemetry import Telemetry
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.views.browse import BrowseScreen, Level
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from cosmem_tui.ui.views.hot.screen import HotScreen
 from cosmem_tui.ui.views.throughput.screen import ThroughputScreen
 from cosmem_tui.ui.widgets.row_list import RowList

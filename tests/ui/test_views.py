@@ -14,7 +14,8 @@ from cosmem_tui.config.files import REFRESH_FLOOR_S
 from cosmem_tui.model import Key
 from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.refresh import RefreshLoop
-from cosmem_tui.ui.views.browse import BrowseScreen, Level
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from cosmem_tui.ui.views.requests.screen import RequestsScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.ui.conftest import cells as rows

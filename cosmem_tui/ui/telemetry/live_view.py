@@ -19,9 +19,10 @@ from cosmem_tui.core.regions import RegionView, next_region
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model.telemetry import HotKeysReport, TelemetryAbout, ThroughputReport, Window
-from cosmem_tui.ui.commands import Mistake, SetRegion, SetWindow, parse_command
+from cosmem_tui.ui.commands import Mistake
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.refresh import RefreshLoop
+from cosmem_tui.ui.telemetry.commands import SetRegion, SetWindow
 from cosmem_tui.ui.telemetry.reports import forget_answers, is_unconfigured, next_window
 from cosmem_tui.ui.view import ViewScreen
 
@@ -205,7 +206,7 @@ class TelemetryScreen(ViewScreen, Generic[R]):
             self.loop.refresh_now()
 
     def run_view_command(self, line: str) -> None:
-        command = parse_command(line, self.cosmem.registry, self.VIEW)
+        command = self.cosmem.registry.parse(line, self.VIEW)
         match command:
             case SetWindow(window):
                 self.set_window(window if window is not None else next_window(self.window))

@@ -1,135 +1,26 @@
-"""The view registry: one entry per view, and everything the app derives from it.
+"""The views: one package per view, and the list the app is built from.
 
-A view is a Textual screen registered once: its name (also its ``:`` command and its
-Textual mode), title, key, and the session services it needs. The app builds its
-modes, its view-switching actions and its palette entries from this list; adding a
-view is one screen plus one entry here.
+Each package holds its screen (``screen.py``), the rows, tiles and columns it draws,
+and its ``spec.py``: a ``ViewSpec`` that says, as plain data, its name (also its
+``:`` command and its Textual mode), title, keys, what it shows, the shared action
+families it takes and its own actions and commands. The screen class is only named
+there, so reading ``VIEWS`` imports no screen: the app imports one when the view is
+first shown. The app builds its modes, its view-switching actions, the help and the
+palette from this list; adding a view is one package plus one entry here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from cosmem_tui.ui.actions import ViewSpec
+from cosmem_tui.ui.views.advise.spec import SPEC as ADVISE
+from cosmem_tui.ui.views.browse.spec import SPEC as BROWSE
+from cosmem_tui.ui.views.doctor.spec import SPEC as DOCTOR
+from cosmem_tui.ui.views.hot.spec import SPEC as HOT
+from cosmem_tui.ui.views.lifecycle.spec import SPEC as LIFECYCLE
+from cosmem_tui.ui.views.requests.spec import SPEC as REQUESTS
+from cosmem_tui.ui.views.throughput.spec import SPEC as THROUGHPUT
 
-from textual.screen import Screen
-
-from cosmem_tui.ui.actions import ViewKey
-
-
-@dataclass(frozen=True)
-class ViewSpec:
-    name: str  # the mode name and the ":" command, e.g. "requests"
-    title: str
-    keys: str  # the default keys that switch to it
-    make: Callable[[], Screen[None]]
-    needs: frozenset[str] = frozenset()  # session services it reads ("memory", …)
-    description: str = ""
-
-    @property
-    def key(self) -> ViewKey:
-        return ViewKey(self.name, self.keys, self.title)
-
-
-def _browse() -> Screen[None]:
-    from cosmem_tui.ui.views.browse import BrowseScreen
-
-    return BrowseScreen()
-
-
-def _requests() -> Screen[None]:
-    from cosmem_tui.ui.views.requests.screen import RequestsScreen
-
-    return RequestsScreen()
-
-
-def _advise() -> Screen[None]:
-    from cosmem_tui.ui.views.advise.screen import AdviseScreen
-
-    return AdviseScreen()
-
-
-def _lifecycle() -> Screen[None]:
-    from cosmem_tui.ui.views.lifecycle.screen import LifecycleScreen
-
-    return LifecycleScreen()
-
-
-def _throughput() -> Screen[None]:
-    from cosmem_tui.ui.views.throughput.screen import ThroughputScreen
-
-    return ThroughputScreen()
-
-
-def _doctor() -> Screen[None]:
-    from cosmem_tui.ui.views.doctor.screen import DoctorScreen
-
-    return DoctorScreen()
-
-
-def _hot() -> Screen[None]:
-    from cosmem_tui.ui.views.hot.screen import HotScreen
-
-    return HotScreen()
-
-
-VIEWS: tuple[ViewSpec, ...] = (
-    ViewSpec(
-        "browse",
-        "Browse",
-        "B",
-        _browse,
-        frozenset({"memory"}),
-        "tenants → threads → turns → one turn",
-    ),
-    ViewSpec(
-        "requests",
-        "Requests",
-        "R",
-        _requests,
-        frozenset(),
-        "every request this session made: the ledger, live",
-    ),
-    ViewSpec(
-        "throttle",
-        "Throughput",
-        "T",
-        _throughput,
-        frozenset({"throughput"}),
-        "is the account throttling: RU/s against provisioned, partitions, 429s, live",
-    ),
-    ViewSpec(
-        "hot",
-        "Hot tenants",
-        "H",
-        _hot,
-        frozenset({"hot_keys"}),
-        "which tenant spends the RU: keys by RU with their shares, live",
-    ),
-    ViewSpec(
-        "advise",
-        "Advisor",
-        "A",
-        _advise,
-        frozenset({"memory", "advisor"}),
-        "the container advisor: findings with rule, severity, evidence and fix",
-    ),
-    ViewSpec(
-        "ttl",
-        "Lifecycle",
-        "L",
-        _lifecycle,
-        frozenset({"memory"}),
-        "what expires, when and why: TTL classes, forecast, soonest, long-term, idle, drift",
-    ),
-    ViewSpec(
-        "doctor",
-        "Doctor",
-        "D",
-        _doctor,
-        frozenset({"doctor"}),
-        "what this account lets the console do: each capability's verdict, evidence and fix",
-    ),
-)
+VIEWS: tuple[ViewSpec, ...] = (BROWSE, REQUESTS, THROUGHPUT, HOT, ADVISE, LIFECYCLE, DOCTOR)
 
 
 def view(name: str) -> ViewSpec:

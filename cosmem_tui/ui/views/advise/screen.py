@@ -25,7 +25,9 @@ from cosmem_tui.model.telemetry import HotKeysReport, Window
 from cosmem_tui.ui.actions import show_key
 from cosmem_tui.ui.check_report import CheckReportScreen
 from cosmem_tui.ui.messages import plain
-from cosmem_tui.ui.view import VIEW_CSS, view_bindings
+from cosmem_tui.ui.shared_actions import view_bindings
+from cosmem_tui.ui.view import VIEW_CSS
+from cosmem_tui.ui.views.advise.spec import SPEC
 from cosmem_tui.ui.widgets.cells import safe_cells
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
@@ -94,8 +96,8 @@ def detail_text(finding: Finding) -> Text:
 
 
 class AdviseScreen(CheckReportScreen[AdviceReport, Finding]):
-    VIEW = "advise"
-    BINDINGS: ClassVar = view_bindings("advise")
+    VIEW = SPEC.name
+    BINDINGS: ClassVar = view_bindings(SPEC)
     SUMMARY_ID, LIST_ID, DETAIL_ID = "advice-summary", "findings", "finding"
     COLUMNS = FINDING_COLUMNS
     NOUN = "findings"

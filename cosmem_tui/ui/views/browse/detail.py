@@ -147,7 +147,7 @@ def render_detail(
         add(visible(message.role, exact=True), ROLE_STYLES.get(message.role, "bold"))
         add("\n")
         # A long text is cut before it is escaped or laid out: a 5 MB message costs
-        # what 64 KB does; the rest is read on demand (``ui/reader.py``).
+        # what 64 KB does; the rest is read on demand (``reader.py``).
         shown, more = cut_long(message.text, lines=LONG_LINES)
         body = visible(shown, multiline=True) or "(empty)"
         for line in body.split("\n"):
@@ -175,7 +175,7 @@ def render_detail(
 # The transcript draws at most this many messages, and none once DRAWN_TEXT characters
 # or LONG_LINES lines of text are drawn: an item of 50,000 messages (one document per
 # session) is laid out as fast as one of 100, and ``v`` pages through the rest
-# (``ui/reader.py``). Each text is also cut at LONG_TEXT characters or LONG_LINES lines.
+# (``reader.py``). Each text is also cut at LONG_TEXT characters or LONG_LINES lines.
 DRAWN_MESSAGES = 100
 DRAWN_TEXT = LONG_TEXT
 

@@ -23,6 +23,15 @@ class BrowseByName(BrowseLevels):
         self._select_key_row(tenant)
         self.open_threads(tenant)
 
+    def action_open_tenant_prompt(self) -> None:
+        """A key bound to ``browse.tenant`` (none is by default): ``:tenant`` to finish."""
+        label = self.session.schema.tenant_label if self.session is not None else "tenant"
+        self.open_command_bar(f"{label} ")
+
+    def action_open_thread_prompt(self) -> None:
+        """A key bound to ``browse.thread``: ``:thread`` to finish."""
+        self.open_command_bar("thread ")
+
     def open_named_tenant(self, text: str) -> None:
         """``:tenant NAME``: list the tenant's threads first, then show them; a name
         that is no tenant says so and leaves the view where it was (an open thread

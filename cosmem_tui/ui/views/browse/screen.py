@@ -24,9 +24,14 @@ from cosmem_tui.core.session import Session
 from cosmem_tui.model import Meter, ThreadRef
 from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlScope
 from cosmem_tui.ui.actions import show_key
-from cosmem_tui.ui.commands import (
+from cosmem_tui.ui.commands import Mistake
+from cosmem_tui.ui.loader import Loader
+from cosmem_tui.ui.messages import plain
+from cosmem_tui.ui.shared_actions import view_bindings
+from cosmem_tui.ui.table_export import ShownTable, copy_json
+from cosmem_tui.ui.view import VIEW_CSS
+from cosmem_tui.ui.views.browse.commands import (
     EraseThread,
-    Mistake,
     NarrowExpiring,
     OpenTenant,
     OpenThread,
@@ -34,15 +39,11 @@ from cosmem_tui.ui.commands import (
     SearchThread,
     SetTtl,
     ShowTenants,
-    parse_command,
 )
-from cosmem_tui.ui.loader import Loader
-from cosmem_tui.ui.messages import plain
-from cosmem_tui.ui.table_export import ShownTable, copy_json
-from cosmem_tui.ui.view import VIEW_CSS, view_bindings
 from cosmem_tui.ui.views.browse.export import copy_item, key_table, thread_table, turn_table
 from cosmem_tui.ui.views.browse.levels import Level
 from cosmem_tui.ui.views.browse.named import BrowseByName
+from cosmem_tui.ui.views.browse.spec import SPEC
 from cosmem_tui.ui.views.browse.status import Status
 from cosmem_tui.ui.views.browse.tenants import KeyColumn
 from cosmem_tui.ui.views.browse.thread_search import jump
@@ -56,8 +57,8 @@ COUNTDOWN_REFRESH_S = 30.0  # "expires in" columns move on without a request
 
 
 class BrowseScreen(BrowseWrites, BrowseByName):
-    VIEW = "browse"
-    BINDINGS: ClassVar = view_bindings("browse")
+    VIEW = SPEC.name
+    BINDINGS: ClassVar = view_bindings(SPEC)
 
     DEFAULT_CSS = (
         VIEW_CSS
@@ -297,7 +298,7 @@ class BrowseScreen(BrowseWrites, BrowseByName):
             group="expiring-count",
         )
 
-    # -- export and copy (ui/browse/export.py) --------------------------------------------
+    # -- export and copy (export.py) --------------------------------------------
 
     def shown_table(self) -> ShownTable | None:
         """The focused column's rows: tenants, threads, or the turns loaded (also from the
@@ -383,11 +384,11 @@ class BrowseScreen(BrowseWrites, BrowseByName):
     # -- commands --------------------------------------------------------------------------
 
     def run_view_command(self, line: str) -> None:
-        """``:tenant NAME``, ``:thread [TENANT] ID``, ``:tenants`` (see ``ui/commands.py``)."""
+        """``:tenant NAME``, ``:thread [TENANT] ID``, ``:tenants`` … (see ``commands.py``)."""
         if self.session is None:
             return
         current = self.tenant.text if self.tenant is not None else None
-        command = parse_command(line, self.cosmem.registry, self.VIEW, self.session.schema, current)
+        command = self.cosmem.registry.parse(line, self.VIEW, self.session.schema, current)
         match command:
             case None:
                 return

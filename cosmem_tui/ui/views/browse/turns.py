@@ -348,7 +348,7 @@ class TurnColumn(RowList):
                 line += f" (the thread has {thread_total:,} such items: scroll to load them)"
         return line + f" · {self.widen_key} widens · Esc clears"
 
-    # -- whole-thread search (ui/browse/thread_search.py) -------------------------------
+    # -- whole-thread search (thread_search.py) -------------------------------
 
     def start_search(self, text: str) -> str:
         """Search the open thread on the server and go to the first hit; the status."""

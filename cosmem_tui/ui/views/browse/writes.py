@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from cosmem_tui.model import ThreadRef
 from cosmem_tui.ui.views.browse.levels import BrowseLevels, Level
-from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.write_flow import run_write
 
 WRITE_ACTIONS = frozenset({"pin", "set_ttl", "erase_thread"})  # only with --allow-writes
@@ -58,8 +57,7 @@ class BrowseWrites(BrowseLevels):
         if self.target_item() is None:
             self.set_status("open a thread and pick a turn to give it a new ttl", error=True)
             return
-        self.mount_bar()
-        self.query_one(CommandBar).open("command", "set-ttl ")
+        self.open_command_bar("set-ttl ")
 
     def _write_ttl(self, ttl: int) -> None:
         target = self.target_item()

@@ -24,7 +24,9 @@ from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Meter
 from cosmem_tui.model.doctor import CapabilityRow, CheckStatus, DoctorReport, Verdict
 from cosmem_tui.ui.check_report import CheckReportScreen
-from cosmem_tui.ui.view import VIEW_CSS, view_bindings
+from cosmem_tui.ui.shared_actions import view_bindings
+from cosmem_tui.ui.view import VIEW_CSS
+from cosmem_tui.ui.views.doctor.spec import SPEC
 from cosmem_tui.ui.widgets.cells import safe_cells
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
@@ -111,8 +113,8 @@ def detail_text(row: CapabilityRow) -> Text:
 
 
 class DoctorScreen(CheckReportScreen[DoctorReport, CapabilityRow]):
-    VIEW = "doctor"
-    BINDINGS: ClassVar = view_bindings("doctor")
+    VIEW = SPEC.name
+    BINDINGS: ClassVar = view_bindings(SPEC)
     SUMMARY_ID, LIST_ID, DETAIL_ID = "doctor-summary", "capabilities", "capability"
     COLUMNS = DOCTOR_COLUMNS
     NOUN = "capabilities"

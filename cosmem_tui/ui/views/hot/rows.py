@@ -104,22 +104,6 @@ def partition_text(usage: KeyUsage, width: int = PARTITION_WIDTH) -> str:
     return ",".join(shown) + (f"+{left}" if left else "")
 
 
-# What the columns measure: the help shows it, the README says the same.
-COLUMNS_HELP = (
-    "RU: spent in the window. PEAK/S: its busiest second, all its partitions together. "
-    "RU%: its share of the container's RU. BUDGET: the RU it was served in its busiest "
-    "second on its partition, against that partition's share of the provisioned RU/s. "
-    "A throttled request is not served (it consumes no RU), so BUDGET tops out at about "
-    "100 %: from 95 % the partition was full in that second and 429s are being answered "
-    "(red); below, a key can still get 429s from its neighbours on the partition or from "
-    "bursts shorter than a second — the 429 LOGGED column counts them where logged: a "
-    "throttled request charges nothing and may have no row in the RU log, so its 429 "
-    "names no key; the notes say how many of the window's 429s those are. STORAGE: only "
-    "the largest keys of each partition are logged, so a tenant's is a lower bound (≥); "
-    "a blank is not zero. PARTITION: the partitions it touched, the busiest first."
-)
-
-
 def saturated(share: float | None) -> bool:
     """Its busiest second took the partition's whole budget (served RU stops there)."""
     return (share or 0.0) >= SATURATED

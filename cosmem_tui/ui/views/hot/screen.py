@@ -28,6 +28,7 @@ from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key
 from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, TelemetryAbout
 from cosmem_tui.ui.messages import plain
+from cosmem_tui.ui.shared_actions import view_bindings
 from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.telemetry.live_view import Line1, TelemetryScreen
 from cosmem_tui.ui.telemetry.reports import (
@@ -38,15 +39,16 @@ from cosmem_tui.ui.telemetry.reports import (
     source_text,
     utc,
 )
-from cosmem_tui.ui.view import VIEW_CSS, view_bindings
+from cosmem_tui.ui.view import VIEW_CSS
 from cosmem_tui.ui.views.hot.rows import SORTS, HotRows, browse_target, key_columns, saturated
+from cosmem_tui.ui.views.hot.spec import SPEC
 from cosmem_tui.ui.widgets.row_list import RowList
 
 
 class HotScreen(TelemetryScreen[HotKeysReport]):
-    VIEW = "hot"
+    VIEW = SPEC.name
     LOOP_NAME = "hot-keys"
-    BINDINGS: ClassVar = view_bindings("hot")
+    BINDINGS: ClassVar = view_bindings(SPEC)
 
     DEFAULT_CSS = (
         VIEW_CSS

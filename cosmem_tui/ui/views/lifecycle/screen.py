@@ -27,10 +27,13 @@ from cosmem_tui.model import Meter
 from cosmem_tui.model.lifecycle import DEFAULT_IDLE_GAP_S, TtlScope
 from cosmem_tui.model.times import utc_text
 from cosmem_tui.model.ttl import format_duration
+from cosmem_tui.ui.commands import Mistake
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
+from cosmem_tui.ui.shared_actions import view_bindings
 from cosmem_tui.ui.table_export import ShownTable
-from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.view import VIEW_CSS, ViewScreen
+from cosmem_tui.ui.views.lifecycle.commands import SetIdleGap
 from cosmem_tui.ui.views.lifecycle.rows import (
     LIFECYCLE_COLUMNS,
     LIFECYCLE_FIELDS,
@@ -39,13 +42,14 @@ from cosmem_tui.ui.views.lifecycle.rows import (
     entries,
     summary_lines,
 )
+from cosmem_tui.ui.views.lifecycle.spec import SPEC
 from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import RowList
 
 
 class LifecycleScreen(ViewScreen):
-    VIEW = "ttl"
-    BINDINGS: ClassVar = view_bindings("ttl")
+    VIEW = SPEC.name
+    BINDINGS: ClassVar = view_bindings(SPEC)
 
     DEFAULT_CSS = (
         VIEW_CSS
@@ -104,7 +108,7 @@ class LifecycleScreen(ViewScreen):
 
     def browse_selection(self) -> TtlScope:
         """What browse has selected: the open thread, else the open or highlighted tenant."""
-        from cosmem_tui.ui.views.browse import BrowseScreen
+        from cosmem_tui.ui.views.browse.screen import BrowseScreen
 
         screen = getattr(self.app, "screens_by_view", {}).get("browse")
         if isinstance(screen, BrowseScreen) and screen.is_mounted:
@@ -255,7 +259,7 @@ class LifecycleScreen(ViewScreen):
         entry = self.rows.entries[index]
         if entry.ref is None:
             return  # a section header, or an item without an addressable thread
-        from cosmem_tui.ui.views.browse import BrowseScreen
+        from cosmem_tui.ui.views.browse.screen import BrowseScreen
 
         self.app.switch_mode("browse")
         browse = self.app.screen
@@ -266,17 +270,16 @@ class LifecycleScreen(ViewScreen):
         self.open_command_bar()
 
     def run_view_command(self, line: str) -> None:
-        words = line.strip().lstrip(":").split()
-        if words and words[0].lower() == "idle":
-            if len(words) != 2 or not words[1].isdigit() or int(words[1]) < 1:
-                self.set_status("usage: :idle SECONDS (e.g. :idle 1800)", error=True)
-                return
-            self.idle_gap_s = int(words[1])
-            self.set_status(f"idle gap {self.idle_gap_s:,} s")
-            if self.scope is not None:
-                self.show(self.scope)
-            return
-        super().run_view_command(line)
+        match self.cosmem.registry.parse(line, self.VIEW):
+            case SetIdleGap(seconds):
+                self.idle_gap_s = seconds
+                self.set_status(f"idle gap {self.idle_gap_s:,} s")
+                if self.scope is not None:
+                    self.show(self.scope)
+            case Mistake(message):
+                self.set_status(message, error=True)
+            case _:
+                pass
 
     def refocus(self) -> None:
         self.set_focus(self.query_one("#ttl-list", RowList))

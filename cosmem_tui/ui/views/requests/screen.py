@@ -29,8 +29,10 @@ from cosmem_tui.model import RequestCharge, SessionTotals, sub_status_name, thro
 from cosmem_tui.model.times import utc_text
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.refresh import RefreshLoop
+from cosmem_tui.ui.shared_actions import view_bindings
 from cosmem_tui.ui.table_export import ShownTable
-from cosmem_tui.ui.view import VIEW_CSS, ViewScreen, view_bindings
+from cosmem_tui.ui.view import VIEW_CSS, ViewScreen
+from cosmem_tui.ui.views.requests.spec import SPEC
 from cosmem_tui.ui.widgets.cells import safe_cells
 from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import Cell, Column, RowList
@@ -215,8 +217,8 @@ def summary_lines(snapshot: LedgerSnapshot, width_hint: int = 0) -> list[str]:
 
 
 class RequestsScreen(ViewScreen):
-    VIEW = "requests"
-    BINDINGS: ClassVar = view_bindings("requests")
+    VIEW = SPEC.name
+    BINDINGS: ClassVar = view_bindings(SPEC)
 
     DEFAULT_CSS = (
         VIEW_CSS

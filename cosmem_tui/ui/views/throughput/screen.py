@@ -27,6 +27,7 @@ from cosmem_tui.core import records
 from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model.telemetry import TelemetryAbout, ThroughputMode, ThroughputReport
+from cosmem_tui.ui.shared_actions import view_bindings
 from cosmem_tui.ui.telemetry.live_view import Line1, TelemetryScreen
 from cosmem_tui.ui.telemetry.reports import (
     NOT_CONFIGURED,
@@ -36,7 +37,8 @@ from cosmem_tui.ui.telemetry.reports import (
     throughput_of,
     utc,
 )
-from cosmem_tui.ui.view import VIEW_CSS, view_bindings
+from cosmem_tui.ui.view import VIEW_CSS
+from cosmem_tui.ui.views.throughput.spec import SPEC
 from cosmem_tui.ui.views.throughput.tiles import (
     TILE_QUESTIONS,
     LatencyData,
@@ -56,9 +58,9 @@ TALLER = 50  # and from this many (200×60), rows for ten partitions or operatio
 
 
 class ThroughputScreen(TelemetryScreen[ThroughputReport]):
-    VIEW = "throttle"
+    VIEW = SPEC.name
     LOOP_NAME = "throughput"
-    BINDINGS: ClassVar = view_bindings("throttle")
+    BINDINGS: ClassVar = view_bindings(SPEC)
 
     DEFAULT_CSS = (
         VIEW_CSS
