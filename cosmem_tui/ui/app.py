@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import ClassVar, TextIO
+from typing import TYPE_CHECKING, ClassVar, TextIO
 
 from textual import events
 from textual.actions import SkipAction
@@ -46,6 +46,7 @@ from cosmem_tui.model import (
     ThreadRef,
     Throttling,
 )
+from cosmem_tui.model.lifecycle import TtlScope
 from cosmem_tui.ui.actions import UiAction
 from cosmem_tui.ui.commands import (
     Quit,
@@ -67,6 +68,9 @@ from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
 from cosmem_tui.ui.view import ViewScreen
 from cosmem_tui.ui.views import VIEWS, view
 from cosmem_tui.ui.widgets.header import Chrome, throttle_mark
+
+if TYPE_CHECKING:
+    from cosmem_tui.ui.views.browse.screen import BrowseScreen
 
 TERMINAL_WATCH_S = 2.0
 EXIT_TERMINAL_LOST = 129  # as if ended by SIGHUP
@@ -466,17 +470,30 @@ class CosmemApp(App[None]):
                 if isinstance(screen, ViewScreen):
                     screen.run_view_command(line)
 
-    def show_in_browse(self, target: Key | ThreadRef) -> None:
-        """Another view names a tenant or a thread: browse opens it, as ``:tenant`` would."""
+    def show_in_browse(self, target: Key | ThreadRef, item_id: str | None = None) -> None:
+        """Another view names a tenant, a thread or an item: browse opens it, as
+        ``:tenant`` would."""
+        browse = self._browse_screen()
+        self.action_switch_view("browse")
+        if isinstance(target, ThreadRef):
+            browse.show_thread(target)
+            if item_id is not None:
+                browse.open_detail((item_id, None))
+        else:
+            browse.show_tenant(target)
+
+    def browse_selection(self) -> TtlScope:
+        screen = self.screens_by_view.get("browse")
+        if screen is None or not screen.is_mounted:
+            return TtlScope.container()
+        return self._browse_screen().lifecycle_scope()
+
+    def _browse_screen(self) -> BrowseScreen:
         from cosmem_tui.ui.views.browse.screen import BrowseScreen
 
         browse = self.browse
         assert isinstance(browse, BrowseScreen)
-        self.action_switch_view("browse")
-        if isinstance(target, ThreadRef):
-            browse.show_thread(target)
-        else:
-            browse.show_tenant(target)
+        return browse
 
     def run_registry_action(self, action: UiAction) -> None:
         """Run an action picked from the palette, on the screen it applies to."""

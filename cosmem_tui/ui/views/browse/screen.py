@@ -93,17 +93,6 @@ class BrowseScreen(BrowseWrites, BrowseByName):
         self.set_interval(COUNTDOWN_REFRESH_S, self._refresh_countdowns)
         self.layout_columns()
 
-    def show_in_browse(self, ref: ThreadRef, item_id: str | None) -> None:
-        """Open a thread (from another view), and one of its items when ``item_id`` is given."""
-        if self.session is None:
-            return
-        if ref.tenant is not None:
-            self._select_key_row(ref.tenant.text)
-            self.open_threads(ref.tenant)
-        self.open_turns(ref, None)
-        if item_id is not None:
-            self.open_detail((item_id, None))
-
     # -- the session ------------------------------------------------------------------------
 
     def session_ready(self, session: Session) -> None:

@@ -106,21 +106,12 @@ class LifecycleScreen(ViewScreen):
     def on_screen_resume(self) -> None:
         self.follow_browse()
 
-    def browse_selection(self) -> TtlScope:
-        """What browse has selected: the open thread, else the open or highlighted tenant."""
-        from cosmem_tui.ui.views.browse.screen import BrowseScreen
-
-        screen = getattr(self.app, "screens_by_view", {}).get("browse")
-        if isinstance(screen, BrowseScreen) and screen.is_mounted:
-            return screen.lifecycle_scope()
-        return TtlScope.container()
-
     def follow_browse(self, *, force: bool = False) -> None:
         """Show what browse has selected, unless it has not changed since last followed
         (a ``:ttl`` argument then stays)."""
         if self.session is None:
             return
-        selected = self.browse_selection()
+        selected = self.cosmem.browse_selection()
         if force or selected != self._followed or self.scope is None:
             self._followed = selected
             self._pinned = False
@@ -134,7 +125,7 @@ class LifecycleScreen(ViewScreen):
         if not args:
             self.follow_browse(force=self._pinned)  # :ttl alone: back to browse's selection
             return
-        self._followed = self.browse_selection()  # browse moving on follows again
+        self._followed = self.cosmem.browse_selection()  # browse moving on follows again
         self._pinned = True
         service = self.service
         generation = self.loader.bump()
@@ -259,12 +250,7 @@ class LifecycleScreen(ViewScreen):
         entry = self.rows.entries[index]
         if entry.ref is None:
             return  # a section header, or an item without an addressable thread
-        from cosmem_tui.ui.views.browse.screen import BrowseScreen
-
-        self.app.switch_mode("browse")
-        browse = self.app.screen
-        if isinstance(browse, BrowseScreen):
-            browse.show_in_browse(entry.ref, entry.item_id)
+        self.cosmem.show_in_browse(entry.ref, entry.item_id)
 
     def action_idle_gap_prompt(self) -> None:
         self.open_command_bar()
