@@ -422,10 +422,15 @@ class CosmemApp(App[None]):
             return
         self.switch_mode(name)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``:`` typed while the command bar is open is text in it, not a new bar."""
+        if action == "command_bar" and isinstance(self.screen, ViewScreen):
+            return not self.screen.bar_is_open
+        return True
+
     def action_command_bar(self) -> None:
         screen = self.screen
         if isinstance(screen, ViewScreen):
-            screen.keys_to_the_bar()
             screen.open_command_bar()
 
     def action_help(self) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import ClassVar, cast
 
 from textual import events
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.screen import Screen
 
@@ -36,6 +35,7 @@ VIEW_CSS = """
 
 
 NO_FIELDS = "no fields on this row: a title or a marker, or not loaded yet"
+RUN_WHILE_TYPING = frozenset({"toggle_pause", "refresh_now"})  # see check_action
 
 
 class ViewScreen(Screen[None]):
@@ -132,24 +132,27 @@ class ViewScreen(Screen[None]):
         bars = self.query(CommandBar)
         return bool(bars) and bars.first().is_open
 
-    def keys_to_the_bar(self) -> None:
-        """Let keys through to the command bar while it is open."""
-        if self.bar_is_open:
-            raise SkipAction()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Textual asks this before it runs an action bound here (a key, a palette pick):
+        while the command bar is open, the keys it does not take itself (↓, PgDn…) step
+        aside to it instead of moving or changing the view under it. The live loop's
+        pause and refresh still run: it goes on while a command is typed."""
+        return not self.bar_is_open or action in RUN_WHILE_TYPING
 
     def action_filter(self) -> None:
-        self.keys_to_the_bar()
         focused = self.focused
         if isinstance(focused, RowList):
             self.mount_bar()
             self._filter_target = focused
             self.query_one(CommandBar).open("filter", focused.filter_text)
+            self.refresh_bindings()  # the keys step aside now (check_action)
 
     def open_command_bar(self, typed: str = "") -> None:
         """``:``, with ``typed`` already written after it (a command's verb)."""
         self.mount_bar()
         self._filter_target = None
         self.query_one(CommandBar).open("command", typed)
+        self.refresh_bindings()
 
     def bar_key(self, event: events.Key) -> bool:
         """Handle a key while the bar is open, synchronously (called from the app's key loop)."""
@@ -167,6 +170,7 @@ class ViewScreen(Screen[None]):
     def close_bar(self, *, submitted: bool) -> None:
         bar = self.query_one(CommandBar)
         bar.close()
+        self.refresh_bindings()
         if bar.mode == "filter" and self._filter_target is not None:
             if not submitted:
                 self._filter_target.set_filter("")
@@ -199,7 +203,6 @@ class ViewScreen(Screen[None]):
     def action_back(self) -> None:
         """Esc: first clear what narrows the focused list (the ``/`` filter, then a view's
         own narrowing), then go up a level where the view has levels."""
-        self.keys_to_the_bar()
         if self.clear_narrowing():
             self.show_hints()
             return
@@ -230,7 +233,6 @@ class ViewScreen(Screen[None]):
     # -- moving in the focused list (the registry binds these keys for list views) ----------
 
     def move(self, action: str) -> None:
-        self.keys_to_the_bar()
         focused = self.focused
         if isinstance(focused, RowList):
             getattr(focused, f"action_{action}")()
@@ -267,7 +269,6 @@ class ViewScreen(Screen[None]):
         return ExportTable(shown.name, shown.fields, shown.records), shown.partial
 
     def action_export_table(self) -> None:
-        self.keys_to_the_bar()
         found = self.export_table() if self.session is not None else None
         if found is None or self.session is None:
             self.set_status("nothing to export here: no table in this view", error=True)
@@ -276,7 +277,6 @@ class ViewScreen(Screen[None]):
         export_shown(self, table, partial, self.session.clock.now())
 
     def action_copy_row(self) -> None:
-        self.keys_to_the_bar()
         shown = self.shown_table()
         if shown is None or shown.rows.current_index is None:
             self.set_status("nothing to copy: no row selected", error=True)
@@ -289,7 +289,6 @@ class ViewScreen(Screen[None]):
 
     def action_row_detail(self) -> None:
         """``v``: every field of the selected row (its record), scrollable, at any size."""
-        self.keys_to_the_bar()
         shown = self.shown_table()
         index = shown.rows.current_index if shown is not None else None
         if shown is None or index is None:

@@ -156,7 +156,6 @@ class TelemetryScreen(ViewScreen, Generic[R]):
     # -- actions --------------------------------------------------------------------------------
 
     def action_cycle_window(self) -> None:
-        self.keys_to_the_bar()
         self.set_window(next_window(self.window))
 
     def set_window(self, window: Window) -> None:
@@ -170,7 +169,6 @@ class TelemetryScreen(ViewScreen, Generic[R]):
         self.show_status()
 
     def action_cycle_region(self) -> None:
-        self.keys_to_the_bar()
         self.set_region(None)
 
     def set_region(self, region: str | None) -> None:

@@ -231,7 +231,6 @@ class BrowseLevels(ViewScreen):
         self.layout_columns()
 
     def action_reload(self) -> None:
-        self.keys_to_the_bar()
         if self.session is None:
             return
         self.set_status("")  # an old error never outlives the reload that may fix it

@@ -7,7 +7,7 @@ command or another view names ``named.py``. Each column (``tenants.py``,
 states. Keys are priority bindings from the action registry: they run inside the
 app's key loop, one key fully handled before the next, so a burst (a paste, a slow
 SSH link) never races a focus change; while the command bar is open they step aside
-(``SkipAction``).
+(``ViewScreen.check_action``).
 """
 
 from __future__ import annotations
@@ -147,7 +147,6 @@ class BrowseScreen(BrowseWrites, BrowseByName):
     # -- actions ------------------------------------------------------------------------
 
     def move(self, action: str) -> None:
-        self.keys_to_the_bar()
         if self.level is Level.TURNS:
             self.turn_column.moved(action)
         if self.level is Level.DETAIL:
@@ -169,7 +168,6 @@ class BrowseScreen(BrowseWrites, BrowseByName):
         getattr(column, f"action_{action}")()
 
     def action_open(self) -> None:
-        self.keys_to_the_bar()
         if self.session is None:
             return
         if self.level is Level.TENANTS:
@@ -221,7 +219,6 @@ class BrowseScreen(BrowseWrites, BrowseByName):
 
     def read_all(self) -> None:
         """The open turn in full, page by page (the detail cuts long texts)."""
-        self.keys_to_the_bar()
         detail = self.detail_pane.detail
         if detail is None or detail.turn.key != self.detail_pane.key:
             self.set_status("the turn is not read yet: v reads it in full once it is shown")
@@ -232,13 +229,11 @@ class BrowseScreen(BrowseWrites, BrowseByName):
         self.app.push_screen(TextReader(title, full_text(detail)))
 
     def action_count_shown(self) -> None:
-        self.keys_to_the_bar()
         if self.level is Level.TENANTS:
             self.top.count_shown_now()
 
     def action_narrow_expiring(self) -> None:
         """``x``: the turns expiring within 1 h, then 24 h, then 7 d, then all again."""
-        self.keys_to_the_bar()
         if self.level < Level.TURNS:
             self._narrow_expiring(None)
             return
@@ -302,7 +297,6 @@ class BrowseScreen(BrowseWrites, BrowseByName):
 
     def action_copy_row(self) -> None:
         """``y``: a turn (in the list or the detail) is copied as its raw item."""
-        self.keys_to_the_bar()
         if self.session is None or self.level < Level.TURNS:
             super().action_copy_row()
             return
@@ -341,7 +335,6 @@ class BrowseScreen(BrowseWrites, BrowseByName):
 
     def action_search_thread(self) -> None:
         """Search the open thread on the server for the turn list's filter text."""
-        self.keys_to_the_bar()
         if self.level is not Level.TURNS:
             self.set_status("open a thread to search it: / filters, then S searches")
             return
@@ -361,12 +354,10 @@ class BrowseScreen(BrowseWrites, BrowseByName):
         self.show_hints()
 
     def action_next_hit(self) -> None:
-        self.keys_to_the_bar()
         if self.level is Level.TURNS:
             self.set_status(jump(self.turn_column, 1))
 
     def action_previous_hit(self) -> None:
-        self.keys_to_the_bar()
         if self.level is Level.TURNS:
             self.set_status(jump(self.turn_column, -1))
 

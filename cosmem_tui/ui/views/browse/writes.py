@@ -14,7 +14,7 @@ class BrowseWrites(BrowseLevels):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in WRITE_ACTIONS:  # not offered, not run: the session cannot write
             return self.session is not None and self.session.writes is not None
-        return True
+        return super().check_action(action, parameters)
 
     def hint_applies(self, action_id: str) -> bool:
         """A hint only where its key does something: pin on a turn, erase on a thread."""
@@ -49,11 +49,9 @@ class BrowseWrites(BrowseLevels):
         return None
 
     def action_pin(self) -> None:
-        self.keys_to_the_bar()
         self._write_ttl(-1)
 
     def action_set_ttl(self) -> None:
-        self.keys_to_the_bar()
         if self.target_item() is None:
             self.set_status("open a thread and pick a turn to give it a new ttl", error=True)
             return
@@ -74,7 +72,6 @@ class BrowseWrites(BrowseLevels):
         )
 
     def action_erase_thread(self) -> None:
-        self.keys_to_the_bar()
         ref = self.target_thread()
         if ref is None:
             self.set_status("pick a thread to erase", error=True)

@@ -242,7 +242,6 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         self.titles()
 
     def action_drill(self) -> None:
-        self.keys_to_the_bar()
         key = self.current_key()
         if key is None or self.tenant is not None or self.source() is None:
             return
@@ -256,7 +255,6 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         self.show_status()
 
     def action_back(self) -> None:
-        self.keys_to_the_bar()
         table = self.table
         if table.filter_text:
             table.set_filter("")
@@ -281,7 +279,6 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         self.show_status()
 
     def action_open_in_browse(self) -> None:
-        self.keys_to_the_bar()
         key = self.current_key()
         session = self.session
         if key is None or session is None:
@@ -298,7 +295,6 @@ class HotScreen(TelemetryScreen[HotKeysReport]):
         self.cosmem.show_in_browse(target)
 
     def action_cycle_sort(self) -> None:
-        self.keys_to_the_bar()
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
         keep = self.current_key()
         table = self.table

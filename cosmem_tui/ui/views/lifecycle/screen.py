@@ -222,7 +222,6 @@ class LifecycleScreen(ViewScreen):
     # -- actions ---------------------------------------------------------------------------
 
     def action_reload(self) -> None:
-        self.keys_to_the_bar()
         if self.scope is not None:
             container = self.report is not None and self._container_counted()
             self.show(self.scope, container=container, fresh=True)
@@ -237,12 +236,10 @@ class LifecycleScreen(ViewScreen):
         )
 
     def action_forecast_container(self) -> None:
-        self.keys_to_the_bar()
         self._pinned = True
         self.show(TtlScope.container(), container=True)
 
     def action_open_in_browse(self) -> None:
-        self.keys_to_the_bar()
         listing = self.query_one("#ttl-list", RowList)
         index = listing.current_index
         if index is None or index >= len(self.rows.entries):
