@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, TextIO
+from typing import TYPE_CHECKING, ClassVar, TextIO, TypeVar
 
 from textual import events
 from textual.actions import SkipAction
@@ -68,9 +68,12 @@ from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
 from cosmem_tui.ui.view import ViewScreen
 from cosmem_tui.ui.views import VIEWS, view
 from cosmem_tui.ui.widgets.header import Chrome, throttle_mark
+from cosmem_tui.ui.workers import run_async
 
 if TYPE_CHECKING:
     from cosmem_tui.ui.views.browse.screen import BrowseScreen
+
+T = TypeVar("T")
 
 TERMINAL_WATCH_S = 2.0
 EXIT_TERMINAL_LOST = 129  # as if ended by SIGHUP
@@ -225,7 +228,7 @@ class CosmemApp(App[None]):
     def on_ready(self) -> None:
         # Textual sends Ready once the first frame is on the terminal: the user sees the
         # console before anything reaches the network (or builds the demo).
-        self.run_worker(self._open, group="session", exit_on_error=False)
+        run_async(self, self._open, group="session", exit_on_error=False)
 
     def _watch_terminal(self) -> None:
         # A process that outlives its terminal (an SSH drop without SIGHUP reaching it,
@@ -256,12 +259,20 @@ class CosmemApp(App[None]):
                 session = await open_session(
                     self.options,
                     self.clock,
-                    notice=lambda text: self.post_message(Notice(text)),  # sign-in prompts
+                    notice=self._poster(Notice),  # sign-in prompts
                 )
         except Exception as exc:
             self.post_message(SessionFailed(describe_error(exc)))
             return
         self.post_message(SessionReady(session))
+
+    def _poster(self, message: Callable[[T], Message]) -> Callable[[T], None]:
+        """A callback, safe from any thread, that posts ``message(value)`` to the app."""
+
+        def post(value: T) -> None:
+            self.post_message(message(value))
+
+        return post
 
     def on_progress(self, message: Progress) -> None:
         self.chrome = replace(self.chrome, source=message.text)
@@ -271,17 +282,17 @@ class CosmemApp(App[None]):
         self.notify(message.text, title="cosmem", severity="warning", timeout=600)
 
     def on_session_ready(self, message: SessionReady) -> None:
-        self._attach(message.session)
+        self._attach_session(message.session)
 
-    def _attach(self, session: Session) -> None:
+    def _attach_session(self, session: Session) -> None:
         """Subscribe to the session's ledger (every handle kept) and hand it to the views."""
         self._release()
         request_ledger = session.ledger
         self._unsubscribe = [
-            request_ledger.subscribe(lambda record: self.post_message(Recorded(record))),
-            request_ledger.subscribe_throttle(lambda event: self.post_message(Throttled(event))),
-            request_ledger.subscribe_notice(lambda text: self.post_message(Notice(text))),
-            request_ledger.subscribe_silence(lambda event: self.post_message(Silent(event))),
+            request_ledger.subscribe(self._poster(Recorded)),
+            request_ledger.subscribe_throttle(self._poster(Throttled)),
+            request_ledger.subscribe_notice(self._poster(Notice)),
+            request_ledger.subscribe_silence(self._poster(Silent)),
         ]
         self._overruns_said = 0
         request_ledger.set_confirmer(self.confirm_budget)
@@ -304,7 +315,7 @@ class CosmemApp(App[None]):
             if screen.is_mounted:
                 screen.show_hints()
         self.session = session
-        self.run_worker(self._fetch_container, group="container", exit_on_error=False)
+        run_async(self, self._fetch_container, group="container", exit_on_error=False)
         if session.notes:
             self.notify("; ".join(session.notes), timeout=8)
         if ledger_error:
@@ -348,7 +359,7 @@ class CosmemApp(App[None]):
         def retry(again: bool | None) -> None:
             if again:
                 self.chrome = replace(self.chrome, source="opening again…")
-                self.run_worker(self._open, group="session", exit_on_error=False)
+                run_async(self, self._open, group="session", exit_on_error=False)
 
         self.push_screen(SessionFailedScreen(message.error, self._where()), retry)
 
@@ -378,10 +389,11 @@ class CosmemApp(App[None]):
 
     def _say(self, text: str) -> None:
         screen = self.screen
-        if not isinstance(screen, ViewScreen):  # under a dialog: the view it covers
-            screen = self.screens_by_view.get(self.current_view or "browse") or screen
-        if isinstance(screen, ViewScreen):
-            screen.say(text)
+        view = screen if isinstance(screen, ViewScreen) else None
+        if view is None:  # under a dialog: the view it covers
+            view = self.screens_by_view.get(self.current_view or "browse")
+        if view is not None:
+            view.say(text)
 
     def on_throttled(self, message: Throttled) -> None:
         """A 429: count down the session's hold-off in the header until it is over."""
@@ -471,9 +483,9 @@ class CosmemApp(App[None]):
                 if screen is not None:
                     screen.open_with(args)  # a typed :NAME: what it names (or nothing)
             case _:
-                screen = self.screen
-                if isinstance(screen, ViewScreen):
-                    screen.run_view_command(line)
+                shown = self.screen
+                if isinstance(shown, ViewScreen):
+                    shown.run_view_command(line)
 
     def show_in_browse(self, target: Key | ThreadRef, item_id: str | None = None) -> None:
         """Another view names a tenant, a thread or an item: browse opens it, as

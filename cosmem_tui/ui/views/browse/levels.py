@@ -13,15 +13,16 @@ from rich.text import Text
 from textual.widgets import Static
 
 from cosmem_tui.core.text import one_line
-from cosmem_tui.core.turn_window import TurnKey
-from cosmem_tui.model import Key, ThreadRef
+from cosmem_tui.core.turn_window import TurnKey, TurnWindow
+from cosmem_tui.model import Key, ThreadRef, Turn
 from cosmem_tui.model.lifecycle import TtlScope
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.view import ViewScreen
 from cosmem_tui.ui.views.browse.detail_pane import DetailPane
+from cosmem_tui.ui.views.browse.rows import KeyRows
 from cosmem_tui.ui.views.browse.tenants import KeyColumn
 from cosmem_tui.ui.views.browse.threads import ThreadColumn
-from cosmem_tui.ui.views.browse.turns import TurnColumn
+from cosmem_tui.ui.views.browse.turns import ReloadTarget, TurnColumn
 
 WIDE = 110  # columns from which a third Miller column fits
 HUGE = 180  # columns from which the parents get room for their counts, and the detail
@@ -84,11 +85,11 @@ class BrowseLevels(ViewScreen):
         return self.turn_column.ref if self.level >= Level.TURNS else None
 
     @property
-    def window(self):  # type: ignore[no-untyped-def]  # the TurnWindow, for tests
+    def window(self) -> TurnWindow | None:  # for tests
         return self.turn_column.window
 
     @property
-    def keys(self):  # type: ignore[no-untyped-def]  # the KeyRows, for tests and benchmarks
+    def keys(self) -> KeyRows | None:  # for tests and benchmarks
         return self.top.rows
 
     def lifecycle_scope(self) -> TtlScope:
@@ -195,9 +196,11 @@ class BrowseLevels(ViewScreen):
         self.level = Level.THREADS
         self.layout_columns()
 
-    def open_turns(self, ref: ThreadRef, expected: int | None, **keep) -> None:  # type: ignore[no-untyped-def]
+    def open_turns(
+        self, ref: ThreadRef, expected: int | None, *, keep: ReloadTarget | None = None
+    ) -> None:
         assert self.session is not None
-        self.turn_column.open(self.session, ref, expected, **keep)
+        self.turn_column.open(self.session, ref, expected, keep=keep)
         self.level = Level.TURNS
         self.layout_columns()
 
@@ -208,7 +211,7 @@ class BrowseLevels(ViewScreen):
         assert ref is not None and column.window is not None
         window = column.window
 
-        def turn_of(k: TurnKey):  # type: ignore[no-untyped-def]
+        def turn_of(k: TurnKey) -> Turn | None:
             index = window.index_of(k)
             return window.get(index) if index is not None else None
 

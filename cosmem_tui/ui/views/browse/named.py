@@ -8,6 +8,7 @@ from cosmem_tui.model import Key, Meter, Thread, ThreadRef
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.views.browse.levels import BrowseLevels, Level
+from cosmem_tui.ui.workers import run_async
 
 
 class BrowseByName(BrowseLevels):
@@ -84,7 +85,7 @@ class BrowseByName(BrowseLevels):
                 return
             self.call_later(self._open_resolved, ref)
 
-        self.run_worker(resolve, group="resolve", exclusive=True, exit_on_error=False)
+        run_async(self, resolve, group="resolve", exclusive=True, exit_on_error=False)
 
     def _open_resolved(self, ref: ThreadRef) -> None:
         # The columns beside the turns highlight the thread opened (and its tenant), not

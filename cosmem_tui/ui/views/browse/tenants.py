@@ -23,6 +23,7 @@ from cosmem_tui.ui.views.browse.rows import (
 )
 from cosmem_tui.ui.views.browse.status import RETRY, Status, failed_text
 from cosmem_tui.ui.widgets.row_list import RowList
+from cosmem_tui.ui.workers import run_async
 
 LOAD_WINDOW = Window.M15  # the tenant list's RU% and ▲: load over the last 15 minutes
 LOAD_STALE_S = 60.0  # shown again after this long, the list asks for fresher load
@@ -109,9 +110,12 @@ class KeyColumn(RowList):
             session,
             lambda: service.report(LOAD_WINDOW, level=KeyLevel.TENANT),
             lambda report, _cost: self._load_arrived(report),
-            lambda error: self.post_message(Status(f"tenant load: {error} · ▲ marks items")),
+            self._load_failed,
             cause="browse: tenant load",
         )
+
+    def _load_failed(self, error: str) -> None:
+        self.post_message(Status(f"tenant load: {error} · ▲ marks items"))
 
     def _load_arrived(self, report: HotKeysReport) -> None:
         self.tenant_load = TenantLoad.of(report)
@@ -250,7 +254,7 @@ class KeyColumn(RowList):
         ]
         if self._wanted and not self._counting:
             self._counting = True
-            self.run_worker(self._count_rows, group="counts", exit_on_error=False)
+            run_async(self, self._count_rows, group="counts", exit_on_error=False)
 
     async def _count_rows(self) -> None:
         assert self.session is not None

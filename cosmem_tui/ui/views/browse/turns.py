@@ -15,7 +15,7 @@ from cosmem_tui.core.text import one_line, visible
 from cosmem_tui.core.thread_search import ThreadSearch
 from cosmem_tui.core.turn_gaps import missing_total
 from cosmem_tui.core.turn_window import Side, TurnKey, TurnWindow
-from cosmem_tui.model import Meter, ThreadRef, Turn
+from cosmem_tui.model import Clock, Meter, ThreadRef, Turn
 from cosmem_tui.model.lifecycle import horizon_label
 from cosmem_tui.schemas import Granularity, ValueType
 from cosmem_tui.ui.actions import show_key
@@ -58,8 +58,16 @@ class TurnsFailed(Message):
 class FailedTurnRows(TurnRows):
     """Turn rows whose unloaded placeholders say so when the page for them failed."""
 
-    def __init__(self, column: TurnColumn, window: TurnWindow, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(window, *args, **kwargs)
+    def __init__(
+        self,
+        column: TurnColumn,
+        window: TurnWindow,
+        clock: Clock,
+        *,
+        positional: bool = False,
+        gaps: bool = False,
+    ) -> None:
+        super().__init__(window, clock, positional=positional, gaps=gaps)
         self.column = column
 
     def row(self, index: int) -> list[Cell] | None:

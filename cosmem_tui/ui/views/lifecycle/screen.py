@@ -45,6 +45,7 @@ from cosmem_tui.ui.views.lifecycle.rows import (
 from cosmem_tui.ui.views.lifecycle.spec import SPEC
 from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import RowList
+from cosmem_tui.ui.workers import run_async
 
 
 class LifecycleScreen(ViewScreen):
@@ -140,7 +141,7 @@ class LifecycleScreen(ViewScreen):
                 return
             self.call_later(self._named_found, generation, scope)
 
-        self.run_worker(resolve, group="ttl-resolve", exclusive=True, exit_on_error=False)
+        run_async(self, resolve, group="ttl-resolve", exclusive=True, exit_on_error=False)
 
     def _named_found(self, generation: int, scope: TtlScope) -> None:
         if generation == self.loader.generation:
