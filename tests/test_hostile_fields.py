@@ -32,8 +32,8 @@ from cosmem_tui.model import (
     Turn,
     resolve_ttl,
 )
-from cosmem_tui.ui.detail import render_detail
-from cosmem_tui.ui.rows import KeyRows, ThreadRows, turn_cells
+from cosmem_tui.ui.views.browse.detail import render_detail
+from cosmem_tui.ui.views.browse.rows import KeyRows, ThreadRows, turn_cells
 from tests.helpers import build_workspace
 from tests.helpers import run_cli as run
 

@@ -17,8 +17,8 @@ import pytest
 from cosmem_tui.model import MISSING, Item
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.schemas.mapping import turn_from_item
-from cosmem_tui.ui.detail import render_detail
-from cosmem_tui.ui.rows import turn_cells
+from cosmem_tui.ui.views.browse.detail import render_detail
+from cosmem_tui.ui.views.browse.rows import turn_cells
 from tests.helpers import build_workspace
 from tests.helpers import run_cli as run
 

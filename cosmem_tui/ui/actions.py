@@ -1,18 +1,32 @@
-"""The one registry of actions: bindings, footer hints, help, ``:`` commands and the palette.
+"""What an action is: its keys, hints, help, ``:`` commands and palette entry, once.
 
 Each ``UiAction`` says once what it is: an id (``browse.open``), its default keys, what
 it does, where it applies (the views, or everywhere), its short footer hint, its ``:``
-command if it has one, and whether the palette lists it. Everything the user reads
-about keys is generated from here and from the app's keymap (rebinding by id), so
-nothing about keys is written twice.
+command if it has one and how that command's words are read, and whether the palette
+lists it. Everything the user reads about keys is generated from the ``Registry`` and
+the app's keymap (rebinding by id), so nothing about keys is written twice.
+
+Actions are declared where the code that runs them is: each view's in its package's
+``spec.py`` (with its ``ViewSpec``), the families several views take in
+``ui/shared_actions.py``, the app's own in ``ui/registry.py``, which collects them all.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
+
+from cosmem_tui.core.text import one_line
+from cosmem_tui.model.keys import split_names
+from cosmem_tui.schemas import Schema
+from cosmem_tui.ui.commands import Mistake, ParsedCommand, Parser, SwitchView, Typed
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 # How the help and the hints write Textual key names.
 _SHOWN = {
@@ -88,6 +102,10 @@ class UiAction:
     palette: bool = True
     priority: bool = False  # runs in the app's key loop (browse keys: typed-ahead order)
     writes: bool = False  # a guarded write: offered only in a session that allows writes
+    # A family several views take (ui/shared_actions.py): the registry applies the
+    # action to the views whose ``ViewSpec.takes`` names it.
+    family: str = ""
+    parse: Parser | None = None  # what its command's words mean (None: it takes none)
 
     def applies_to(self, view: str | None) -> bool:
         return self.views is None or (view is not None and view in self.views)
@@ -103,487 +121,28 @@ class UiAction:
         )
 
 
-BROWSE = frozenset({"browse"})
-REQUESTS = frozenset({"requests"})
-ADVISE = frozenset({"advise"})
-LIFECYCLE = frozenset({"ttl"})
-HOT = frozenset({"hot"})
-TELEMETRY = frozenset({"throttle", "hot"})  # the views fed by Azure Monitor (or the simulator)
-LISTS = frozenset({"browse", "requests", "advise", "ttl", "hot", "doctor"})
-# Esc clears the focused list's filter in every list view (ViewScreen.action_back); hot
-# tenants has its own back (to the tenants from their keys), which clears it first too.
-BACK = LISTS - HOT
-LIVE = frozenset({"requests", "throttle", "hot"})  # views with a refresh loop
-TABLES = LISTS | {"throttle"}  # views with a table to export (throughput: its series)
-
-ACTIONS: tuple[UiAction, ...] = (
-    # -- moving in a list (every view with lists) ------------------------------------------
-    UiAction("list.down", "down,j", "cursor_down", "next row", "Move", LISTS, priority=True),
-    UiAction("list.up", "up,k", "cursor_up", "previous row", "Move", LISTS, priority=True),
-    UiAction(
-        "list.page_down",
-        "pagedown,ctrl+f,space",
-        "page_down",
-        "next page",
-        "Move",
-        LISTS,
-        priority=True,
-    ),
-    UiAction(
-        "list.page_up", "pageup,ctrl+b", "page_up", "previous page", "Move", LISTS, priority=True
-    ),
-    UiAction("list.first", "home,g", "first", "first row", "Move", LISTS, priority=True),
-    UiAction(
-        "list.last", "end,G", "last", "last row (the newest turn)", "Move", LISTS, priority=True
-    ),
-    UiAction(
-        "list.filter",
-        "slash",
-        "filter",
-        "filter the focused list",
-        "Move",
-        LISTS,
-        hint="filter",
-        hint_rank=3,
-        priority=True,
-    ),
-    UiAction(
-        "list.back",
-        "escape,h,left",
-        "back",
-        "back: first clear the filter (or narrowing), then up a level",
-        "Move",
-        BACK,
-        hint="back",
-        hint_rank=2,
-        priority=True,
-    ),
-    UiAction(
-        "list.detail",
-        "v",
-        "row_detail",
-        "the selected row in full: every field, scrollable (an open turn: all its text)",
-        "Move",
-        LISTS,
-        hint="detail",
-        hint_rank=3,
-        priority=True,
-    ),
-    # -- browse ------------------------------------------------------------------------------
-    UiAction(
-        "browse.open",
-        "enter,l,right",
-        "open",
-        "open: drill into the row",
-        "Browse",
-        BROWSE,
-        hint="open",
-        hint_rank=1,
-        priority=True,
-    ),
-    UiAction(
-        "browse.reload",
-        "r",
-        "reload",
-        "reload the focused list",
-        "Browse",
-        BROWSE,
-        hint="reload",
-        hint_rank=8,
-        priority=True,
-    ),
-    UiAction(
-        "browse.search",
-        "S",
-        "search_thread",
-        "search the whole thread on the server for the / filter text (or :search TEXT)",
-        "Browse",
-        BROWSE,
-        commands=(CommandSpec(("search",), ("TEXT",), "search the open thread on the server"),),
-        priority=True,
-    ),
-    UiAction(
-        "browse.next_hit",
-        "n",
-        "next_hit",
-        "next hit of the thread search",
-        "Browse",
-        BROWSE,
-        priority=True,
-    ),
-    UiAction(
-        "browse.previous_hit",
-        "N",
-        "previous_hit",
-        "previous hit of the thread search",
-        "Browse",
-        BROWSE,
-        priority=True,
-    ),
-    UiAction(
-        "browse.count",
-        "c",
-        "count_shown",
-        "count the rows on screen (asks past the budget)",
-        "Browse",
-        BROWSE,
-        priority=True,
-    ),
-    UiAction(
-        "browse.tenant",
-        "",
-        "open_tenant_prompt",
-        "open a tenant's threads",
-        "Browse",
-        BROWSE,
-        commands=(CommandSpec(("tenant", "user"), ("NAME",), "open a tenant's threads"),),
-        palette=False,
-    ),
-    UiAction(
-        "browse.thread",
-        "",
-        "open_thread_prompt",
-        "open a thread",
-        "Browse",
-        BROWSE,
-        commands=(
-            CommandSpec(("thread",), ("ID",), "open a thread of the current tenant"),
-            CommandSpec(("thread",), ("TENANT", "ID"), "open a thread of any tenant"),
-        ),
-        palette=False,
-    ),
-    UiAction(
-        "browse.tenants",
-        "",
-        "show_tenants",
-        "back to the tenant list",
-        "Browse",
-        BROWSE,
-        commands=(CommandSpec(("tenants", "users"), (), "back to the tenant list"),),
-    ),
-    # -- guarded writes (offered only with --allow-writes) -----------------------------------
-    UiAction(
-        "write.pin",
-        "P",
-        "pin",
-        "pin the turn as long-term memory (ttl -1), after a confirmation",
-        "Write",
-        BROWSE,
-        hint="pin",
-        hint_rank=10,
-        commands=(CommandSpec(("pin",), (), "pin the current turn as long-term memory"),),
-        priority=True,
-        writes=True,
-    ),
-    UiAction(
-        "write.set_ttl",
-        "E",
-        "set_ttl",
-        "give the turn a new ttl in seconds, after a confirmation",
-        "Write",
-        BROWSE,
-        commands=(CommandSpec(("set-ttl",), ("SECONDS",), "give the current turn a new ttl"),),
-        priority=True,
-        writes=True,
-    ),
-    UiAction(
-        "write.erase",
-        "X",
-        "erase_thread",
-        "erase the thread: delete every item of it, after a confirmation",
-        "Write",
-        BROWSE,
-        hint="erase",
-        hint_rank=11,
-        commands=(CommandSpec(("erase-thread",), (), "delete every item of the current thread"),),
-        priority=True,
-        writes=True,
-    ),
-    # -- the advisor -----------------------------------------------------------------------
-    UiAction(
-        "advise.run",
-        "r",
-        "run_advisor",
-        "check the container again (a new sample)",
-        "Advisor",
-        ADVISE,
-        hint="check again",
-        hint_rank=1,
-    ),
-    UiAction(
-        "browse.expiring",
-        "x",
-        "narrow_expiring",
-        "only the turns expiring within 1h, then 24h, 7d, all",
-        "Browse",
-        BROWSE,
-        commands=(
-            CommandSpec(("expiring",), ("1h|24h|7d|off",), "narrow the turns to those expiring"),
-        ),
-        priority=True,
-    ),
-    UiAction(
-        "doctor.run",
-        "r",
-        "run_doctor",
-        "check again (metadata only; every request in the ledger)",
-        "Doctor",
-        frozenset({"doctor"}),
-        hint="check again",
-        hint_rank=1,
-    ),
-    # -- lifecycle (TTL) ----------------------------------------------------------------
-    UiAction(
-        "ttl.scope",
-        "",
-        "app.switch_view('ttl')",
-        "the lifecycle of a tenant or thread (none: what browse has selected)",
-        "Lifecycle",
-        commands=(
-            CommandSpec(
-                ("ttl",),
-                ("[TENANT [THREAD]]",),
-                "lifecycle: TTL classes, forecast, soonest, long-term, idle, drift",
-            ),
-        ),
-        palette=False,
-    ),
-    UiAction(
-        "ttl.open",
-        "enter,l,right",
-        "open_in_browse",
-        "open the item or thread in browse",
-        "Lifecycle",
-        LIFECYCLE,
-        hint="open",
-        hint_rank=1,
-        priority=True,
-    ),
-    UiAction(
-        "ttl.container",
-        "f",
-        "forecast_container",
-        "count the whole container (a fan-out: asks first)",
-        "Lifecycle",
-        LIFECYCLE,
-        hint="whole container",
-        hint_rank=2,
-        priority=True,
-    ),
-    UiAction(
-        "ttl.reload",
-        "r",
-        "reload",
-        "count again, as of now",
-        "Lifecycle",
-        LIFECYCLE,
-        hint="reload",
-        hint_rank=8,
-        priority=True,
-    ),
-    UiAction(
-        "ttl.idle_gap",
-        "",
-        "idle_gap_prompt",
-        "set the idle gap (seconds) after which a resume starts a new episode",
-        "Lifecycle",
-        LIFECYCLE,
-        commands=(CommandSpec(("idle",), ("SECONDS",), "the idle gap (default 1800)"),),
-        palette=False,
-    ),
-    # -- hot tenants -----------------------------------------------------------------------
-    UiAction(
-        "hot.drill",
-        "right,l",
-        "drill",
-        "drill in: the keys (threads) of the tenant",
-        "Hot tenants",
-        HOT,
-        hint="keys",
-        hint_rank=1,
-        priority=True,
-    ),
-    UiAction(
-        "hot.open",
-        "enter,o",
-        "open_in_browse",
-        "open the tenant (or thread) in the browse view",
-        "Hot tenants",
-        HOT,
-        hint="browse",
-        hint_rank=2,
-        priority=True,
-    ),
-    UiAction(
-        "hot.back",
-        "escape,left,h",
-        "back",
-        "back: clear the filter, then back to the tenants",
-        "Hot tenants",
-        HOT,
-        hint="back",
-        hint_rank=2,
-        priority=True,
-    ),
-    UiAction(
-        "hot.sort",
-        "s",
-        "cycle_sort",
-        "sort by the next column (RU, peak, budget, 429, storage, name)",
-        "Hot tenants",
-        HOT,
-        hint="sort",
-        hint_rank=4,
-        priority=True,
-    ),
-    # -- telemetry views -------------------------------------------------------------------
-    UiAction(
-        "telemetry.window",
-        "w",
-        "cycle_window",
-        "next window: 15 min, 1 h, 24 h",
-        "Live",
-        TELEMETRY,
-        hint="window",
-        hint_rank=3,
-        commands=(CommandSpec(("window",), ("[15m|1h|24h]",), "the window (none: the next one)"),),
-    ),
-    UiAction(
-        "telemetry.region",
-        "z",
-        "cycle_region",
-        "next region: RU/s is provisioned per region, so load is shown one region at a "
-        "time (the write region first)",
-        "Live",
-        TELEMETRY,
-        hint="region",
-        hint_rank=5,
-        commands=(
-            CommandSpec(
-                ("region",), ("[NAME]",), "the region whose load is shown (none: the next)"
-            ),
-        ),
-    ),
-    # -- live views ------------------------------------------------------------------------
-    UiAction(
-        "live.pause",
-        "p",
-        "toggle_pause",
-        "pause or resume the live refresh",
-        "Live",
-        LIVE,
-        hint="pause",
-        hint_rank=3,
-    ),
-    UiAction(
-        "live.refresh",
-        "ctrl+r",
-        "refresh_now",
-        "refresh now",
-        "Live",
-        LIVE,
-        hint="refresh",
-        hint_rank=4,
-    ),
-    # -- export and copy (ui/table_export.py) ---------------------------------------------
-    UiAction(
-        "table.export",
-        "e",
-        "export_table",
-        "export the table shown (filter honoured) to a CSV or JSON file",
-        "Export",
-        TABLES,
-        hint="export",
-        hint_rank=8,
-        priority=True,
-    ),
-    UiAction(
-        "table.copy",
-        "y",
-        "copy_row",
-        "copy the selected row (a turn: its raw item) as JSON to the clipboard (OSC 52)",
-        "Export",
-        LISTS,
-        hint="copy",
-        hint_rank=8,
-        priority=True,
-    ),
-    # -- the app -------------------------------------------------------------------------
-    UiAction(
-        "app.command",
-        "colon",
-        "app.command_bar",
-        "command mode (:tenant NAME, :requests …)",
-        "App",
-        hint="command",
-        hint_rank=5,
-        priority=True,
-    ),
-    UiAction(
-        "app.palette",
-        "ctrl+p",
-        "app.command_palette",
-        "command palette: every action by name",
-        "App",
-        hint="palette",
-        hint_rank=9,
-    ),
-    UiAction(
-        "app.help",
-        "question_mark,f1",
-        "app.help",
-        "help: every key and command",
-        "App",
-        hint="help",
-        hint_rank=6,
-        commands=(CommandSpec(("help", "h", "?"), (), "this help"),),
-        # In the app's key loop, like the browse keys: the overlay is up before the
-        # keys typed after ? are handled, so they reach it rather than the list below.
-        priority=True,
-    ),
-    UiAction(
-        "app.profile",
-        "",
-        "app.command_bar",
-        "switch to a profile of the config file (a new session)",
-        "App",
-        commands=(CommandSpec(("profile",), ("NAME",), "switch to a config profile"),),
-        palette=False,  # the palette lists each profile by name (ui/profiles.py)
-    ),
-    UiAction(
-        "app.schema",
-        "",
-        "app.schema",
-        "the schema and why it was chosen",
-        "App",
-        commands=(CommandSpec(("schema",), (), "the schema and why it was chosen"),),
-    ),
-    UiAction(
-        "app.quit",
-        "q",
-        "app.quit",
-        "quit",
-        "App",
-        hint="quit",
-        hint_rank=7,
-        commands=(CommandSpec(("q", "quit", "exit"), (), "quit"),),
-    ),
-    # ctrl+c quits as in any terminal program, even from a prompt (priority: before the
-    # input's copy); Textual's own ctrl+c only says which key quits.
-    UiAction("app.interrupt", "ctrl+c", "app.quit", "quit", "App", palette=False, priority=True),
-)
-
-
 @dataclass(frozen=True)
-class ViewKey:
-    """A view's own switching action, added to the registry by the view registry."""
+class ViewSpec:
+    """What a view package declares (``views/<name>/spec.py``), as plain data: reading it
+    imports no screen. The screen class is named, imported when the view is first shown."""
 
-    name: str
-    keys: str
+    name: str  # the mode name and the ":" command, e.g. "requests"
     title: str
+    keys: str  # the default keys that switch to it
+    screen: str  # "package.module:Class"
+    description: str  # what the view shows: the help says it beside its command
+    takes: frozenset[str] = frozenset()  # the shared action families it takes
+    actions: tuple[UiAction, ...] = ()  # its own, declared beside the code that runs them
+    help_note: str = ""  # a paragraph its help ends with (what its columns mean…)
+
+    def screen_class(self) -> type[Screen[None]]:
+        module, _, name = self.screen.partition(":")
+        found: type[Screen[None]] = getattr(importlib.import_module(module), name)
+        return found
 
 
-def view_actions(views: Iterable[ViewKey]) -> tuple[UiAction, ...]:
+def view_actions(views: Iterable[ViewSpec]) -> tuple[UiAction, ...]:
+    """Each view's own switching action (``B``, ``:browse``…)."""
     return tuple(
         UiAction(
             f"view.{v.name}",
@@ -591,10 +150,18 @@ def view_actions(views: Iterable[ViewKey]) -> tuple[UiAction, ...]:
             f"app.switch_view('{v.name}')",
             f"switch to the {v.title.lower()} view",
             "Views",
-            commands=(CommandSpec((v.name,), (), f"the {v.title.lower()} view"),),
+            commands=(CommandSpec((v.name,), (), v.description),),
+            parse=_switch_to(v.name),
         )
         for v in views
     )
+
+
+def _switch_to(name: str) -> Parser:
+    def parse(typed: Typed) -> ParsedCommand | None:
+        return None if typed.args else SwitchView(name)
+
+    return parse
 
 
 @dataclass
@@ -624,7 +191,7 @@ class Registry:
     def for_view(self, view: str | None) -> list[UiAction]:
         return [a for a in self.actions if a.applies_to(view) and self.offered(a)]
 
-    def bindings(self, view: str | None, *, app_level: bool) -> list[Binding]:
+    def bindings(self, view: str | None, *, app_level: bool) -> list[BindingType]:
         """Bindings for a view's screen (its own actions) or the app (everywhere ones)."""
         chosen = [
             a
@@ -664,3 +231,54 @@ class Registry:
         for action_id in keymap:
             self.get(action_id)  # an unknown id is a mistake, not a silent no-op
         self.keymap.update(keymap)
+
+    def parse(
+        self,
+        line: str,
+        view: str | None,
+        schema: Schema | None = None,
+        current_tenant: str | None = None,
+    ) -> ParsedCommand | None:
+        """What ``line`` asks for in ``view``; None for an empty line.
+
+        Words split at white space, but a JSON value is one word (``split_names``), so a
+        key printed with spaces in it (``"x y"``, ``{"role": "system"}``) can be typed."""
+        words = split_names(line.strip().lstrip(":"))
+        if not words:
+            return None
+        verb, args = words[0].lower(), tuple(words[1:])
+        label = schema.tenant_label if schema is not None else "tenant"
+        matches = self.command_named(verb, view)
+        if not matches and schema is not None and verb in (label, f"{label}s"):
+            # The schema's own word for its top level (":user alice" on user-keyed schemas).
+            plural = verb == f"{label}s"
+            matches = self.command_named("tenants" if plural else "tenant", view)
+        if not matches:
+            return self._elsewhere(verb) or Mistake(
+                f"unknown command: {one_line(line, 40)} (try :help)"
+            )
+        action = matches[0][1]
+        if action.parse is not None:
+            parsed = action.parse(Typed(line, args, schema, current_tenant))
+            if parsed is not None:
+                return parsed
+        usage = " or ".join(c.usage for c, _ in matches)
+        return Mistake(f"usage: {usage}")
+
+    def _elsewhere(self, verb: str) -> Mistake | None:
+        """A command of another view: its usage and where it works, not "unknown command"."""
+        found = [
+            (command, action)
+            for action in self.actions
+            if self.offered(action)
+            for command in action.commands
+            if verb in command.names
+        ]
+        if not found:
+            return None
+        usage = " or ".join(command.usage for command, _ in found)
+        views = sorted({view for _, action in found for view in action.views or ()})
+        if not views:
+            return Mistake(f"usage: {usage}")
+        where = " or ".join(f"the {view} view (:{view})" for view in views)
+        return Mistake(f"usage: {usage}, in {where}")

@@ -4,9 +4,9 @@ The app, not a view, owns what every view shares: the session (a reactive the vi
 watch), the header's ``Chrome``, notices (sign-in codes), the budget question (one
 dialog at a time, whichever view's worker asks), the hold-off countdown, and every
 subscription to the session's ledger (released when the session goes away). Views are
-Textual modes built from the view registry (``ui/views.py``), so each keeps its state
+Textual modes built from the views' specs (``ui/views/``), so each keeps its state
 (selection, filter, scroll) while another is shown. Keys come from the action
-registry (``ui/actions.py``) and the keymap that rebinds them by id.
+registry (``ui/registry.py``) and the keymap that rebinds them by id.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
-from typing import ClassVar, TextIO
+from typing import TYPE_CHECKING, ClassVar, TextIO, TypeVar
 
 from textual import events
 from textual.actions import SkipAction
@@ -46,14 +46,14 @@ from cosmem_tui.model import (
     ThreadRef,
     Throttling,
 )
-from cosmem_tui.ui.actions import ACTIONS, Registry, UiAction, view_actions
+from cosmem_tui.model.lifecycle import TtlScope
+from cosmem_tui.ui.actions import UiAction
 from cosmem_tui.ui.commands import (
     Quit,
     ShowHelp,
     ShowSchema,
     SwitchProfile,
     SwitchView,
-    parse_command,
 )
 from cosmem_tui.ui.confirm import ConfirmBudget
 from cosmem_tui.ui.failure import SessionFailedScreen
@@ -62,11 +62,18 @@ from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.palette import ActionProvider
 from cosmem_tui.ui.profiles import ProfileProvider, Profiles, honour_no_color
 from cosmem_tui.ui.refresh import DEFAULT_INTERVAL_S, RefreshLoop
+from cosmem_tui.ui.registry import the_registry
 from cosmem_tui.ui.remote_terminal import animation_level, steady_cursor, why_not_quit
 from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
 from cosmem_tui.ui.view import ViewScreen
 from cosmem_tui.ui.views import VIEWS, view
 from cosmem_tui.ui.widgets.header import Chrome, throttle_mark
+from cosmem_tui.ui.workers import run_async
+
+if TYPE_CHECKING:
+    from cosmem_tui.ui.views.browse.screen import BrowseScreen
+
+T = TypeVar("T")
 
 TERMINAL_WATCH_S = 2.0
 EXIT_TERMINAL_LOST = 129  # as if ended by SIGHUP
@@ -137,13 +144,6 @@ class Notice(Message):
         self.text = text
 
 
-def the_registry(keymap: Mapping[str, str] | None = None) -> Registry:
-    registry = Registry(ACTIONS + view_actions(spec.key for spec in VIEWS))
-    if keymap:
-        registry.rebind(keymap)
-    return registry
-
-
 class CosmemApp(App[None]):
     TITLE = "cosmem"
     COMMANDS: ClassVar = {ActionProvider, ProfileProvider}
@@ -197,7 +197,7 @@ class CosmemApp(App[None]):
     def _screen_of(self, name: str) -> Callable[[], ViewScreen]:
         def make() -> ViewScreen:
             if name not in self.screens_by_view:
-                screen = view(name).make()
+                screen = view(name).screen_class()()
                 assert isinstance(screen, ViewScreen)
                 self.screens_by_view[name] = screen
                 self._apply_refresh(screen)
@@ -228,7 +228,7 @@ class CosmemApp(App[None]):
     def on_ready(self) -> None:
         # Textual sends Ready once the first frame is on the terminal: the user sees the
         # console before anything reaches the network (or builds the demo).
-        self.run_worker(self._open, group="session", exit_on_error=False)
+        run_async(self, self._open, group="session", exit_on_error=False)
 
     def _watch_terminal(self) -> None:
         # A process that outlives its terminal (an SSH drop without SIGHUP reaching it,
@@ -259,12 +259,20 @@ class CosmemApp(App[None]):
                 session = await open_session(
                     self.options,
                     self.clock,
-                    notice=lambda text: self.post_message(Notice(text)),  # sign-in prompts
+                    notice=self._poster(Notice),  # sign-in prompts
                 )
         except Exception as exc:
             self.post_message(SessionFailed(describe_error(exc)))
             return
         self.post_message(SessionReady(session))
+
+    def _poster(self, message: Callable[[T], Message]) -> Callable[[T], None]:
+        """A callback, safe from any thread, that posts ``message(value)`` to the app."""
+
+        def post(value: T) -> None:
+            self.post_message(message(value))
+
+        return post
 
     def on_progress(self, message: Progress) -> None:
         self.chrome = replace(self.chrome, source=message.text)
@@ -274,17 +282,17 @@ class CosmemApp(App[None]):
         self.notify(message.text, title="cosmem", severity="warning", timeout=600)
 
     def on_session_ready(self, message: SessionReady) -> None:
-        self._attach(message.session)
+        self._attach_session(message.session)
 
-    def _attach(self, session: Session) -> None:
+    def _attach_session(self, session: Session) -> None:
         """Subscribe to the session's ledger (every handle kept) and hand it to the views."""
         self._release()
         request_ledger = session.ledger
         self._unsubscribe = [
-            request_ledger.subscribe(lambda record: self.post_message(Recorded(record))),
-            request_ledger.subscribe_throttle(lambda event: self.post_message(Throttled(event))),
-            request_ledger.subscribe_notice(lambda text: self.post_message(Notice(text))),
-            request_ledger.subscribe_silence(lambda event: self.post_message(Silent(event))),
+            request_ledger.subscribe(self._poster(Recorded)),
+            request_ledger.subscribe_throttle(self._poster(Throttled)),
+            request_ledger.subscribe_notice(self._poster(Notice)),
+            request_ledger.subscribe_silence(self._poster(Silent)),
         ]
         self._overruns_said = 0
         request_ledger.set_confirmer(self.confirm_budget)
@@ -307,7 +315,7 @@ class CosmemApp(App[None]):
             if screen.is_mounted:
                 screen.show_hints()
         self.session = session
-        self.run_worker(self._fetch_container, group="container", exit_on_error=False)
+        run_async(self, self._fetch_container, group="container", exit_on_error=False)
         if session.notes:
             self.notify("; ".join(session.notes), timeout=8)
         if ledger_error:
@@ -351,7 +359,7 @@ class CosmemApp(App[None]):
         def retry(again: bool | None) -> None:
             if again:
                 self.chrome = replace(self.chrome, source="opening again…")
-                self.run_worker(self._open, group="session", exit_on_error=False)
+                run_async(self, self._open, group="session", exit_on_error=False)
 
         self.push_screen(SessionFailedScreen(message.error, self._where()), retry)
 
@@ -381,10 +389,11 @@ class CosmemApp(App[None]):
 
     def _say(self, text: str) -> None:
         screen = self.screen
-        if not isinstance(screen, ViewScreen):  # under a dialog: the view it covers
-            screen = self.screens_by_view.get(self.current_view or "browse") or screen
-        if isinstance(screen, ViewScreen):
-            screen.say(text)
+        view = screen if isinstance(screen, ViewScreen) else None
+        if view is None:  # under a dialog: the view it covers
+            view = self.screens_by_view.get(self.current_view or "browse")
+        if view is not None:
+            view.say(text)
 
     def on_throttled(self, message: Throttled) -> None:
         """A 429: count down the session's hold-off in the header until it is over."""
@@ -425,10 +434,15 @@ class CosmemApp(App[None]):
             return
         self.switch_mode(name)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``:`` typed while the command bar is open is text in it, not a new bar."""
+        if action == "command_bar" and isinstance(self.screen, ViewScreen):
+            return not self.screen.bar_is_open
+        return True
+
     def action_command_bar(self) -> None:
         screen = self.screen
         if isinstance(screen, ViewScreen):
-            screen.keys_to_the_bar()
             screen.open_command_bar()
 
     def action_help(self) -> None:
@@ -451,7 +465,7 @@ class CosmemApp(App[None]):
     def run_command(self, line: str) -> None:
         """One ``:`` line: the app's own commands (views, help, quit) here, the rest by the
         current view, which parses them with what it knows (the schema, the tenant)."""
-        command = parse_command(line, self.registry, None)  # app-level actions only
+        command = self.registry.parse(line, None)  # app-level actions only
         match command:
             case None:
                 return
@@ -469,21 +483,34 @@ class CosmemApp(App[None]):
                 if screen is not None:
                     screen.open_with(args)  # a typed :NAME: what it names (or nothing)
             case _:
-                screen = self.screen
-                if isinstance(screen, ViewScreen):
-                    screen.run_view_command(line)
+                shown = self.screen
+                if isinstance(shown, ViewScreen):
+                    shown.run_view_command(line)
 
-    def show_in_browse(self, target: Key | ThreadRef) -> None:
-        """Another view names a tenant or a thread: browse opens it, as ``:tenant`` would."""
-        from cosmem_tui.ui.browse import BrowseScreen
-
-        browse = self.browse
-        assert isinstance(browse, BrowseScreen)
+    def show_in_browse(self, target: Key | ThreadRef, item_id: str | None = None) -> None:
+        """Another view names a tenant, a thread or an item: browse opens it, as
+        ``:tenant`` would."""
+        browse = self._browse_screen()
         self.action_switch_view("browse")
         if isinstance(target, ThreadRef):
             browse.show_thread(target)
+            if item_id is not None:
+                browse.open_detail((item_id, None))
         else:
             browse.show_tenant(target)
+
+    def browse_selection(self) -> TtlScope:
+        screen = self.screens_by_view.get("browse")
+        if screen is None or not screen.is_mounted:
+            return TtlScope.container()
+        return self._browse_screen().lifecycle_scope()
+
+    def _browse_screen(self) -> BrowseScreen:
+        from cosmem_tui.ui.views.browse.screen import BrowseScreen
+
+        browse = self.browse
+        assert isinstance(browse, BrowseScreen)
+        return browse
 
     def run_registry_action(self, action: UiAction) -> None:
         """Run an action picked from the palette, on the screen it applies to."""

@@ -13,15 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cosmem_tui.ui.actions import CommandSpec, Registry, show_keys
-from cosmem_tui.ui.hot_rows import COLUMNS_HELP
-
-NUMBERING = (
-    "Turns are named by their order value as stored: turn 0 is the item whose order field "
-    "(turnIndex) is 0, in the # column, the breadcrumbs and the detail alike; "
-    "'turn — (no order value)' is an item without one. Threads ordered by a time number "
-    "their rows instead: #1 the oldest (-1 the newest, until the thread is loaded)."
-)
-
+from cosmem_tui.ui.views import view as view_spec
 
 KEYS_WIDTH = 22  # the keys (or the command) column; the description wraps beside it
 INDENT = 2
@@ -73,10 +65,9 @@ def help_text(registry: Registry, view: str | None, width: int = 76) -> Text:
     text.append("\nCommands (after :)\n", "bold underline")
     for command in listed_commands(registry, view):
         _entry(text, command.usage, command.help, width)
-    if view == "browse":
-        text.append("\n" + "\n".join(textwrap.wrap(NUMBERING, width)) + "\n", "dim")
-    if view == "hot":
-        text.append(f"\n{COLUMNS_HELP}\n", "dim")  # one paragraph: the pane wraps it
+    note = view_spec(view).help_note if view is not None else ""
+    if note:  # what the view's columns or names mean (its spec.py): the pane wraps it
+        text.append(f"\n{note}\n", "dim")
     sim = "Request charges marked 'sim' are modelled (local workspace), not measured."
     text.append("\n" + "\n".join(textwrap.wrap(sim, width)) + "\n", "dim")
     return text

@@ -1,8 +1,10 @@
 """What a view (and the palette) may ask of the app, as a protocol: no import of the app.
 
 Views are built by the app; they only need its action registry, the name of the view
-on screen, and a way to hand over a typed command or a picked action. Naming that as
-a protocol keeps the dependency one way (the app knows its views, not the reverse).
+on screen, a way to hand over a typed command or a picked action, and what they ask of
+another view (browse opening a tenant, thread or item; what browse has selected).
+Naming that as a protocol keeps the dependency one way (the app knows its views, not
+the reverse) and views apart: no view imports another (an import-linter contract).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Protocol
 
 from cosmem_tui.core.write_log import Interrupt
 from cosmem_tui.model import Key, ThreadRef
+from cosmem_tui.model.lifecycle import TtlScope
 from cosmem_tui.ui.actions import Registry, UiAction
 
 
@@ -24,8 +27,14 @@ class Host(Protocol):
 
     def run_registry_action(self, action: UiAction) -> None: ...
 
-    def show_in_browse(self, target: Key | ThreadRef) -> None:
-        """Switch to the browse view with a tenant's threads (or a thread's turns) open."""
+    def show_in_browse(self, target: Key | ThreadRef, item_id: str | None = None) -> None:
+        """Switch to the browse view with a tenant's threads (or a thread's turns, and
+        one of its items when ``item_id`` is given) open."""
+        ...
+
+    def browse_selection(self) -> TtlScope:
+        """What browse has selected: the open thread, else the open or highlighted
+        tenant (the whole container before browse is shown)."""
         ...
 
     def write_applying(self, interrupt: Interrupt | None) -> None:

@@ -17,6 +17,7 @@ from textual.dom import DOMNode
 from cosmem_tui.core.session import Session
 from cosmem_tui.model import Meter
 from cosmem_tui.ui.messages import describe_error
+from cosmem_tui.ui.workers import run_async
 
 T = TypeVar("T")
 
@@ -61,7 +62,7 @@ class Loader:
 
         group = group or self.name
         self._groups.add(group)
-        self.owner.run_worker(work, group=group, exclusive=exclusive, exit_on_error=False)
+        run_async(self.owner, work, group=group, exclusive=exclusive, exit_on_error=False)
 
     def _deliver(self, generation: int, callback: Callable[..., None], *args: Any) -> None:
         if generation == self.generation:

@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 
 from cosmem_tui.config.files import DEFAULT_REFRESH_S, REFRESH_FLOOR_S
+from cosmem_tui.ui.workers import run_async
 
 T = TypeVar("T")
 
@@ -148,7 +149,7 @@ class RefreshLoop(Generic[T]):
                 return
             self._screen.call_later(self._done, generation, value, None)
 
-        self._screen.run_worker(work, group=self.name, exit_on_error=False)
+        run_async(self._screen, work, group=self.name, exit_on_error=False)
 
     def _done(self, generation: int, value: T | None, error: BaseException | None) -> None:
         if generation != self._generation:

@@ -26,6 +26,7 @@ from cosmem_tui.core.output import not_finite_note
 from cosmem_tui.core.table_export import ExportTable, export_dir, write_export
 from cosmem_tui.core.text import json_for_terminal, one_line, size_text
 from cosmem_tui.ui.widgets.row_list import RowList
+from cosmem_tui.ui.workers import run_async
 
 # Terminals take about 100 KB in one OSC 52 sequence (xterm and tmux cut or drop more),
 # counted after base64, which adds a third: a larger copy is refused, never cut short.
@@ -124,7 +125,7 @@ def export_shown(screen: Screen[Any], table: ExportTable, partial: str, at: floa
                 + (f"; {not_finite_note(done.not_finite)}" if done.not_finite else ""),
             )
 
-        screen.run_worker(write, group="export", exit_on_error=False)
+        run_async(screen, write, group="export", exit_on_error=False)
 
     screen.app.push_screen(ChooseFormat(f"the {table.name} shown{partial}"), chosen)
 

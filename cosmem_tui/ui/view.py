@@ -1,10 +1,11 @@
 """What every view shares: the app's header, a status line, the hints, the ``:`` / ``/`` bar.
 
-A view subclasses ``ViewScreen``, names itself (``VIEW``, its registry name), composes
-its body between the header and the status line, and reacts to the session through
-``session_ready``. Its key bindings come from the action registry (``BINDINGS`` is
-built from it), its footer hints too, and the command bar hands typed commands to
-the app, which parses them against the same registry.
+A view subclasses ``ViewScreen``, names itself (``VIEW``, its ``ViewSpec``'s name),
+composes its body between the header and the status line, and reacts to the session
+through ``session_ready``. Its key bindings come from its ``ViewSpec``
+(``view_bindings`` in ``ui/shared_actions.py`` builds ``BINDINGS``), its footer hints
+from the registry, and the command bar hands typed commands to the app, which parses
+them against the same registry.
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ from __future__ import annotations
 from typing import ClassVar, cast
 
 from textual import events
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.screen import Screen
 
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
-from cosmem_tui.ui.actions import ACTIONS, Registry
+from cosmem_tui.ui.commands import Mistake
 from cosmem_tui.ui.host import Host
 from cosmem_tui.ui.table_export import ShownTable, copy_json, export_shown
 from cosmem_tui.ui.widgets.command_bar import CommandBar
@@ -35,11 +35,7 @@ VIEW_CSS = """
 
 
 NO_FIELDS = "no fields on this row: a title or a marker, or not loaded yet"
-
-
-def view_bindings(view: str) -> list:  # type: ignore[type-arg]
-    """A view's BINDINGS: its registry actions (priority ones run in the app's key loop)."""
-    return Registry(ACTIONS).bindings(view, app_level=False)
+RUN_WHILE_TYPING = frozenset({"toggle_pause", "refresh_now"})  # see check_action
 
 
 class ViewScreen(Screen[None]):
@@ -136,23 +132,27 @@ class ViewScreen(Screen[None]):
         bars = self.query(CommandBar)
         return bool(bars) and bars.first().is_open
 
-    def keys_to_the_bar(self) -> None:
-        """Let keys through to the command bar while it is open."""
-        if self.bar_is_open:
-            raise SkipAction()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Textual asks this before it runs an action bound here (a key, a palette pick):
+        while the command bar is open, the keys it does not take itself (↓, PgDn…) step
+        aside to it instead of moving or changing the view under it. The live loop's
+        pause and refresh still run: it goes on while a command is typed."""
+        return not self.bar_is_open or action in RUN_WHILE_TYPING
 
     def action_filter(self) -> None:
-        self.keys_to_the_bar()
         focused = self.focused
         if isinstance(focused, RowList):
             self.mount_bar()
             self._filter_target = focused
             self.query_one(CommandBar).open("filter", focused.filter_text)
+            self.refresh_bindings()  # the keys step aside now (check_action)
 
-    def open_command_bar(self) -> None:
+    def open_command_bar(self, typed: str = "") -> None:
+        """``:``, with ``typed`` already written after it (a command's verb)."""
         self.mount_bar()
         self._filter_target = None
-        self.query_one(CommandBar).open("command")
+        self.query_one(CommandBar).open("command", typed)
+        self.refresh_bindings()
 
     def bar_key(self, event: events.Key) -> bool:
         """Handle a key while the bar is open, synchronously (called from the app's key loop)."""
@@ -170,6 +170,7 @@ class ViewScreen(Screen[None]):
     def close_bar(self, *, submitted: bool) -> None:
         bar = self.query_one(CommandBar)
         bar.close()
+        self.refresh_bindings()
         if bar.mode == "filter" and self._filter_target is not None:
             if not submitted:
                 self._filter_target.set_filter("")
@@ -202,7 +203,6 @@ class ViewScreen(Screen[None]):
     def action_back(self) -> None:
         """Esc: first clear what narrows the focused list (the ``/`` filter, then a view's
         own narrowing), then go up a level where the view has levels."""
-        self.keys_to_the_bar()
         if self.clear_narrowing():
             self.show_hints()
             return
@@ -233,7 +233,6 @@ class ViewScreen(Screen[None]):
     # -- moving in the focused list (the registry binds these keys for list views) ----------
 
     def move(self, action: str) -> None:
-        self.keys_to_the_bar()
         focused = self.focused
         if isinstance(focused, RowList):
             getattr(focused, f"action_{action}")()
@@ -270,7 +269,6 @@ class ViewScreen(Screen[None]):
         return ExportTable(shown.name, shown.fields, shown.records), shown.partial
 
     def action_export_table(self) -> None:
-        self.keys_to_the_bar()
         found = self.export_table() if self.session is not None else None
         if found is None or self.session is None:
             self.set_status("nothing to export here: no table in this view", error=True)
@@ -279,7 +277,6 @@ class ViewScreen(Screen[None]):
         export_shown(self, table, partial, self.session.clock.now())
 
     def action_copy_row(self) -> None:
-        self.keys_to_the_bar()
         shown = self.shown_table()
         if shown is None or shown.rows.current_index is None:
             self.set_status("nothing to copy: no row selected", error=True)
@@ -292,7 +289,6 @@ class ViewScreen(Screen[None]):
 
     def action_row_detail(self) -> None:
         """``v``: every field of the selected row (its record), scrollable, at any size."""
-        self.keys_to_the_bar()
         shown = self.shown_table()
         index = shown.rows.current_index if shown is not None else None
         if shown is None or index is None:
@@ -314,8 +310,6 @@ class ViewScreen(Screen[None]):
 
     def run_view_command(self, line: str) -> None:
         """A ``:`` command the app did not handle itself (the view's own, or a mistake)."""
-        from cosmem_tui.ui.commands import Mistake, parse_command
-
-        command = parse_command(line, self.cosmem.registry, self.VIEW)
+        command = self.cosmem.registry.parse(line, self.VIEW)
         if isinstance(command, Mistake):
             self.set_status(command.message, error=True)

@@ -23,6 +23,7 @@ from cosmem_tui.ui.confirm_write import ConfirmWrite
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.remote_terminal import APPLY_WORKER
 from cosmem_tui.ui.view import ViewScreen
+from cosmem_tui.ui.workers import run_async
 
 Planner = Callable[[WriteService], Awaitable[WritePlan]]
 
@@ -59,7 +60,8 @@ def run_write(
             screen.set_status("writing…")
             interrupt = Interrupt()
             screen.cosmem.write_applying(interrupt)
-            screen.run_worker(
+            run_async(
+                screen,
                 partial(apply_it, plan, interrupt),
                 name=APPLY_WORKER,  # the app will not quit under it
                 group="write",
@@ -96,4 +98,4 @@ def run_write(
         )
         screen.cosmem.write_applying(None)  # last: a quit a signal asked for happens now
 
-    screen.run_worker(plan_it, group="write", exclusive=True, exit_on_error=False)
+    run_async(screen, plan_it, group="write", exclusive=True, exit_on_error=False)

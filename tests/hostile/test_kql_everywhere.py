@@ -14,7 +14,7 @@ from typing import Any
 
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.model.telemetry import LogName
-from cosmem_tui.ui.hot import HotScreen
+from cosmem_tui.ui.views.hot.screen import HotScreen
 from tests.hostile.corpus import BY_NAME, CORPUS, STORABLE
 from tests.hostile.test_views_everywhere import inert
 from tests.sources.monitor.azure_fake import AzureFake, Reply

@@ -20,9 +20,10 @@ from rich.text import Text
 
 from cosmem_tui.core.text import json_for_terminal, must_escape, one_line, visible
 from cosmem_tui.model import FrozenClock, Message, Turn, resolve_ttl
-from cosmem_tui.ui.detail import render_detail
 from cosmem_tui.ui.messages import plain
-from cosmem_tui.ui.rows import safe_cells, turn_cells
+from cosmem_tui.ui.views.browse.detail import render_detail
+from cosmem_tui.ui.views.browse.rows import turn_cells
+from cosmem_tui.ui.widgets.cells import safe_cells
 from tests.hostile.corpus import CORPUS, dangerous
 
 EXAMPLES = settings(

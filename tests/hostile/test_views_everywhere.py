@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cosmem_tui.ui.browse import Level
 from cosmem_tui.ui.views import VIEWS
+from cosmem_tui.ui.views.browse.levels import Level
 from tests.hostile.corpus import BY_NAME, STORABLE, dangerous, leaks
 from tests.ui.conftest import AppFactory, cells, screen_text, settle
 

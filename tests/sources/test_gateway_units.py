@@ -7,7 +7,7 @@ import pytest
 from cosmem_tui.model import FrozenClock, Kind, RequestCharge, Scope, Silence
 from cosmem_tui.sources.errors import BudgetSpent, ServerSilent
 from cosmem_tui.sources.request_ledger import RequestLedger
-from cosmem_tui.ui.requests import LedgerSnapshot, record_cells, summary_lines
+from cosmem_tui.ui.views.requests.screen import LedgerSnapshot, record_cells, summary_lines
 
 
 def charge(status: int, *, ru: float = 0.0, unit: str = "RU", scope: Scope = Scope.POINT):

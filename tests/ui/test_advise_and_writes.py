@@ -18,11 +18,12 @@ from textual.widgets import Input, Static
 from cosmem_tui.compose import open_local_session
 from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock, Kind
-from cosmem_tui.ui.advise import AdviseScreen
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.browse import Level
 from cosmem_tui.ui.confirm_write import ConfirmWrite
 from cosmem_tui.ui.help import HelpScreen
+from cosmem_tui.ui.views.advise.screen import AdviseScreen
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.ui.conftest import cells, settle
@@ -214,3 +215,27 @@ async def test_erase_a_thread_and_set_a_ttl_by_command(demo_copy, clock, isolate
         await pilot.press("y")
         await settle(pilot)
         assert ttl_of(demo_copy, turn.item_id) == 7200
+
+
+async def test_e_writes_set_ttl_after_the_colon_and_the_seconds_typed_follow_it(
+    demo_copy, clock, isolated_user_dirs
+):
+    """``E`` opens the command bar on ``set-ttl ``: what is typed next is the seconds,
+    after the verb, not in place of it (only a kept filter is shown selected)."""
+    app = writable_app(demo_copy, clock, allow_writes=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for key in ("enter", "enter"):
+            await pilot.press(key)
+            await settle(pilot)
+        turn = app.browse.turn_column.current_turn
+        assert app.browse.level is Level.TURNS and turn is not None
+        await pilot.press("E", *"7200")
+        assert app.screen.query_one(CommandBar).value == "set-ttl 7200"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmWrite)
+        assert "SET ttl 7200" in app.screen.query_one("#what", Static).render().plain
+        await pilot.press("escape")
+        await settle(pilot)
+    assert ttl_of(demo_copy, turn.item_id) != 7200

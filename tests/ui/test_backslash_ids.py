@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from cosmem_tui.ui.browse import Level
+from cosmem_tui.ui.views.browse.levels import Level
 from tests.conftest import ANCHOR
 from tests.helpers import build_workspace, exchange
 from tests.ui.conftest import cells, settle

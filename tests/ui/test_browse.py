@@ -9,8 +9,9 @@ from cosmem_tui.core.demo.hostile import HOSTILE_THREAD
 from cosmem_tui.core.text import visible
 from cosmem_tui.core.turn_window import Side
 from cosmem_tui.model import Key
-from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.help import HelpScreen
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.helpers import build_workspace, exchange

@@ -20,7 +20,7 @@ from cosmem_tui.compose import open_cosmos_session
 from cosmem_tui.model import Key, SystemClock
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.browse import BrowseScreen
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.helpers import exchange

@@ -7,16 +7,8 @@ import pytest
 from cosmem_tui.model.keys import split_names
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.ui.app import the_registry
-from cosmem_tui.ui.commands import (
-    Mistake,
-    OpenTenant,
-    OpenThread,
-    Quit,
-    ShowHelp,
-    ShowTenants,
-    SwitchView,
-    parse_command,
-)
+from cosmem_tui.ui.commands import Mistake, Quit, ShowHelp, SwitchView
+from cosmem_tui.ui.views.browse.commands import OpenTenant, OpenThread, ShowTenants
 
 LAB, THREAD, AMT = get_schema("lab"), get_schema("thread"), get_schema("amt")
 REGISTRY = the_registry()
@@ -43,20 +35,20 @@ REGISTRY = the_registry()
     ],
 )
 def test_lab_commands(line, tenant, expected):
-    assert parse_command(line, REGISTRY, "browse", LAB, tenant) == expected
+    assert REGISTRY.parse(line, "browse", LAB, tenant) == expected
 
 
 def test_schemas_without_tenants():
-    assert parse_command("thread s1", REGISTRY, "browse", THREAD, None) == OpenThread(None, "s1")
-    assert isinstance(parse_command("tenant x", REGISTRY, "browse", THREAD, None), Mistake)
-    assert isinstance(parse_command("thread x s1", REGISTRY, "browse", THREAD, None), Mistake)
-    assert isinstance(parse_command("tenants", REGISTRY, "browse", THREAD, None), Mistake)
+    assert REGISTRY.parse("thread s1", "browse", THREAD, None) == OpenThread(None, "s1")
+    assert isinstance(REGISTRY.parse("tenant x", "browse", THREAD, None), Mistake)
+    assert isinstance(REGISTRY.parse("thread x s1", "browse", THREAD, None), Mistake)
+    assert isinstance(REGISTRY.parse("tenants", "browse", THREAD, None), Mistake)
 
 
 def test_user_keyed_schemas_say_user():
-    assert parse_command("user alice", REGISTRY, "browse", AMT, None) == OpenTenant("alice")
-    assert parse_command("users", REGISTRY, "browse", AMT, "alice") == ShowTenants()
-    mistake = parse_command("thread t1", REGISTRY, "browse", AMT, None)
+    assert REGISTRY.parse("user alice", "browse", AMT, None) == OpenTenant("alice")
+    assert REGISTRY.parse("users", "browse", AMT, "alice") == ShowTenants()
+    mistake = REGISTRY.parse("thread t1", "browse", AMT, None)
     assert mistake == Mistake("open a user first, or use :thread USER ID")
 
 
@@ -64,14 +56,14 @@ def test_the_verbs_are_the_registry_s():
     """Every command the help lists parses, and nothing else does."""
     for command, action in REGISTRY.commands("browse"):
         for name in command.names:
-            parsed = parse_command(name, REGISTRY, "browse", LAB, "acme")
+            parsed = REGISTRY.parse(name, "browse", LAB, "acme")
             assert not (isinstance(parsed, Mistake) and "unknown command" in parsed.message), (
                 name,
                 action.id,
             )
-    assert parse_command("requests", REGISTRY, None) == SwitchView("requests")
+    assert REGISTRY.parse("requests", None) == SwitchView("requests")
     # browse's own commands do not exist where browse is not
-    assert isinstance(parse_command("tenant acme", REGISTRY, "requests", LAB), Mistake)
+    assert isinstance(REGISTRY.parse("tenant acme", "requests", LAB), Mistake)
 
 
 def _commands_needing_an_argument():
@@ -93,7 +85,7 @@ def test_a_command_without_its_argument_says_its_usage_in_every_view(view):
     registry.writes_allowed = True
     for command, action in _commands_needing_an_argument():
         for verb in command.names:
-            said = parse_command(verb, registry, view, LAB, None)
+            said = registry.parse(verb, view, LAB, None)
             assert isinstance(said, Mistake), (view, verb)
             assert said.message.startswith("usage: :"), (view, verb, said)
             if not action.applies_to(view):
@@ -102,9 +94,9 @@ def test_a_command_without_its_argument_says_its_usage_in_every_view(view):
 
 
 def test_a_command_of_another_view_says_where_it_works():
-    said = parse_command("tenant acme", REGISTRY, "requests", LAB, None)
+    said = REGISTRY.parse("tenant acme", "requests", LAB, None)
     assert said == Mistake("usage: :tenant NAME, in the browse view (:browse)")
-    assert parse_command("frobnicate", REGISTRY, "requests") == Mistake(
+    assert REGISTRY.parse("frobnicate", "requests") == Mistake(
         "unknown command: frobnicate (try :help)"
     )
 
@@ -113,14 +105,12 @@ def test_a_key_printed_with_spaces_is_one_word_of_a_command():
     """The names a listing prints may hold spaces (a JSON-looking string, ``"x y"``, a
     composite): typed after ``:thread`` or ``:tenant``, each is one name."""
     role = '{"role": "system", "content": "x"}'
-    assert parse_command(f":thread {role}", REGISTRY, "browse", LAB, "json") == OpenThread(
-        "json", role
-    )
-    assert parse_command(f':thread "a b" {role}', REGISTRY, "browse", LAB) == OpenThread(
+    assert REGISTRY.parse(f":thread {role}", "browse", LAB, "json") == OpenThread("json", role)
+    assert REGISTRY.parse(f':thread "a b" {role}', "browse", LAB) == OpenThread(
         '"a b"', role, tenant_given=True
     )
-    assert parse_command(':tenant "a b"', REGISTRY, "browse", LAB) == OpenTenant('"a b"')
-    assert parse_command(':ttl ["a", "b c"] t', REGISTRY, "browse", LAB) == SwitchView(
+    assert REGISTRY.parse(':tenant "a b"', "browse", LAB) == OpenTenant('"a b"')
+    assert REGISTRY.parse(':ttl ["a", "b c"] t', "browse", LAB) == SwitchView(
         "ttl", ('["a", "b c"]', "t")
     )
 

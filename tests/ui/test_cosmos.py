@@ -14,9 +14,10 @@ from textual.widgets import Static
 from cosmem_tui.compose import open_cosmos_session
 from cosmem_tui.model import Key, SystemClock
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.confirm import ConfirmBudget
 from cosmem_tui.ui.help import HelpScreen
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.helpers import exchange

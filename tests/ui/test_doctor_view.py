@@ -12,7 +12,7 @@ from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.doctor import DoctorScreen
+from cosmem_tui.ui.views.doctor.screen import DoctorScreen
 from tests.conftest import ANCHOR
 from tests.fake_cosmos import Fault
 from tests.helpers import exchange

@@ -19,9 +19,9 @@ from cosmem_tui.core.demo.hostile import HOSTILE_THREAD
 from cosmem_tui.core.ledger_file import FIELDS as LEDGER_FIELDS
 from cosmem_tui.core.text import json_for_terminal
 from cosmem_tui.model import Key
-from cosmem_tui.ui.browse import Level
-from cosmem_tui.ui.lifecycle_rows import LIFECYCLE_FIELDS
 from cosmem_tui.ui.table_export import OSC52_LIMIT, copy_text
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.lifecycle.rows import LIFECYCLE_FIELDS
 from tests.helpers import run_cli
 from tests.ui.conftest import cells, settle
 

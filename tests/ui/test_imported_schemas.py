@@ -8,7 +8,8 @@ from textual.widgets import Static
 
 from cosmem_tui.core.importer import ImportSettings, import_export
 from cosmem_tui.model import FrozenClock, Key
-from cosmem_tui.ui.browse import BrowseScreen, Level
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.fixtures import SCHEMAS

@@ -11,7 +11,7 @@ import pytest
 from textual.widgets import Static
 
 from cosmem_tui.model import Key
-from cosmem_tui.ui.browse import BrowseScreen
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from tests.helpers import build_workspace
 from tests.ui.conftest import settle
 

@@ -17,10 +17,11 @@ from textual.widgets import Static
 from cosmem_tui.core.lifecycle import LifecycleReport
 from cosmem_tui.model import Key, Scope, ThreadRef
 from cosmem_tui.model.lifecycle import DAY, HOUR, TtlScope
-from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.confirm import ConfirmBudget
-from cosmem_tui.ui.lifecycle import LifecycleScreen
-from cosmem_tui.ui.lifecycle_rows import entries
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
+from cosmem_tui.ui.views.lifecycle.rows import entries
+from cosmem_tui.ui.views.lifecycle.screen import LifecycleScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.helpers import build_workspace, exchange
 from tests.ui.conftest import cells, screen_text, settle
@@ -110,6 +111,11 @@ async def test_enter_opens_the_item_in_browse(make_app, tmp_path):
         assert browse.thread in (ThreadRef.of("acme", "t1"), ThreadRef.of("acme", "t2"))
         assert browse.detail_pane.detail is not None
         assert browse.detail_pane.detail.item.id in ("t1-5", "t2-12")
+        # Opened as any other view opens a thread in browse: its tenant's and its own row
+        # highlighted in the columns beside the turns.
+        assert browse.tenant == Key.of("acme")
+        current = browse.thread_column.current_thread
+        assert current is not None and current.ref == browse.thread
 
 
 async def test_the_whole_container_is_counted_only_after_a_yes(make_app, tmp_path):

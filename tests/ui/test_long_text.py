@@ -6,9 +6,10 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from cosmem_tui.core.text import LONG_LINES, LONG_TEXT
-from cosmem_tui.ui.browse import BrowseScreen, Level
-from cosmem_tui.ui.detail import DRAWN_MESSAGES
-from cosmem_tui.ui.reader import TextReader
+from cosmem_tui.ui.views.browse.detail import DRAWN_MESSAGES
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.reader import TextReader
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from tests.conftest import ANCHOR
 from tests.helpers import build_workspace, exchange
 from tests.ui.conftest import cells, settle

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui.schemas import get_schema
-from cosmem_tui.ui.browse import Level
+from cosmem_tui.ui.views.browse.levels import Level
 from tests.conftest import ANCHOR
 from tests.fixtures.odd_times import EPOCH_MS, LATE_TS, dotnet_message
 from tests.helpers import build_workspace

@@ -14,8 +14,8 @@ from pathlib import Path
 from cosmem_tui.compose import open_cosmos_session
 from cosmem_tui.model import Kind, SystemClock
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.browse import Level
 from cosmem_tui.ui.views import VIEWS
+from cosmem_tui.ui.views.browse.levels import Level
 from tests.peer.spy import SpyTransport
 from tests.ui.conftest import settle
 

@@ -13,8 +13,8 @@ import pytest
 
 from cosmem_tui import cli
 from cosmem_tui.model import FrozenClock
-from cosmem_tui.ui.hot import HotScreen
-from cosmem_tui.ui.throughput import ThroughputScreen
+from cosmem_tui.ui.views.hot.screen import HotScreen
+from cosmem_tui.ui.views.throughput.screen import ThroughputScreen
 from tests.sources.monitor.azure_fake import (
     RESOURCE_ID,
     AzureFake,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from cosmem_tui.ui.browse import BrowseScreen
 from cosmem_tui.ui.help import HelpScreen
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.ui.conftest import burst, cells, settle
 

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from cosmem_tui.model import FrozenClock, Key
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.browse import BrowseScreen, Level
-from cosmem_tui.ui.hot import HotScreen
-from cosmem_tui.ui.requests import RequestsScreen
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
+from cosmem_tui.ui.views.hot.screen import HotScreen
+from cosmem_tui.ui.views.requests.screen import RequestsScreen
 from tests.fake_cosmos import Fault
 from tests.helpers import exchange
 from tests.sources.monitor.azure_fake import AzureFake, Reply, Sent, error_body

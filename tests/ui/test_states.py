@@ -11,8 +11,9 @@ from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import Key
 from cosmem_tui.sources.errors import Unavailable
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.failure import SessionFailedScreen
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.helpers import build_workspace, exchange
 from tests.ui.conftest import cells, settle

@@ -11,8 +11,8 @@ import pytest
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.model.telemetry import SERVER_LATENCY_GATEWAY
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.hot import HotScreen
-from cosmem_tui.ui.throughput import ThroughputScreen
+from cosmem_tui.ui.views.hot.screen import HotScreen
+from cosmem_tui.ui.views.throughput.screen import ThroughputScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.sources.monitor.azure_fake import (
     AzureFake,

@@ -7,10 +7,13 @@ import pytest
 from cosmem_tui.model import Key, ThreadRef
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage, ProblemKind, TelemetryProblem, Window
 from cosmem_tui.schemas import get_schema
-from cosmem_tui.ui.actions import ACTIONS, Registry, view_actions
-from cosmem_tui.ui.commands import Mistake, SetWindow, SwitchView, parse_command
+from cosmem_tui.ui.actions import Registry
+from cosmem_tui.ui.commands import Mistake, SwitchView
 from cosmem_tui.ui.help import help_text
-from cosmem_tui.ui.hot_rows import (
+from cosmem_tui.ui.registry import the_registry
+from cosmem_tui.ui.telemetry.commands import SetWindow
+from cosmem_tui.ui.telemetry.reports import claimed, next_window
+from cosmem_tui.ui.views.hot.rows import (
     SORTS,
     HotRows,
     browse_target,
@@ -18,8 +21,6 @@ from cosmem_tui.ui.hot_rows import (
     partition_text,
     storage_text,
 )
-from cosmem_tui.ui.telemetry import claimed, next_window
-from cosmem_tui.ui.views import VIEWS
 from cosmem_tui.ui.widgets.charts import (
     CAPACITY,
     GAP,
@@ -192,17 +193,17 @@ def test_a_hot_key_maps_to_what_browse_opens():
 
 @pytest.fixture
 def registry() -> Registry:
-    return Registry(ACTIONS + view_actions(spec.key for spec in VIEWS))
+    return the_registry()
 
 
 def test_the_telemetry_views_and_their_window_command(registry):
-    assert parse_command("throttle", registry, None) == SwitchView("throttle")
-    assert parse_command("hot", registry, None) == SwitchView("hot")
-    assert parse_command("window", registry, "hot") == SetWindow(None)
-    assert parse_command("window 24h", registry, "throttle") == SetWindow(Window.H24)
-    mistake = parse_command("window 2d", registry, "throttle")
+    assert registry.parse("throttle", None) == SwitchView("throttle")
+    assert registry.parse("hot", None) == SwitchView("hot")
+    assert registry.parse("window", "hot") == SetWindow(None)
+    assert registry.parse("window 24h", "throttle") == SetWindow(Window.H24)
+    mistake = registry.parse("window 2d", "throttle")
     assert isinstance(mistake, Mistake) and "15m, 1h, 24h" in mistake.message
-    assert isinstance(parse_command("window 1h", registry, "browse"), Mistake)
+    assert isinstance(registry.parse("window 1h", "browse"), Mistake)
     keys = {a.id: registry.keys(a.id) for a in registry.actions}
     assert keys["view.throttle"] == "T" and keys["view.hot"] == "H"
     assert "w window" in registry.hints("hot") and "w window" in registry.hints("throttle")
@@ -211,7 +212,7 @@ def test_the_telemetry_views_and_their_window_command(registry):
 
 def test_the_number_beside_the_capacity_line_is_what_is_provisioned():
     from cosmem_tui.model.telemetry import MetricPoint, Span
-    from cosmem_tui.ui.throughput_tiles import RuChart, RuData
+    from cosmem_tui.ui.views.throughput.tiles import RuChart, RuData
 
     start = 1_795_996_800.0
     points = tuple(MetricPoint(start + 60 * n, 900.0 + 100 * n) for n in range(15))
@@ -233,7 +234,7 @@ def test_the_help_says_what_each_hot_column_measures(registry):
 
 def test_latency_is_shown_for_each_connection_mode():
     from cosmem_tui.model.telemetry import MetricPoint
-    from cosmem_tui.ui.throughput_tiles import LatencyData, LatencyTile
+    from cosmem_tui.ui.views.throughput.tiles import LatencyData, LatencyTile
 
     start = 1_795_996_800.0
     gateway = tuple(MetricPoint(start + 60 * n, 5.0 + n) for n in range(15))

@@ -27,9 +27,10 @@ from cosmem_tui.model.telemetry import (
 )
 from cosmem_tui.sources.telemetry import Telemetry
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.browse import BrowseScreen, Level
-from cosmem_tui.ui.hot import HotScreen
-from cosmem_tui.ui.throughput import ThroughputScreen
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
+from cosmem_tui.ui.views.hot.screen import HotScreen
+from cosmem_tui.ui.views.throughput.screen import ThroughputScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from cosmem_tui.ui.widgets.tile import Tile
 from tests.ui.conftest import cells, screen_text, settle
@@ -455,7 +456,7 @@ async def test_hostile_key_names_render_inert(demo_path, clock):
 
 
 async def test_100_000_keys_draw_only_the_rows_on_screen(demo_path, clock):
-    from cosmem_tui.ui.hot_rows import HotRows
+    from cosmem_tui.ui.views.hot.rows import HotRows
 
     tenants = [f"tenant-{n:06d}" for n in range(1, 100_001)]
     drawn: list[int] = []

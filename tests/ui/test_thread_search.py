@@ -5,9 +5,10 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from cosmem_tui.model import Scope
-from cosmem_tui.ui.browse import BrowseScreen, Level
-from cosmem_tui.ui.browse.thread_search import HIT_MARK
 from cosmem_tui.ui.confirm import ConfirmBudget
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
+from cosmem_tui.ui.views.browse.thread_search import HIT_MARK
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.helpers import build_workspace, exchange
 from tests.ui.conftest import cells as rows

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from cosmem_tui.model import FrozenClock, Kind, RequestCharge, Scope, Throttling
 from cosmem_tui.sources.request_ledger import RequestLedger
-from cosmem_tui.ui.requests import LedgerRows, LedgerSnapshot, record_cells, summary_lines
+from cosmem_tui.ui.views.requests.screen import (
+    LedgerRows,
+    LedgerSnapshot,
+    record_cells,
+    summary_lines,
+)
 from cosmem_tui.ui.widgets.header import Chrome, header_parts, throttle_mark
 
 

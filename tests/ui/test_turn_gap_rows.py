@@ -4,7 +4,7 @@ a turn between 6 and 8 is missing."""
 
 from __future__ import annotations
 
-from cosmem_tui.ui.browse import BrowseScreen
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from tests.helpers import build_workspace, exchange
 from tests.ui.conftest import cells, settle
 

@@ -12,10 +12,11 @@ from textual.widgets import Static
 
 from cosmem_tui.config.files import REFRESH_FLOOR_S
 from cosmem_tui.model import Key
-from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.refresh import RefreshLoop
-from cosmem_tui.ui.requests import RequestsScreen
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
+from cosmem_tui.ui.views.requests.screen import RequestsScreen
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.ui.conftest import cells as rows
 from tests.ui.conftest import settle
@@ -276,3 +277,44 @@ async def test_the_ledger_filter_matches_what_a_row_shows(make_app, demo_path):
         await pilot.press("escape", "slash", *f"{charge} ", "enter")
         await settle(pilot)
         assert ledger.row_count and first in ledger_rows(app)
+
+
+async def test_while_the_bar_is_open_the_keys_it_does_not_take_step_aside(make_app, demo_path):
+    """One ``check_action``: with the bar open, Textual itself no longer offers the view's
+    list keys (↓, PgDn…) under it; the live loop's refresh still runs."""
+    from cosmem_tui.ui.widgets.command_bar import CommandBar
+
+    def the_view_s(app) -> set[str]:
+        """The keys Textual would run as the view's own actions now (not the app's)."""
+        return {
+            key
+            for key, bound in app.screen.active_bindings.items()
+            if bound.node is app.screen and not bound.binding.action.startswith("app.")
+        }
+
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        browse = app.browse
+        top = browse.top
+        await pilot.press("j")
+        before = top.current_index
+        assert {"down", "pagedown", "ctrl+b", "e", "v"} <= the_view_s(app)
+        await pilot.press("slash")
+        bar = browse.query_one(CommandBar)
+        assert bar.is_open and bar.mode == "filter"
+        assert not the_view_s(app)
+        await pilot.press("down", "pagedown", "ctrl+b")
+        await settle(pilot)
+        assert bar.is_open and top.current_index == before  # the list did not move
+        await pilot.press("escape")
+        assert not bar.is_open and "down" in the_view_s(app)
+        await pilot.press("R")
+        await settle(pilot)
+        requests = app.screen
+        assert isinstance(requests, RequestsScreen)
+        await pilot.press("colon")
+        assert requests.query_one(CommandBar).is_open
+        keys = the_view_s(app)
+        assert "ctrl+r" in keys and not {"down", "pagedown", "e", "y"} & keys  # refresh runs
+        await pilot.press("escape")

@@ -17,8 +17,8 @@ from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.sources.monitor.telemetry import open_monitor
 from cosmem_tui.ui.app import CosmemApp
-from cosmem_tui.ui.hot import HotScreen
-from cosmem_tui.ui.throughput import ThroughputScreen
+from cosmem_tui.ui.views.hot.screen import HotScreen
+from cosmem_tui.ui.views.throughput.screen import ThroughputScreen
 from tests.sources.monitor.azure_fake import AzureFake, FakeCredential, Reply, Sent, error_body
 from tests.sources.monitor.conftest import FAST_RETRY
 from tests.sources.monitor.test_logs import Workspace

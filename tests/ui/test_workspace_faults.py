@@ -17,8 +17,9 @@ from textual.widgets import Static
 
 from cosmem_tui.cli import EXIT_ERROR
 from cosmem_tui.sources.local.workspace_file import FORMAT_VERSION
-from cosmem_tui.ui.browse import BrowseScreen, Level
 from cosmem_tui.ui.failure import SessionFailedScreen
+from cosmem_tui.ui.views.browse.levels import Level
+from cosmem_tui.ui.views.browse.screen import BrowseScreen
 from tests.helpers import build_workspace, exchange
 from tests.helpers import run_cli as run
 from tests.ui.conftest import settle

@@ -60,9 +60,10 @@ class CommandBar(Input):
         )
         self.value = value
         self.cursor_position = len(value)
-        if value:
+        if value and mode == "filter":
             # The filter kept by Enter is shown, selected: typing starts a new one (never
-            # appended to the old), an arrow key or backspace edits it.
+            # appended to the old), an arrow key or backspace edits it. A command opened
+            # on its verb (``set-ttl ``) is not: what is typed next follows it.
             self.select_all()
         self.display = True
         self.screen.set_focus(self)

@@ -500,8 +500,8 @@ class RowList(ScrollView, can_focus=True):
         if getattr(self.source, "spans", lambda _: False)(index):
             text, tone = row[0] if row else ("", "")
             style = base + self.get_component_rich_style(f"row-list--{tone}") if tone else base
-            line = Strip([Segment(fit_text(text, width), style)])
-            return self._with_cursor(line.adjust_cell_length(width, base), position, width)
+            strip = Strip([Segment(fit_text(text, width), style)])
+            return self._with_cursor(strip.adjust_cell_length(width, base), position, width)
         segments: list[Segment] = []
         for n, (i, w) in enumerate(layout):
             text, tone = row[i] if i < len(row) else ("", "")

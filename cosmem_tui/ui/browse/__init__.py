@@ -1,5 +1,0 @@
-"""The browse view: tenants → threads → turns → one turn (screen.py, columns.py)."""
-
-from cosmem_tui.ui.browse.screen import BrowseScreen, Level
-
-__all__ = ["BrowseScreen", "Level"]

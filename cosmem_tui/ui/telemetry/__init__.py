@@ -1,0 +1,1 @@
+"""What the two telemetry views (throughput, hot tenants) share; not a view of its own."""

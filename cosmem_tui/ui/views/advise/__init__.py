@@ -1,0 +1,1 @@
+"""The container advisor view (``:advise``, ``A``)."""

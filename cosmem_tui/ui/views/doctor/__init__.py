@@ -1,0 +1,1 @@
+"""The doctor view (``:doctor``, ``D``)."""

@@ -1,0 +1,1 @@
+"""The hot tenants view (``:hot``, ``H``)."""

@@ -1,0 +1,1 @@
+"""The request ledger view (``:requests``, ``R``)."""

@@ -1,0 +1,1 @@
+"""The throughput view (``:throttle``, ``T``)."""
