@@ -20,8 +20,15 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from cosmem_tui import __version__
 from cosmem_tui.compose import build_demo, open_session
-from cosmem_tui.config import commands as config_commands  # argparse and paths, no pydantic
 from cosmem_tui.config.files import ConfigError
+from cosmem_tui.config.invocation import (
+    Flags,
+    Invocation,
+    SettingsConflict,
+    for_run,
+    monitor_settings,
+    session_options,
+)
 from cosmem_tui.core import records
 from cosmem_tui.core.directory import CountState, Listing
 from cosmem_tui.core.errors import LookupFailed
@@ -55,7 +62,6 @@ from cosmem_tui.model.telemetry import (
 from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
 from cosmem_tui.sources.monitor.settings import FLAGS as MONITOR_FLAGS  # plain data, no SDK
-from cosmem_tui.sources.monitor.settings import MonitorSettings
 
 if TYPE_CHECKING:
     from cosmem_tui.core.write_log import Interrupt
@@ -388,7 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
     _write_parsers(commands)
     _ttl_parser(commands)
 
-    config_commands.add_parser(commands)
+    _config_parser(commands)
     demo = commands.add_parser("demo", help="create (or with --reset rebuild) the demo workspace")
     demo.add_argument("--reset", action="store_true", help="rebuild it from the seed")
     _source_options(demo, suppress=True)
@@ -397,6 +403,71 @@ def build_parser() -> argparse.ArgumentParser:
         _debug_option(command, suppress=True)
         command.formatter_class = _UsageFormatter
     return parser
+
+
+def _config_parser(commands: Any) -> None:
+    config = commands.add_parser(
+        "config",
+        help="config profiles: where the file is, a starter file, what is in effect, a check",
+        description="Profiles live in a TOML file (cosmem config path; COSMEM_CONFIG "
+        "overrides it). Precedence: flag > environment > profile > default.",
+    )
+    verbs = config.add_subparsers(dest="config_command", metavar="VERB", required=True)
+    verbs.add_parser("path", help="print the config file's path")
+    init = verbs.add_parser("init", help="write a commented starter file")
+    init.add_argument("--force", action="store_true", help="overwrite an existing file")
+    show = verbs.add_parser(
+        "show", help="each setting, its value (secrets masked) and where it came from"
+    )
+    show.add_argument("--json", action="store_true", help="a JSON array on stdout")
+    verbs.add_parser(
+        "validate", help="check the whole file: exit 0 (no file is valid), or 2 with one line"
+    )
+
+
+def _cmd_config(args: argparse.Namespace) -> int:
+    from cosmem_tui.config import commands
+
+    verb = args.config_command
+    out = sys.stdout
+    if verb == "path":
+        return commands.path(out)
+    if verb == "init":
+        return commands.init(args.force, out)
+    if verb == "validate":
+        return commands.validate(_action_ids, out)
+    return commands.show(flags(args), args.json, out)
+
+
+def flags(args: argparse.Namespace) -> Flags:
+    """The settings the command line gave, typed (no Namespace leaves the CLI)."""
+
+    def given(name: str) -> Any:
+        return getattr(args, name, None)
+
+    telemetry = {
+        flag.key: value
+        for flag in MONITOR_FLAGS
+        if flag.key not in ("resource_id", "workspace_id")
+        and (value := given(flag.key)) is not None
+    }
+    return Flags(
+        workspace=given("workspace"),
+        schema=given("schema"),
+        endpoint=given("endpoint"),
+        database=given("database"),
+        container=given("container"),
+        auth=given("auth"),
+        resource_id=given("resource_id"),
+        workspace_id=given("workspace_id"),
+        ru_budget=given("ru_budget"),
+        theme=given("theme"),
+        allow_writes=bool(given("allow_writes")),
+        profile=given("profile"),
+        timeout=given("timeout"),
+        ledger=given("ledger"),
+        telemetry=telemetry,
+    )
 
 
 def _doctor_parser(commands: Any) -> None:
@@ -583,74 +654,17 @@ def _cmd_import(args: argparse.Namespace) -> int:
 # -- commands ----------------------------------------------------------------------
 
 
-def _session_options(args: argparse.Namespace, *, monitor_alone: bool = False) -> SessionOptions:
-    """A workspace, or a Cosmos container when an endpoint is named (option or environment);
-    ``monitor_alone``: Azure Monitor settings without a container are let through."""
-    cosmos = None
-    from cosmem_tui.sources.cosmos.settings import (  # only options parsing: no SDK
-        ENV_CONNECTION_STRING,
-        ENV_ENDPOINT,
-        settings_from_options,
-    )
-
-    env = getattr(args, "cosmos_env", None) or os.environ  # a profile's key_env applied
-    named = any(getattr(args, n, None) for n in ("endpoint", "database", "container", "auth"))
-    from_env = any(env.get(n) for n in (ENV_ENDPOINT, ENV_CONNECTION_STRING))
-    if args.workspace is not None and named:
-        raise CliError("--workspace reads a local file; it cannot be combined with --endpoint")
-    if args.workspace is None and (named or from_env):
-        tuning: dict[str, Any] = {}
-        if getattr(args, "ru_budget", None) is not None:
-            tuning["ru_budget"] = args.ru_budget
-        if getattr(args, "timeout", None) is not None:
-            tuning["timeout_s"] = args.timeout
-        cosmos = settings_from_options(
-            endpoint=getattr(args, "endpoint", None),
-            database=getattr(args, "database", None),
-            container=getattr(args, "container", None),
-            auth=getattr(args, "auth", None),
-            env=env,
-            **tuning,
-        )
-    monitor = _monitor_settings(args, cosmos)
-    if monitor is not None and cosmos is None and not (monitor_alone and args.workspace is None):
-        raise CliError(
-            "Azure Monitor settings (--resource-id, --workspace-id, COSMEM_*) go with a "
-            "Cosmos container (--endpoint); 'cosmem hot' and 'cosmem throttle' need only them"
-        )
-    return SessionOptions(
-        workspace=args.workspace,
-        schema=args.schema,
-        cosmos=cosmos,
-        monitor=monitor,
-        allow_writes=bool(getattr(args, "allow_writes", False)),
-    )
-
-
-def _monitor_settings(args: argparse.Namespace, cosmos: Any = None) -> MonitorSettings | None:
-    """Azure Monitor settings from the flags over the COSMEM_* environment (None: none)."""
-    from cosmem_tui.sources.monitor.settings import resolve
-
-    flags: dict[str, str | None] = {f.key: getattr(args, f.key, None) for f in MONITOR_FLAGS}
-    # The metrics and logs are filtered to the container being read.
-    flags["database"] = getattr(args, "database", None) or (cosmos.database if cosmos else None)
-    flags["container"] = getattr(args, "container", None) or (cosmos.container if cosmos else None)
-    timeout = getattr(args, "timeout", None)
-    flags["timeout"] = str(timeout) if timeout is not None else None
-    return resolve(flags)
-
-
-async def _telemetry_session(args: argparse.Namespace) -> Session:
+async def _telemetry_session(invocation: Invocation) -> Session:
     """``hot`` and ``throttle``: Azure Monitor alone when it is configured (no Cosmos
     endpoint needed), else the session the other commands open (the demo's simulator)."""
-    monitor = _monitor_settings(args)
-    if monitor is None or getattr(args, "workspace", None) is not None:
-        return await _session(args)
+    monitor = monitor_settings(invocation)
+    if monitor is None or invocation.workspace is not None:
+        return await _session(invocation)
     from cosmem_tui.compose import open_telemetry_session
 
     session = await open_telemetry_session(
         monitor,
-        auth=getattr(args, "auth", None),
+        auth=invocation.auth,
         notice=lambda line: print(f"cosmem: {visible(line)}", file=sys.stderr),
     )
     for note in session.notes:  # what opening found: not a Cosmos account, no region
@@ -658,8 +672,8 @@ async def _telemetry_session(args: argparse.Namespace) -> Session:
     return session
 
 
-async def _session(args: argparse.Namespace) -> Session:
-    options = _session_options(args)
+async def _session(invocation: Invocation) -> Session:
+    options = session_options(invocation)
     if options.needs_demo_build():
         print(f"cosmem: creating the demo workspace at {options.workspace_path} …", file=sys.stderr)
     # Sign-in prompts (device code) and the like go to stderr, never into the output.
@@ -671,17 +685,17 @@ async def _session(args: argparse.Namespace) -> Session:
     return session
 
 
-async def _doctor_session(args: argparse.Namespace) -> Session:
+async def _doctor_session(invocation: Invocation) -> Session:
     """``doctor``: a Cosmos container opened without a read (so a missing role is reported,
     not fatal), Azure Monitor alone, or the workspace the other commands open."""
     from cosmem_tui.compose import open_doctor_session
 
-    options = _session_options(args, monitor_alone=True)
+    options = session_options(invocation, telemetry_alone=True)
     if options.needs_demo_build():
         print(f"cosmem: creating the demo workspace at {options.workspace_path} …", file=sys.stderr)
     return await open_doctor_session(
         options,
-        auth=getattr(args, "auth", None),
+        auth=invocation.auth,
         notice=lambda line: print(f"cosmem: {visible(line)}", file=sys.stderr),
     )
 
@@ -1235,8 +1249,8 @@ def _ttl_argument(text: str) -> int:
         ) from None
 
 
-def _check_write_flags(args: argparse.Namespace) -> None:
-    if not args.allow_writes:
+def _check_write_flags(args: argparse.Namespace, invocation: Invocation) -> None:
+    if not invocation.allow_writes:
         raise CliError(
             f"{args.command} changes data: add --allow-writes (the console is read-only without it)"
         )  # the line is "cosmem: pin changes data …", the prefix written once
@@ -1313,16 +1327,18 @@ _HEADLESS: dict[str, HeadlessRun] = {
 WRITE_COMMANDS = ("pin", "set-ttl", "erase-thread")
 
 
-async def _run_headless(command: HeadlessRun, args: argparse.Namespace) -> int:
-    ledger = _ledger_file(args)  # before the session: a bad path costs no request
+async def _run_headless(
+    command: HeadlessRun, args: argparse.Namespace, invocation: Invocation
+) -> int:
+    ledger = _ledger_file(invocation.ledger)  # before the session: a bad path costs no request
     try:
         telemetry = args.command in ("hot", "throttle")
         opener = _doctor_session if args.command == "doctor" else _session
-        session = await (_telemetry_session if telemetry else opener)(args)
+        session = await (_telemetry_session if telemetry else opener)(invocation)
         if ledger is not None:
             ledger.attach(session.ledger)  # with what opening the session requested
         if args.verbose and session.has_store:
-            why = session.schema_why(getattr(args, "schema", None))  # always says why
+            why = session.schema_why(invocation.schema)  # always says why
             print(f"cosmem: schema {visible(f'{session.schema.name} ({why})')}", file=sys.stderr)
         try:
             # The ledger's default cause; steps that say more (list, count) say it inside.
@@ -1352,8 +1368,7 @@ def _report_overruns(session: Session) -> bool:
     return bool(overruns)
 
 
-def _ledger_file(args: argparse.Namespace) -> LedgerFile | None:
-    path = getattr(args, "ledger", None)
+def _ledger_file(path: Path | None) -> LedgerFile | None:
     if path is None:
         return None
     try:
@@ -1362,26 +1377,13 @@ def _ledger_file(args: argparse.Namespace) -> LedgerFile | None:
         raise CliError(f"--ledger {path}: {exc.strerror or exc}") from None
 
 
-def _run_tui(args: argparse.Namespace) -> int:
+def _run_tui(invocation: Invocation) -> int:
     from cosmem_tui.ui.app import run_app  # textual is only imported for the TUI
 
-    ledger = _ledger_file(args)
+    ledger = _ledger_file(invocation.ledger)
     if ledger is not None:
         ledger.close()  # only a check that the file can be written: the app opens it
-    options = _session_options(args)
-    if not hasattr(args, "cosmos_env"):  # no config file in play: nothing to switch to
-        return run_app(options, theme=args.theme, ledger=args.ledger)
-    from cosmem_tui.config.profiles import ConfigProfiles
-
-    return run_app(
-        options,
-        theme=args.theme,
-        ledger=args.ledger,
-        keymap=args.keymap,
-        refresh_s=args.refresh_s,
-        profiles=ConfigProfiles(_session_options, _action_ids),
-        profile=args.profile_name,
-    )
+    return run_app(invocation)
 
 
 def _action_ids() -> list[str]:
@@ -1393,13 +1395,14 @@ def _action_ids() -> list[str]:
 
 def main(argv: Iterable[str] | None = None) -> int:
     args = build_parser().parse_args(None if argv is None else list(argv))
+    invocation: Invocation | None = None
     try:
         sdk_logging(args)
         if args.command == "config":
-            return config_commands.run(args, _action_ids)
+            return _cmd_config(args)
         if args.command not in ("demo", "import"):
             # The profile and the settings-only variables, under the flags.
-            config_commands.use_profile(args, _action_ids)
+            invocation = for_run(flags(args), _action_ids if args.command is None else None)
     except ConfigError as exc:  # the file, the key, what is expected: one line
         line = str(exc) if args.command == "config" else f"cosmem: {exc}"
         print(visible(line), file=sys.stderr)
@@ -1410,19 +1413,19 @@ def main(argv: Iterable[str] | None = None) -> int:
         sys.stderr.close()
         return EXIT_OK
     try:
-        _check_workspace_path(getattr(args, "workspace", None))
+        if invocation is None:  # demo and import: no settings, the flag alone
+            _check_workspace_path(getattr(args, "workspace", None))
+            return _cmd_demo(args) if args.command == "demo" else _cmd_import(args)
+        _check_workspace_path(invocation.workspace)
         if args.command is None:
-            return _run_tui(args)
-        if args.command == "demo":
-            return _cmd_demo(args)
-        if args.command == "import":
-            return _cmd_import(args)
+            return _run_tui(invocation)
         if args.command in WRITE_COMMANDS:
-            _check_write_flags(args)  # before any request: refused writes cost nothing
-        status = asyncio.run(_run_headless(_HEADLESS[args.command], args))
+            # before any request: refused writes cost nothing
+            _check_write_flags(args, invocation)
+        status = asyncio.run(_run_headless(_HEADLESS[args.command], args, invocation))
         sys.stdout.flush()
         return status
-    except (CliError, LookupFailed, StoreError, SchemaError) as exc:  # WriteRefused too
+    except (CliError, SettingsConflict, LookupFailed, StoreError, SchemaError) as exc:
         return _failed(exc)
     except BrokenPipeError:
         # `cosmem turns … | head` closed the pipe: not an error worth a traceback.

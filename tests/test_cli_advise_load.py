@@ -13,6 +13,7 @@ import pytest
 
 from cosmem_tui import cli
 from cosmem_tui.compose import open_local_session
+from cosmem_tui.config.invocation import resolve, session_options
 from cosmem_tui.core import records
 from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock
@@ -71,7 +72,7 @@ def test_advise_takes_the_azure_monitor_options(monkeypatch: pytest.MonkeyPatch)
             WORKSPACE,
         ]
     )
-    options = cli._session_options(args)
+    options = session_options(resolve(cli.flags(args)))
     assert options.monitor is not None
     assert options.monitor.resource_id == RESOURCE_ID
     assert options.monitor.workspace_id == WORKSPACE

@@ -97,11 +97,12 @@ def test_the_tui_checks_the_ledger_path_before_it_starts(capsys, demo_path, monk
 def test_the_tui_gets_the_ledger_path(capsys, demo_path, tmp_path, monkeypatch):
     import cosmem_tui.ui.app as app
 
-    given = {}
-    monkeypatch.setattr(app, "run_app", lambda options, **kw: given.update(kw) or 0)
+    given = []
+    monkeypatch.setattr(app, "run_app", lambda invocation: given.append(invocation) or 0)
     ledger = tmp_path / "ledger.jsonl"
     code, _, _ = run(capsys, "--workspace", str(demo_path), "--ledger", str(ledger))
-    assert code == 0 and given == {"theme": None, "ledger": ledger}
+    (invocation,) = given
+    assert code == 0 and invocation.ledger == ledger and invocation.theme is None
 
 
 def test_demo_refuses_a_ledger(capsys, tmp_path):

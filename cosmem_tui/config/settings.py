@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -175,6 +175,23 @@ def read_file(path: Path) -> ConfigFile:
         raise ConfigError(f"{path}: {describe(exc.errors()[0])}") from None
     except RecursionError:  # a value nested deeper than validation walks
         raise ConfigError(f"{path}: a setting is nested too deeply to check") from None
+
+
+def check_keys(
+    profiles: Mapping[str, Fields], known_actions: Callable[[], Iterable[str]], where: str
+) -> None:
+    """Every rebound action id names an action of the console (the UI knows the ids)."""
+    wanted = [(name, p.keys) for name, p in profiles.items() if p.keys]
+    if not wanted:
+        return
+    known = set(known_actions())
+    for name, keys in wanted:
+        for action_id in keys:
+            if action_id not in known:
+                raise ConfigError(
+                    f"{where}: profiles.{name}.keys.{action_id}: no such action "
+                    "(the ids are listed by ? in the console)"
+                )
 
 
 def describe(error: ErrorDetails, prefix: str = "") -> str:
