@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui import cli
+from cosmem_tui.cli.options import flags
 from cosmem_tui.compose import open_local_session
 from cosmem_tui.config.invocation import resolve, session_options
 from cosmem_tui.core import records
@@ -72,7 +73,7 @@ def test_advise_takes_the_azure_monitor_options(monkeypatch: pytest.MonkeyPatch)
             WORKSPACE,
         ]
     )
-    options = session_options(resolve(cli.flags(args)))
+    options = session_options(resolve(flags(args)))
     assert options.monitor is not None
     assert options.monitor.resource_id == RESOURCE_ID
     assert options.monitor.workspace_id == WORKSPACE

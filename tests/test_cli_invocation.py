@@ -16,6 +16,7 @@ import pytest
 
 import cosmem_tui.config
 from cosmem_tui import cli
+from cosmem_tui.cli.console import action_ids
 from cosmem_tui.config.invocation import Invocation
 from cosmem_tui.config.profiles import ConfigProfiles, ProfileChoice
 
@@ -100,7 +101,7 @@ def test_switching_profile_builds_no_command_line(profiles, demo_path, monkeypat
         raise AssertionError("a Namespace was built to switch profiles")
 
     monkeypatch.setattr(argparse.Namespace, "__init__", refuse)
-    choice = ConfigProfiles(cli._action_ids).choose("red")
+    choice = ConfigProfiles(action_ids).choose("red")
     assert isinstance(choice, ProfileChoice) and namespaces_in(choice) == []
     assert choice.options.workspace == demo_path and choice.name == "red"
     assert choice.theme == "production" and choice.keymap == {"app.quit": "ctrl+q"}

@@ -13,6 +13,8 @@ from typing import get_args
 import pytest
 
 from cosmem_tui import cli
+from cosmem_tui.cli.console import action_ids
+from cosmem_tui.cli.options import flags
 from cosmem_tui.config.files import ConfigError
 from cosmem_tui.config.invocation import FLAG_SETTINGS, Invocation, session_options
 from cosmem_tui.config.invocation import resolve as resolve_invocation
@@ -74,8 +76,7 @@ workspace_id = "{WORKSPACE}"
 def invocation_of(*argv: str, keys_checked: bool = False) -> Invocation:
     """The invocation ``cosmem ARGV`` resolves (keys checked as for the console)."""
     args = cli.build_parser().parse_args(list(argv))
-    known = cli._action_ids if keys_checked else None
-    return resolve_invocation(cli.flags(args), known_actions=known)
+    return resolve_invocation(flags(args), known_actions=action_ids if keys_checked else None)
 
 
 def shown(rows: list[dict[str, str]]) -> dict[str, tuple[str, str]]:
@@ -452,8 +453,8 @@ def test_an_invocation_is_the_same_without_the_settings_model(tmp_path, argv, en
     args = cli.build_parser().parse_args([*argv, "tenants"])
     absent = {**env, "COSMEM_CONFIG": str(tmp_path / "absent.toml")}
     empty = write_config(tmp_path / "empty.toml", "")
-    fast = resolve_invocation(cli.flags(args), env=absent)
-    model = resolve_invocation(cli.flags(args), env={**env, "COSMEM_CONFIG": str(empty)})
+    fast = resolve_invocation(flags(args), env=absent)
+    model = resolve_invocation(flags(args), env={**env, "COSMEM_CONFIG": str(empty)})
     assert not fast.configured and model.configured
     for name in (*FLAG_SETTINGS, "allow_writes"):
         assert (getattr(fast, name), fast.origin(name)) == (

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui import cli
+from cosmem_tui.cli.console import action_ids
 from cosmem_tui.config.invocation import Invocation, session_options
 from cosmem_tui.config.profiles import ConfigProfiles
 from cosmem_tui.core.session import SessionOptions
@@ -50,7 +51,7 @@ refresh_s = 9
 
 
 def profile_app(clock: FrozenClock, workspace: Path, **kwargs: object) -> CosmemApp:
-    profiles = ConfigProfiles(cli._action_ids)
+    profiles = ConfigProfiles(action_ids)
     return CosmemApp(
         SessionOptions(workspace=workspace),
         clock=clock,
