@@ -18,7 +18,8 @@ from cosmem_tui.cli.options import flags
 from cosmem_tui.config.files import ConfigError
 from cosmem_tui.config.invocation import FLAG_SETTINGS, Invocation, session_options
 from cosmem_tui.config.invocation import resolve as resolve_invocation
-from cosmem_tui.config.settings import AuthName, resolve, show_rows
+from cosmem_tui.config.settings import AuthName, resolve
+from cosmem_tui.config.show import show_rows
 from cosmem_tui.sources.cosmos.settings import AuthMode
 from tests.helpers import run_cli
 

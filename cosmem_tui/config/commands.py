@@ -89,7 +89,8 @@ def show(flags: Flags, as_json: bool, out: TextIO) -> int:
     """Each setting, its value (secrets masked) and where it came from."""
     import json
 
-    from cosmem_tui.config.settings import NO_DEFAULT, resolve, show_rows
+    from cosmem_tui.config.settings import resolve
+    from cosmem_tui.config.show import NO_DEFAULT, show_rows
 
     resolved = resolve(flags.settings(), flags.profile)
     rows = show_rows(resolved)
