@@ -25,43 +25,73 @@ from cosmem_tui.core.text import visible
 
 if TYPE_CHECKING:
     from cosmem_tui.core.write_log import Interrupt
+    from cosmem_tui.core.writes import WriteService
+    from cosmem_tui.model import ThreadRef
+    from cosmem_tui.model.writes import WritePlan
 
 
-async def run_write(session: Session, args: argparse.Namespace, out: TextIO) -> int:
-    """pin / set-ttl / erase-thread: plan from a fresh read, confirm, apply, report."""
-    writes = session.writes
-    if writes is None:  # opening refuses before opening a session; this is a backstop
-        raise CliError(f"{args.command} needs --allow-writes")
+async def run_pin(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    writes = _writes(session, args)
+    ref, item_id = await _item(session, args, list(args.names))
+    return await _apply(session, writes, await writes.plan_pin(ref, item_id), args.yes, out)
+
+
+async def run_set_ttl(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    writes = _writes(session, args)
     names = list(args.names)
-    seconds: int | None = None
-    if args.command == "set-ttl":
-        if len(names) < 2:
-            raise CliError("usage: cosmem set-ttl [TENANT] THREAD ID SECONDS")
-        seconds = _ttl_argument(names.pop())
-    if args.command == "erase-thread":
-        ref = await thread_ref(session, names, "erase-thread", must_exist=True)
-        plan = await writes.plan_erase(ref)
-    else:
-        if len(names) < 2:
-            raise CliError(f"usage: cosmem {args.command} [TENANT] THREAD ID")
-        item_id = names.pop()
-        ref = await thread_ref(session, names, args.command, must_exist=True)
-        plan = (
-            await writes.plan_pin(ref, item_id)
-            if seconds is None
-            else await writes.plan_ttl(ref, item_id, seconds)
-        )
+    if len(names) < 2:
+        raise CliError("usage: cosmem set-ttl [TENANT] THREAD ID SECONDS")
+    seconds = _ttl_argument(names.pop())
+    ref, item_id = await _item(session, args, names)
+    plan = await writes.plan_ttl(ref, item_id, seconds)
+    return await _apply(session, writes, plan, args.yes, out)
+
+
+async def run_erase(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    """An erase cannot be undone: confirmed only by typing the thread id, its progress on
+    one line while the items go."""
+    writes = _writes(session, args)
+    ref = await thread_ref(session, list(args.names), "erase-thread", must_exist=True)
+    plan = await writes.plan_erase(ref)
+    typed = plan.ref.thread.text
+    return await _apply(session, writes, plan, args.yes, out, typed, terminal.ProgressLine())
+
+
+def _writes(session: Session, args: argparse.Namespace) -> WriteService:
+    if session.writes is None:  # opening refuses before opening a session; a backstop
+        raise CliError(f"{args.command} needs --allow-writes")
+    return session.writes
+
+
+async def _item(
+    session: Session, args: argparse.Namespace, names: list[str]
+) -> tuple[ThreadRef, str]:
+    """``[TENANT] THREAD ID``: the thread (which must exist) and the item's id."""
+    if len(names) < 2:
+        raise CliError(f"usage: cosmem {args.command} [TENANT] THREAD ID")
+    item_id = names.pop()
+    return await thread_ref(session, names, args.command, must_exist=True), item_id
+
+
+async def _apply(
+    session: Session,
+    writes: WriteService,
+    plan: WritePlan,
+    yes: bool,
+    out: TextIO,
+    typed: str | None = None,
+    progress: terminal.ProgressLine | None = None,
+) -> int:
+    """Show the plan, confirm it (``typed``: only by typing that), apply, report."""
     from cosmem_tui.core.write_log import Interrupt  # loaded by the commands that write
     from cosmem_tui.core.writes import describe_plan
     from cosmem_tui.model.writes import WriteStatus
 
     for line in describe_plan(plan, session.clock.now(), str(writes.audit.path)):
         print(f"cosmem: {visible(line)}", file=sys.stderr)
-    typed = plan.ref.thread.text if args.command == "erase-thread" else None
-    if not await _confirmed(args.yes, typed):
+    if not await _confirmed(yes, typed):
         print("cosmem: nothing was written", file=sys.stderr)
         return EXIT_ERROR
-    progress = terminal.ProgressLine() if args.command == "erase-thread" else None
     interrupt = Interrupt()
     with _stop_on_signals(interrupt):
         outcome = await writes.apply(
@@ -147,9 +177,13 @@ async def _confirmed(yes: bool, typed: str | None = None) -> bool:
 # -- declarations -------------------------------------------------------------------------
 
 _WHAT = {
-    "pin": ("pin an item as long-term memory (ttl -1)", "[TENANT] THREAD ID"),
-    "set-ttl": ("give an item a new ttl in seconds", "[TENANT] THREAD ID SECONDS"),
-    "erase-thread": ("delete every item of one thread (a deletion request)", "[TENANT] THREAD"),
+    "pin": ("pin an item as long-term memory (ttl -1)", "[TENANT] THREAD ID", run_pin),
+    "set-ttl": ("give an item a new ttl in seconds", "[TENANT] THREAD ID SECONDS", run_set_ttl),
+    "erase-thread": (
+        "delete every item of one thread (a deletion request)",
+        "[TENANT] THREAD",
+        run_erase,
+    ),
 }
 
 
@@ -169,7 +203,7 @@ COMMANDS = tuple(
         name,
         f"{text}; needs --allow-writes",
         (_write_arguments(usage), options.source),
-        run_write,
+        run,
         opening.store_session,
         description=f"{text[0].upper()}{text[1:]}. Shows what will change and asks on the "
         "terminal (--yes for scripts; without a terminal and without --yes it refuses). "
@@ -178,5 +212,5 @@ COMMANDS = tuple(
         "($XDG_DATA_HOME/cosmem/audit.jsonl).",
         writes=True,
     )
-    for name, (text, usage) in _WHAT.items()
+    for name, (text, usage, run) in _WHAT.items()
 )
