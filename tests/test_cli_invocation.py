@@ -56,23 +56,28 @@ def profiles(tmp_path: Path, demo_path: Path, monkeypatch: pytest.MonkeyPatch) -
     return path
 
 
+PLAIN = []
+FLAGS = ["--theme", "high-contrast", "--ru-budget", "50"]
+PROFILE = ["--profile", "red"]
+PROFILE_AND_FLAGS = ["--profile", "red", "--allow-writes", "--resource-id", "/subscriptions/x"]
+
+
 @pytest.mark.parametrize(
-    "argv",
+    ("argv", "with_file"),
     [
-        [],
-        ["--theme", "high-contrast", "--ru-budget", "50"],
-        ["--profile", "red"],
-        ["--profile", "red", "--allow-writes", "--resource-id", "/subscriptions/x"],
+        (PLAIN, True),
+        (FLAGS, True),
+        (PROFILE, True),
+        (PROFILE_AND_FLAGS, True),
+        (PLAIN, False),  # no config file: the invocation is built without pydantic
+        (FLAGS, False),
     ],
-    ids=["plain", "flags", "profile", "profile-and-flags"],
+    ids=["plain", "flags", "profile", "profile-and-flags", "plain-no-file", "flags-no-file"],
 )
-@pytest.mark.parametrize("with_file", [True, False], ids=["config", "no-config"])
 def test_the_console_gets_one_typed_invocation_and_no_namespace(
     argv, with_file, profiles, demo_path, monkeypatch
 ):
     if not with_file:
-        if "--profile" in argv:
-            pytest.skip("a profile needs the file")
         profiles.unlink()
     given: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
 
