@@ -17,7 +17,7 @@ import cosmem_tui.cli
 from cosmem_tui.cli import opening
 from cosmem_tui.cli.command import PlainCommand, SessionCommand
 from cosmem_tui.cli.main import DECLARATION, DECLARED, GROUPS, build_parser
-from cosmem_tui.cli.options import positive_int, positive_ru, positive_seconds
+from cosmem_tui.cli.options import CommandParser, positive_int, positive_ru, positive_seconds
 
 CLI = Path(cosmem_tui.cli.__file__).parent
 
@@ -29,8 +29,8 @@ def cli_modules() -> list[ModuleType]:
     ]
 
 
-def subcommand_parsers() -> dict[str, argparse.ArgumentParser]:
-    parser = build_parser()
+def subcommand_parsers(parser: argparse.ArgumentParser | None = None) -> dict[str, CommandParser]:
+    parser = parser or build_parser()
     action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return dict(action.choices)
 
@@ -50,8 +50,9 @@ def test_every_declaration_is_a_command_of_the_parser_and_dispatches_to_itself()
         assert parsers[command.name].get_default(DECLARATION) is command, command.name
 
 
-def required_positionals(parser: argparse.ArgumentParser) -> list[str]:
+def required_positionals(parser: CommandParser) -> list[str]:
     """A value for each positional the command cannot do without."""
+    parser.take_options()
     return [
         "x"
         for action in parser._actions
@@ -97,8 +98,23 @@ def test_a_declaration_names_a_run_and_an_opener_that_exist(command):
 def test_the_writes_are_the_declared_writing_commands():
     writing = {c.name for c in DECLARED if isinstance(c, SessionCommand) and c.writes}
     assert writing == {"pin", "set-ttl", "erase-thread"}
+    parsers = subcommand_parsers()
     for name in writing:  # each takes what the write check reads
-        assert {"yes", "allow_writes"} <= {a.dest for a in subcommand_parsers()[name]._actions}
+        parsers[name].take_options()
+        assert {"yes", "allow_writes"} <= {a.dest for a in parsers[name]._actions}
+
+
+def test_a_run_builds_the_options_of_its_own_command_only():
+    """Start-up: the parser of every other command stays without its options."""
+    parser = build_parser()
+    parsers = subcommand_parsers(parser)
+    assert not any(p.has_options for p in parsers.values())
+    args = parser.parse_args(["--workspace", "w.sqlite", "turns", "acme", "t1", "--last", "3"])
+    assert args.last == 3 and args.names == ["acme", "t1"] and args.format == "table"
+    assert [name for name, p in parsers.items() if p.has_options] == ["turns"]
+    usage = " ".join(parsers["ttl"].format_usage().split())  # usage and help take them too
+    assert usage.endswith("[--json | --csv] [--debug] [TENANT [THREAD]]"), usage
+    assert parsers["ttl"].has_options
 
 
 def test_no_module_of_the_cli_is_long():

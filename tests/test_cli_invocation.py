@@ -140,3 +140,12 @@ def test_settings_that_cannot_go_together_stop_the_console_before_it_starts(
     assert capsys.readouterr().err == (
         "cosmem: --workspace reads a local file; it cannot be combined with --endpoint\n"
     )
+
+
+def test_an_invocation_never_shows_its_environment(monkeypatch):
+    """The environment it carries holds the account key; its repr (a log line, a test
+    failure) leaves it out."""
+    monkeypatch.setenv("COSMOS_KEY", "CANARY-not-to-be-shown")
+    invocation = Invocation(theme="production", environment={"COSMOS_KEY": "CANARY-too"})
+    for text in (repr(invocation), str(invocation), repr((invocation,))):
+        assert "CANARY" not in text and "theme='production'" in text

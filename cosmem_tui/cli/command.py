@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 if TYPE_CHECKING:
     from cosmem_tui.config.invocation import Invocation
@@ -31,8 +30,9 @@ class CliError(Exception):
     """A one-line problem to print on stderr with exit status 1."""
 
 
-@dataclass(frozen=True)
-class SessionCommand:
+# NamedTuples: immutable records like frozen dataclasses, but built at import without
+# generating and compiling their methods (every start-up loads every declaration).
+class SessionCommand(NamedTuple):
     """A headless command that runs in a session: ``opens`` opens it (after the settings
     are resolved and the ``--ledger`` file is checked), ``run`` prints the output.
 
@@ -47,12 +47,17 @@ class SessionCommand:
     opens: Opener
     description: str | None = None
     writes: bool = False
-    settings: ClassVar[bool] = True  # a session is opened from the resolved settings
-    tui: ClassVar[bool] = False
+
+    @property
+    def settings(self) -> bool:
+        return True  # a session is opened from the resolved settings
+
+    @property
+    def tui(self) -> bool:
+        return False
 
 
-@dataclass(frozen=True)
-class PlainCommand:
+class PlainCommand(NamedTuple):
     """A command that runs on its own (the console, ``config``, ``demo``, ``import``).
 
     ``settings``: the profile and the environment are resolved first (``run`` gets the

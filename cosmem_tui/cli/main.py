@@ -39,17 +39,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cosmem {__version__}")
     options.top_level(parser)
-    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subcommands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=options.CommandParser
+    )
     for command in DECLARED:
         sub = subcommands.add_parser(
             command.name,
             help=command.help,
             description=command.description,
             formatter_class=options.UsageFormatter,
+            options=(*command.options, options.debug),  # --debug after the name too
         )
-        for add in command.options:
-            add(sub)
-        options.debug(sub)  # after the command name too
         sub.set_defaults(**{DECLARATION: command})
     return parser
 

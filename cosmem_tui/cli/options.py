@@ -80,6 +80,40 @@ class UsageFormatter(argparse.HelpFormatter):
         return super()._format_args(action, default_metavar)
 
 
+class CommandParser(argparse.ArgumentParser):
+    """A command's parser that takes its options when it is first used (parsed, or asked
+    for its usage or help): a run builds the parser of its own command only, not the
+    options of every other one. The top-level help lists commands by name and help
+    alone, so it needs none."""
+
+    def __init__(self, *args: Any, options: tuple[AddOptions, ...] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pending = options
+
+    def take_options(self) -> None:
+        pending, self._pending = self._pending, ()
+        for add in pending:
+            add(self)
+
+    @property
+    def has_options(self) -> bool:
+        return not self._pending
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Any = None, namespace: Any = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self.take_options()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        self.take_options()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self.take_options()
+        return super().format_help()
+
+
 # -- option groups -------------------------------------------------------------------------
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cosmem_tui.config.files import ENV, ConfigError, settings_needed
 from cosmem_tui.config.themes import check_theme
@@ -53,9 +53,12 @@ class SettingsConflict(Exception):
     """Settings that cannot go together (a workspace and an endpoint): one line, exit 1."""
 
 
-@dataclass(frozen=True)
-class Flags:
-    """What the command line gave, typed (None: not given); argparse stays in ``cli``."""
+class Flags(NamedTuple):
+    """What the command line gave, typed (None: not given); argparse stays in ``cli``.
+
+    A NamedTuple, immutable like a frozen dataclass, but built at import without
+    generating and compiling its methods: this module loads on every start-up.
+    """
 
     workspace: Path | None = None
     schema: str | None = None
@@ -72,7 +75,7 @@ class Flags:
     timeout: float | None = None
     ledger: Path | None = None
     # The telemetry source's other options by key (--region, --cloud, --metrics-endpoint…).
-    telemetry: Mapping[str, str] = field(default_factory=dict)
+    telemetry: Mapping[str, str] = MappingProxyType({})
 
     def settings(self) -> dict[str, Any]:
         """The settings given as flags, by setting name (None: not given)."""
@@ -81,11 +84,10 @@ class Flags:
         return values
 
 
-@dataclass(frozen=True)
-class Invocation:
+class Invocation(NamedTuple):
     """The settings of one run, each value the one in effect, ``origins`` saying where it
     came from ("flag", "env VAR", "profile NAME in FILE", "default"), as ``cosmem config
-    show`` prints them."""
+    show`` prints them. Immutable; a NamedTuple for the same start-up reason as ``Flags``."""
 
     workspace: Path | None = None
     schema: str | None = None
@@ -99,18 +101,22 @@ class Invocation:
     theme: str | None = None
     allow_writes: bool = False
     refresh_s: float | None = None  # a profile's live-view interval (None: the views' own)
-    keymap: Mapping[str, str] = field(default_factory=dict)  # action id → keys
+    keymap: Mapping[str, str] = MappingProxyType({})  # action id → keys
     timeout: float | None = None
     ledger: Path | None = None
-    telemetry: Mapping[str, str] = field(default_factory=dict)
+    telemetry: Mapping[str, str] = MappingProxyType({})
     profile: str | None = None  # the profile in use
     # A config file, a profile or a settings-only variable was read: the console offers
     # the file's profiles to switch to.
     configured: bool = False
     # What the Cosmos and telemetry settings read: the process environment, with a
     # profile's key_env and tenant_id applied (see ``cosmos_environment``).
-    environment: Mapping[str, str] = field(default_factory=lambda: os.environ, repr=False)
-    origins: Mapping[str, str] = field(default_factory=dict)
+    environment: Mapping[str, str] = os.environ
+    origins: Mapping[str, str] = MappingProxyType({})
+
+    def __repr__(self) -> str:  # the environment holds secrets (COSMOS_KEY): never shown
+        shown = (f"{k}={v!r}" for k, v in zip(self._fields, self, strict=True))
+        return f"Invocation({', '.join(s for s in shown if not s.startswith('environment='))})"
 
     def origin(self, name: str) -> str:
         return self.origins.get(name, "default")
