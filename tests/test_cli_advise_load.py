@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui import cli
+from cosmem_tui.cli.options import flags
 from cosmem_tui.compose import open_local_session
+from cosmem_tui.config.invocation import resolve, session_options
 from cosmem_tui.core import records
 from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock
@@ -71,7 +73,7 @@ def test_advise_takes_the_azure_monitor_options(monkeypatch: pytest.MonkeyPatch)
             WORKSPACE,
         ]
     )
-    options = cli._session_options(args)
+    options = session_options(resolve(flags(args)))
     assert options.telemetry is not None
     assert options.telemetry.resource_id == RESOURCE_ID
     assert options.telemetry.workspace_id == WORKSPACE

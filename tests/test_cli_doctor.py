@@ -149,7 +149,7 @@ def test_the_table_names_each_capability_and_stderr_carries_each_fix_whole(conta
 async def test_beside_azure_monitor_every_read_is_in_one_ledger(fake_cosmos, tmp_path, capsys):
     """The doctor's Cosmos session with Azure Monitor (the fake Azure): ARM's features,
     offer and diagnostic settings, one metrics call and the table probe, all ledgered."""
-    from cosmem_tui import cli
+    from cosmem_tui.cli import container
     from cosmem_tui.compose import open_cosmos_doctor_session
     from cosmem_tui.model import FrozenClock
     from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
@@ -209,7 +209,8 @@ async def test_beside_azure_monitor_every_read_is_in_one_ledger(fake_cosmos, tmp
     )
     try:
         out = io.StringIO()
-        status = await cli._cmd_doctor(session, argparse_args(format="json", checks=False), out)
+        args = argparse_args(format="json", checks=False)
+        status = await container.run_doctor(session, args, out)
     finally:
         await session.close()
     rows = by_capability(out.getvalue())
@@ -271,7 +272,7 @@ def test_the_probes_are_admitted_against_the_budget_like_any_request(
 async def test_azure_monitor_alone_checks_the_telemetry_and_says_no_container(capsys):
     """``cosmem doctor --resource-id …`` without a container: the data plane is not
     asked (and not asked for), the metrics role and the account's features are."""
-    from cosmem_tui import cli
+    from cosmem_tui.cli import container
     from tests.sources.monitor.azure_fake import AzureFake, Reply
     from tests.sources.monitor.test_arm_account import account_body, throughput_body
     from tests.sources.monitor.test_logs import Workspace
@@ -290,7 +291,8 @@ async def test_azure_monitor_alone_checks_the_telemetry_and_says_no_container(ca
     session = await session_over(fake)
     try:
         out = io.StringIO()
-        status = await cli._cmd_doctor(session, argparse_args(format="json", checks=False), out)
+        args = argparse_args(format="json", checks=False)
+        status = await container.run_doctor(session, args, out)
     finally:
         await session.close()
     rows = by_capability(out.getvalue())

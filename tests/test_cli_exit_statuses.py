@@ -137,6 +137,7 @@ async def test_hot_without_a_store_says_it_cannot_check_a_name(capsys):
     """Azure Monitor alone knows no tenant names: a tenant without requests in the window
     is an empty result (exit 0, ``[]``), said to be unchecked."""
     from cosmem_tui import cli
+    from cosmem_tui.cli import telemetry
     from cosmem_tui.model.telemetry import LogName
     from tests.sources.monitor.azure_fake import AzureFake, Reply
     from tests.sources.monitor.test_logs import Workspace, result
@@ -151,7 +152,7 @@ async def test_hot_without_a_store_says_it_cannot_check_a_name(capsys):
     try:
         assert not session.has_store
         out = io.StringIO()
-        status = await cli._cmd_hot(session, args("hot", tenant="nosuch"), out)
+        status = await telemetry.run_hot(session, args("hot", tenant="nosuch"), out)
     finally:
         await session.close()
     assert status == cli.EXIT_OK and json.loads(out.getvalue()) == []
@@ -169,6 +170,7 @@ async def test_hot_tells_an_idle_tenant_from_an_unknown_one(
     """With a store, a tenant that sent nothing in the window is an empty result; one the
     store does not know is an error (the logs alone cannot tell them apart)."""
     from cosmem_tui import cli
+    from cosmem_tui.cli import telemetry
     from cosmem_tui.compose import open_session
     from cosmem_tui.core.errors import UnknownTenant
     from cosmem_tui.core.hot_keys import HotKeysService
@@ -185,10 +187,10 @@ async def test_hot_tells_an_idle_tenant_from_an_unknown_one(
     try:
         if status:
             with pytest.raises(UnknownTenant, match="no tenant 'nosuch' with visible items"):
-                await cli._cmd_hot(session, args("hot", tenant=tenant), out)
+                await telemetry.run_hot(session, args("hot", tenant=tenant), out)
             assert out.getvalue() == ""
         else:
-            assert await cli._cmd_hot(session, args("hot", tenant=tenant), out) == cli.EXIT_OK
+            assert await telemetry.run_hot(session, args("hot", tenant=tenant), out) == cli.EXIT_OK
             assert json.loads(out.getvalue()) == []
     finally:
         await session.close()

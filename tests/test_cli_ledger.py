@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cosmem_tui import cli
+from cosmem_tui.cli import opening
 from cosmem_tui.core.ledger_file import FIELDS
 from cosmem_tui.core.session import Session
 from tests.helpers import run_cli as run
@@ -22,14 +22,14 @@ pytestmark = pytest.mark.usefixtures("frozen_system_time")
 def sessions(monkeypatch: pytest.MonkeyPatch) -> list[Session]:
     """Every session the CLI opens, to compare the file with the session's own ledger."""
     opened: list[Session] = []
-    real = cli.open_session
+    real = opening.open_session
 
     async def recording(*args, **kwargs) -> Session:
         session = await real(*args, **kwargs)
         opened.append(session)
         return session
 
-    monkeypatch.setattr(cli, "open_session", recording)
+    monkeypatch.setattr(opening, "open_session", recording)
     return opened
 
 
@@ -97,11 +97,12 @@ def test_the_tui_checks_the_ledger_path_before_it_starts(capsys, demo_path, monk
 def test_the_tui_gets_the_ledger_path(capsys, demo_path, tmp_path, monkeypatch):
     import cosmem_tui.ui.app as app
 
-    given = {}
-    monkeypatch.setattr(app, "run_app", lambda options, **kw: given.update(kw) or 0)
+    given = []
+    monkeypatch.setattr(app, "run_app", lambda invocation: given.append(invocation) or 0)
     ledger = tmp_path / "ledger.jsonl"
     code, _, _ = run(capsys, "--workspace", str(demo_path), "--ledger", str(ledger))
-    assert code == 0 and given == {"theme": None, "ledger": ledger}
+    (invocation,) = given
+    assert code == 0 and invocation.ledger == ledger and invocation.theme is None
 
 
 def test_demo_refuses_a_ledger(capsys, tmp_path):

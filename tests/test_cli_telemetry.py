@@ -13,6 +13,8 @@ import pytest
 from azure.core.exceptions import ServiceRequestError
 
 from cosmem_tui import cli
+from cosmem_tui.cli import telemetry
+from cosmem_tui.cli.command import CliError
 from cosmem_tui.compose import open_telemetry_session
 from cosmem_tui.core.session import Session
 from cosmem_tui.model import FrozenClock
@@ -125,7 +127,7 @@ async def test_hot_prints_the_reports_rows(capsys: pytest.CaptureFixture[str]):
     session = await session_over(fake)
     try:
         out = io.StringIO()
-        status = await cli._cmd_hot(session, args("hot"), out)
+        status = await telemetry.run_hot(session, args("hot"), out)
         assert session.hot_keys is not None
         report = await session.hot_keys.report(Window.M15)  # the view's question
     finally:
@@ -172,7 +174,7 @@ async def test_throttle_prints_every_series_point(capsys: pytest.CaptureFixture[
     session = await session_over(fake, workspace_id=None)  # metrics need no workspace
     try:
         out = io.StringIO()
-        status = await cli._cmd_throttle(session, args("throttle"), out)
+        status = await telemetry.run_throttle(session, args("throttle"), out)
         assert session.throughput is not None
         report = await session.throughput.report(Window.M15)
     finally:
@@ -214,7 +216,7 @@ async def test_a_metrics_endpoint_answers_where_arm_cannot_be_reached(
         fake, region=None, metrics_endpoint="https://metrics.privatelink.example"
     )
     try:
-        run = cli._cmd_hot if command == "hot" else cli._cmd_throttle
+        run = telemetry.run_hot if command == "hot" else telemetry.run_throttle
         out = io.StringIO()
         status = await run(session, args(command), out)
     finally:
@@ -242,7 +244,7 @@ async def test_without_arm_hot_answers_from_the_logs_and_names_what_is_missing(
     session = await session_over(fake, region=None)
     try:
         out = io.StringIO()
-        status = await cli._cmd_hot(session, args("hot", top=100), out)
+        status = await telemetry.run_hot(session, args("hot", top=100), out)
     finally:
         await session.close()
     rows = json.loads(out.getvalue())
@@ -265,7 +267,7 @@ async def test_without_arm_or_a_region_throttle_is_one_line_and_exit_1(
     session = await session_over(fake, region=None, workspace_id=None)
     try:
         out = io.StringIO()
-        status = await cli._cmd_throttle(session, args("throttle"), out)
+        status = await telemetry.run_throttle(session, args("throttle"), out)
     finally:
         await session.close()
     assert status == cli.EXIT_ERROR and json.loads(out.getvalue()) == []
@@ -283,7 +285,7 @@ async def test_a_failure_is_one_line_with_its_fix(capsys: pytest.CaptureFixture[
     fake.answer("logs", workspace.responder())
     session = await session_over(fake)
     try:
-        status = await cli._cmd_hot(session, args("hot"), io.StringIO())
+        status = await telemetry.run_hot(session, args("hot"), io.StringIO())
     finally:
         await session.close()
     assert status == cli.EXIT_ERROR  # nothing to show: not a silently empty table
@@ -299,7 +301,7 @@ async def test_drilling_into_a_tenant_asks_for_its_keys():
     session = await session_over(fake)
     try:
         out = io.StringIO()
-        await cli._cmd_hot(session, args("hot", tenant="contoso", top=50), out)
+        await telemetry.run_hot(session, args("hot", tenant="contoso", top=50), out)
     finally:
         await session.close()
     asked = [(name, request) for name, _mode, request in workspace.asked]
@@ -317,7 +319,7 @@ def test_hot_and_throttle_need_no_cosmos_endpoint(monkeypatch: pytest.MonkeyPatc
 
     async def fake_open(monitor: MonitorSettings, **_kw: Any) -> Session:
         opened.append(monitor)
-        raise cli.CliError("stop here")
+        raise CliError("stop here")
 
     monkeypatch.setattr("cosmem_tui.compose.open_telemetry_session", fake_open)
     for name in ("COSMOS_ENDPOINT", "COSMOS_CONNECTION_STRING"):

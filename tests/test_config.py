@@ -13,9 +13,13 @@ from typing import get_args
 import pytest
 
 from cosmem_tui import cli
-from cosmem_tui.config import commands as config_commands
+from cosmem_tui.cli.console import action_ids
+from cosmem_tui.cli.options import flags
 from cosmem_tui.config.files import ConfigError
-from cosmem_tui.config.settings import AuthName, resolve, show_rows
+from cosmem_tui.config.invocation import FLAG_SETTINGS, Invocation, session_options
+from cosmem_tui.config.invocation import resolve as resolve_invocation
+from cosmem_tui.config.settings import AuthName, resolve
+from cosmem_tui.config.show import show_rows
 from cosmem_tui.sources.cosmos.settings import AuthMode
 from tests.helpers import run_cli
 
@@ -68,6 +72,12 @@ workspace_id = "{WORKSPACE}"
     )
     monkeypatch.setenv("COSMEM_CONFIG", str(path))
     return path
+
+
+def invocation_of(*argv: str, keys_checked: bool = False) -> Invocation:
+    """The invocation ``cosmem ARGV`` resolves (keys checked as for the console)."""
+    args = cli.build_parser().parse_args(list(argv))
+    return resolve_invocation(flags(args), known_actions=action_ids if keys_checked else None)
 
 
 def shown(rows: list[dict[str, str]]) -> dict[str, tuple[str, str]]:
@@ -139,27 +149,24 @@ def test_a_profile_feeds_the_session_options(config: Path, monkeypatch: pytest.M
     the tenant for azure-identity; dev: the workspace."""
     monkeypatch.setenv("PROD_COSMOS_KEY", CANARY)
     monkeypatch.delenv("AZURE_TENANT_ID", raising=False)
-    args = cli.build_parser().parse_args(["--profile", "prod", "tenants"])
-    config_commands.apply(args, cli._action_ids)
-    options = cli._session_options(args)
+    invocation = invocation_of("--profile", "prod", "tenants")
+    options = session_options(invocation)
     assert options.cosmos is not None and options.cosmos.key == CANARY
     assert options.cosmos.auth == "key" and options.cosmos.key_source == "COSMOS_KEY"
     assert options.cosmos.container == "turns" and options.allow_writes
     assert options.cosmos.ru_budget == 250 and options.schema == "generic"
     assert options.telemetry is not None and options.telemetry.workspace_id == WORKSPACE
     assert options.telemetry.resource.account == "contoso"
-    assert args.theme == "production" and args.keymap == {"app.quit": "ctrl+q"}
-    assert args.cosmos_env["AZURE_TENANT_ID"] == "11111111-2222-3333-4444-555555555555"
+    assert invocation.theme == "production" and invocation.keymap == {"app.quit": "ctrl+q"}
+    assert invocation.environment["AZURE_TENANT_ID"] == "11111111-2222-3333-4444-555555555555"
+    assert invocation.origin("theme") == f"profile prod in {config}"
     assert "COSMOS_KEY" not in os.environ  # the process environment is left alone
     # COSMOS_KEY in the environment beats the profile's key_env
     monkeypatch.setenv("COSMOS_KEY", "from-the-environment")
-    args = cli.build_parser().parse_args(["--profile", "prod", "tenants"])
-    config_commands.apply(args, cli._action_ids)
-    options = cli._session_options(args)
+    options = session_options(invocation_of("--profile", "prod", "tenants"))
     assert options.cosmos is not None and options.cosmos.key == "from-the-environment"
-    dev = cli.build_parser().parse_args(["tenants"])
-    config_commands.apply(dev, cli._action_ids)
-    assert dev.refresh_s == 7 and not cli._session_options(dev).allow_writes
+    dev = invocation_of("tenants")
+    assert dev.refresh_s == 7 and not session_options(dev).allow_writes
 
 
 def test_a_connection_string_from_the_variable_a_profile_names(tmp_path, monkeypatch):
@@ -171,9 +178,7 @@ def test_a_connection_string_from_the_variable_a_profile_names(tmp_path, monkeyp
     monkeypatch.setenv("COSMEM_CONFIG", str(path))
     connection = f"AccountEndpoint=https://contoso.documents.azure.com:443/;AccountKey={CANARY};"
     monkeypatch.setenv("PROD_CONN", connection)
-    args = cli.build_parser().parse_args(["--profile", "cs", "tenants"])
-    config_commands.apply(args, cli._action_ids)
-    options = cli._session_options(args)
+    options = session_options(invocation_of("--profile", "cs", "tenants"))
     assert options.cosmos is not None and options.cosmos.auth == "connection-string"
     assert options.cosmos.key == CANARY and options.cosmos.account.startswith("contoso.")
     rows = shown(show_rows(resolve({}, "cs")))
@@ -366,9 +371,9 @@ def test_the_config_file_is_in_the_user_config_dir(isolated_user_dirs, monkeypat
 def test_unknown_action_ids_in_a_profile_are_refused_before_the_ui(tmp_path, monkeypatch):
     bad = write_config(tmp_path / "keys.toml", '[profiles.x.keys]\n"no.such" = "z"\n')
     monkeypatch.setenv("COSMEM_CONFIG", str(bad))
-    args = cli.build_parser().parse_args(["--profile", "x"])
     with pytest.raises(ConfigError, match=r"profiles\.x\.keys\.no\.such: no such action"):
-        config_commands.apply(args, cli._action_ids)
+        invocation_of("--profile", "x", keys_checked=True)
+    assert invocation_of("--profile", "x", "tenants").keymap == {"no.such": "z"}  # not bound
 
 
 # -- start-up cost -------------------------------------------------------------------------------
@@ -420,3 +425,49 @@ def test_the_readme_example_is_a_valid_file(tmp_path, monkeypatch, capsys):
     rows = shown(json.loads(out))
     assert rows["theme"][0] == "production" and rows["secret"] == ("***", "env PROD_COSMOS_KEY")
     assert CANARY not in out + err
+
+
+# -- the invocation: the same settings with or without the settings model ----------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "env"),
+    [
+        ((), {}),
+        (("--workspace", "/w.sqlite", "--ru-budget", "50", "--allow-writes"), {}),
+        (
+            ("--endpoint", "https://a.documents.azure.com:443/", "--schema", "generic"),
+            {"COSMOS_DATABASE": "db", "COSMOS_CONTAINER": "c"},
+        ),
+        (
+            ("--resource-id", RESOURCE),
+            {"COSMOS_ENDPOINT": "https://b.documents.azure.com/", "COSMOS_DATABASE": "db"},
+        ),
+        ((), {"COSMEM_RESOURCE_ID": RESOURCE, "COSMEM_WORKSPACE_ID": WORKSPACE}),
+        (("--container", "c", "--theme", "production"), {"COSMOS_CONTAINER": "", "X": "y"}),
+        (("--workspace", "/w.sqlite"), {"COSMOS_ENDPOINT": "https://b.documents.azure.com/"}),
+    ],
+)
+def test_an_invocation_is_the_same_without_the_settings_model(tmp_path, argv, env):
+    """Without a config file the flags and the environment are read without pydantic; an
+    empty config file brings the settings model in: every value and origin agrees."""
+    args = cli.build_parser().parse_args([*argv, "tenants"])
+    absent = {**env, "COSMEM_CONFIG": str(tmp_path / "absent.toml")}
+    empty = write_config(tmp_path / "empty.toml", "")
+    fast = resolve_invocation(flags(args), env=absent)
+    model = resolve_invocation(flags(args), env={**env, "COSMEM_CONFIG": str(empty)})
+    assert not fast.configured and model.configured
+    for name in (*FLAG_SETTINGS, "allow_writes"):
+        assert (getattr(fast, name), fast.origin(name)) == (
+            getattr(model, name),
+            model.origin(name),
+        ), name
+    assert outcome(fast) == outcome(model)
+
+
+def outcome(invocation: Invocation) -> object:
+    """The session options, or the one-line problem they end in."""
+    try:
+        return session_options(invocation)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"

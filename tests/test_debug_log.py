@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui import cli
+from cosmem_tui.cli.main import sdk_logging
 from cosmem_tui.core import debug_log
 from tests.helpers import run_cli as run
 
@@ -88,7 +89,8 @@ def test_cosmem_debug_in_the_environment_is_debug(capsys, monkeypatch, demo_path
 def test_the_tui_debug_log_is_a_private_file_whose_path_is_printed(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.setenv("COSMOS_KEY", CANARY)
-    cli.sdk_logging(cli.build_parser().parse_args(["--debug"]))  # no command: the TUI
+    args = cli.build_parser().parse_args(["--debug"])
+    sdk_logging(args, to_file=True)  # no command: the TUI, which owns the terminal
     path = debug_log.debug_log_path()
     assert capsys.readouterr().err == f"cosmem: debug log: {path}\n"
     logging.getLogger("azure.cosmos").warning("%s with key %s", SDK_WARNING, CANARY)

@@ -1,37 +1,53 @@
-"""Switching profiles in a running console (``:profile NAME``): what the app needs to
-open the profile's session and put on its look. No pydantic until a profile is chosen."""
+"""Switching profiles in a running console (``:profile NAME``): the profile resolved into an
+invocation, as ``cosmem --profile NAME`` would resolve it, and the session options made
+from it. No pydantic until a profile is chosen."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from cosmem_tui.config.files import ConfigError, config_file
+from cosmem_tui.config.invocation import (
+    Invocation,
+    SettingsConflict,
+    profile_invocation,
+    session_options,
+)
 from cosmem_tui.core.session import SessionOptions
+from cosmem_tui.sources.errors import StoreError
 
 
 @dataclass(frozen=True)
 class ProfileChoice:
-    """A profile resolved over the environment and the defaults (not the first run's flags)."""
+    """A profile made ready to open: its invocation (over the environment and the
+    defaults, not the first run's flags) and the session options made from it."""
 
-    name: str
+    invocation: Invocation
     options: SessionOptions
-    theme: str | None = None
-    keymap: Mapping[str, str] = field(default_factory=dict)
-    refresh_s: float | None = None
+
+    @property
+    def name(self) -> str:
+        return self.invocation.profile or ""
+
+    @property
+    def theme(self) -> str | None:
+        return self.invocation.theme
+
+    @property
+    def keymap(self) -> Mapping[str, str]:
+        return self.invocation.keymap
+
+    @property
+    def refresh_s(self) -> float | None:
+        return self.invocation.refresh_s
 
 
 class ConfigProfiles:
-    """The profiles of the config file, each made into session options the way the command
-    line makes them (``session_options`` is the CLI's own)."""
+    """The profiles of the config file; ``known_actions``: the ids a profile's keys may
+    rebind (the UI's registry)."""
 
-    def __init__(
-        self,
-        session_options: Callable[[argparse.Namespace], SessionOptions],
-        known_actions: Callable[[], Iterable[str]],
-    ) -> None:
-        self._session_options = session_options
+    def __init__(self, known_actions: Callable[[], Iterable[str]]) -> None:
         self._known_actions = known_actions
 
     def names(self) -> tuple[str, ...]:
@@ -46,25 +62,12 @@ class ConfigProfiles:
             return ()
 
     def choose(self, name: str) -> ProfileChoice:
-        """The profile's session options and look; a ``ConfigError`` of one line if it
-        cannot be used (no such profile, a bad value, a key variable not set)."""
-        from cosmem_tui.config.commands import FLAG_SETTINGS, use_profile
-
-        args = argparse.Namespace(profile=name, allow_writes=False, ledger=None, timeout=None)
-        for setting in FLAG_SETTINGS:
-            setattr(args, setting, None)
-        use_profile(args, self._known_actions)
+        """The profile's invocation and session options; a ``ConfigError`` of one line if
+        it cannot be used (no such profile, a bad value, a key variable not set)."""
+        invocation = profile_invocation(name, self._known_actions)
         try:
-            options = self._session_options(args)
-        except ConfigError:
-            raise
-        except Exception as exc:  # the CLI's one-line problems (CliError, a bad endpoint)
+            options = session_options(invocation)
+        except (SettingsConflict, StoreError) as exc:  # a bad endpoint, a workspace too
             message = getattr(exc, "message", None) or str(exc)
             raise ConfigError(f"profile {name}: {message}") from None
-        return ProfileChoice(
-            name,
-            options,
-            theme=args.theme,
-            keymap=dict(getattr(args, "keymap", {}) or {}),
-            refresh_s=args.refresh_s,
-        )
+        return ProfileChoice(invocation, options)

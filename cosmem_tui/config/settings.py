@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -40,7 +40,6 @@ from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from cosmem_tui.config.files import (
-    DEFAULT_REFRESH_S,
     ENV,
     REFRESH_FLOOR_S,
     ConfigError,
@@ -48,8 +47,7 @@ from cosmem_tui.config.files import (
     profile_requested,
     read_toml,
 )
-from cosmem_tui.config.themes import DEFAULT_THEME, theme_names
-from cosmem_tui.core.session import default_workspace_path
+from cosmem_tui.config.themes import theme_names
 from cosmem_tui.sources.cosmos.settings import (  # plain data, no SDK
     ENV_CONNECTION_STRING,
     ENV_KEY,
@@ -57,7 +55,6 @@ from cosmem_tui.sources.cosmos.settings import (  # plain data, no SDK
     default_auth,
     redact,
 )
-from cosmem_tui.sources.request_ledger import DEFAULT_RU_BUDGET
 
 # AuthMode's values, written out for the type checker (a test holds the two together).
 AuthName = Literal["aad", "device-code", "key", "connection-string"]
@@ -175,6 +172,23 @@ def read_file(path: Path) -> ConfigFile:
         raise ConfigError(f"{path}: {describe(exc.errors()[0])}") from None
     except RecursionError:  # a value nested deeper than validation walks
         raise ConfigError(f"{path}: a setting is nested too deeply to check") from None
+
+
+def check_keys(
+    profiles: Mapping[str, Fields], known_actions: Callable[[], Iterable[str]], where: str
+) -> None:
+    """Every rebound action id names an action of the console (the UI knows the ids)."""
+    wanted = [(name, p.keys) for name, p in profiles.items() if p.keys]
+    if not wanted:
+        return
+    known = set(known_actions())
+    for name, keys in wanted:
+        for action_id in keys:
+            if action_id not in known:
+                raise ConfigError(
+                    f"{where}: profiles.{name}.keys.{action_id}: no such action "
+                    "(the ids are listed by ? in the console)"
+                )
 
 
 def describe(error: ErrorDetails, prefix: str = "") -> str:
@@ -360,84 +374,6 @@ def resolve(
     return Resolved(settings, origins, config, name, profile_origin, env)
 
 
-# -- show ----------------------------------------------------------------------------------
-
-SECRET_MASK = "***"
-
-
-def show_rows(resolved: Resolved) -> list[dict[str, str]]:
-    """Each setting, its value (secrets masked) and where it came from."""
-    rows = [
-        {
-            "setting": "config_file",
-            "value": str(resolved.file.path),
-            "source": _file_state(resolved),
-        },
-        {"setting": "profile", "value": resolved.profile or "", "source": resolved.profile_origin},
-    ]
-    defaults = default_values(resolved)
-    for public in public_names():
-        value = _display(resolved.value(public))
-        source = resolved.origins[public]
-        if source == "default" and not value:
-            value = defaults.get(public, "")  # what applies, not a blank
-        rows.append({"setting": public, "value": value, "source": source})
-    rows.append(_secret_row(resolved))
-    return rows
-
-
-def default_values(resolved: Resolved) -> dict[str, str]:
-    """What a setting is when nothing sets it: the value the code falls back to. The
-    settings without one are in ``NO_DEFAULT``, which says what happens instead."""
-    settings, env = resolved.settings, resolved.env
-    auth = default_auth(
-        bool(env.get(ENV_KEY) or settings.key_env),
-        bool(env.get(ENV_CONNECTION_STRING) or settings.connection_string_env),
-    )
-    return {
-        "workspace": str(default_workspace_path()),  # the demo workspace
-        "auth": auth,  # key or connection-string when their variable is set, else aad
-        "key_env": ENV_KEY,
-        "connection_string_env": ENV_CONNECTION_STRING,
-        "refresh_s": _display(DEFAULT_REFRESH_S),
-        "ru_budget": _display(DEFAULT_RU_BUDGET),
-        "theme": DEFAULT_THEME,
-    }
-
-
-NO_DEFAULT = {
-    "profile": "(none)",
-    "schema": "(none: the one the workspace records, else detected)",
-    "endpoint": "(none: a local workspace is read)",
-    "database": "(none)",
-    "container": "(none)",
-    "tenant_id": "(none: the identity's home tenant)",
-    "resource_id": "(none: no telemetry; the demo simulates it)",
-    "workspace_id": "(none: no hot tenants from the logs)",
-    "keys": "(none: the built-in keys)",
-    "secret": "(none)",
-}
-
-
-def _file_state(resolved: Resolved) -> str:
-    where = "env COSMEM_CONFIG" if resolved.env.get("COSMEM_CONFIG") else "default"
-    return where if resolved.file.exists else f"{where} (does not exist)"
-
-
-def _display(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, dict):
-        text = ", ".join(f"{k}={v}" for k, v in value.items())
-    elif isinstance(value, bool):
-        text = "true" if value else "false"
-    elif isinstance(value, float):
-        text = f"{value:g}"
-    else:
-        text = str(value)
-    return redact(text)
-
-
 def secret_source(resolved: Resolved) -> tuple[str, str] | None:
     """(the variable the account key or connection string is read from, the standard
     variable it stands for), or None when the session signs in with Entra ID.
@@ -462,12 +398,3 @@ def secret_source(resolved: Resolved) -> tuple[str, str] | None:
     if auth == "connection-string":
         return conn, ENV_CONNECTION_STRING
     return None
-
-
-def _secret_row(resolved: Resolved) -> dict[str, str]:
-    source = secret_source(resolved)
-    if source is None:
-        return {"setting": "secret", "value": "", "source": "none (Entra ID sign-in)"}
-    variable = source[0]
-    state = SECRET_MASK if resolved.env.get(variable) else "(not set)"
-    return {"setting": "secret", "value": state, "source": f"env {variable}"}

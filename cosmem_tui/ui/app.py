@@ -31,7 +31,8 @@ from textual.timer import Timer
 
 from cosmem_tui.compose import build_demo, open_session
 from cosmem_tui.config.files import ConfigError
-from cosmem_tui.config.profiles import ProfileChoice
+from cosmem_tui.config.invocation import Invocation, session_options
+from cosmem_tui.config.profiles import ConfigProfiles, ProfileChoice
 from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.core.text import one_line, visible
@@ -644,24 +645,21 @@ class CosmemApp(App[None]):
                 self.ledger_file.close()
 
 
-def run_app(
-    options: SessionOptions,
-    *,
-    theme: str | None = None,
-    ledger: Path | None = None,
-    keymap: Mapping[str, str] | None = None,
-    refresh_s: float | None = None,
-    profiles: Profiles | None = None,
-    profile: str | None = None,
-) -> int:
+def run_app(invocation: Invocation) -> int:
+    """The console with one run's settings (resolved by ``cli`` from flags, environment
+    and profile); the config file's profiles can be switched to when one was read."""
     app = CosmemApp(
-        options,
-        theme=theme,
-        ledger=ledger,
-        keymap=keymap,
-        refresh_s=refresh_s,
-        profiles=profiles,
-        profile=profile,
+        session_options(invocation),
+        theme=invocation.theme,
+        ledger=invocation.ledger,
+        keymap=invocation.keymap,
+        refresh_s=invocation.refresh_s,
+        profiles=ConfigProfiles(_action_ids) if invocation.configured else None,
+        profile=invocation.profile,
     )
     app.run()
     return app.return_code or 0
+
+
+def _action_ids() -> list[str]:
+    return [action.id for action in the_registry().actions]

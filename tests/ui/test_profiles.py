@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from cosmem_tui import cli
+from cosmem_tui.cli.console import action_ids
+from cosmem_tui.config.invocation import Invocation, session_options
 from cosmem_tui.config.profiles import ConfigProfiles
 from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock
@@ -49,7 +51,7 @@ refresh_s = 9
 
 
 def profile_app(clock: FrozenClock, workspace: Path, **kwargs: object) -> CosmemApp:
-    profiles = ConfigProfiles(cli._session_options, cli._action_ids)
+    profiles = ConfigProfiles(action_ids)
     return CosmemApp(
         SessionOptions(workspace=workspace),
         clock=clock,
@@ -174,21 +176,21 @@ async def test_the_palette_lists_the_other_profiles(
 
 def test_command_line_profile_reaches_the_app(monkeypatch, two_workspaces, demo_path):
     """cosmem --profile second: the app gets the profile's theme, keys and interval."""
-    seen: dict[str, object] = {}
+    seen: list[Invocation] = []
 
-    def run_app(options: SessionOptions, **kwargs: object) -> int:
-        seen.update(kwargs, options=options)
+    def run_app(invocation: Invocation) -> int:
+        seen.append(invocation)
         return 0
 
     monkeypatch.setattr("cosmem_tui.ui.app.run_app", run_app)
     assert cli.main(["--profile", "second"]) == 0
-    options = seen["options"]
-    assert isinstance(options, SessionOptions) and options.workspace == two_workspaces
-    assert seen["theme"] == "production" and seen["refresh_s"] == 9
-    assert seen["keymap"] == {"app.quit": "ctrl+q", "view.requests": "ctrl+l"}
-    assert seen["profile"] == "second"
+    invocation = seen[-1]
+    assert session_options(invocation).workspace == two_workspaces
+    assert invocation.theme == "production" and invocation.refresh_s == 9
+    assert invocation.keymap == {"app.quit": "ctrl+q", "view.requests": "ctrl+l"}
+    assert invocation.profile == "second" and invocation.configured
     assert cli.main(["--profile", "second", "--theme", "high-contrast"]) == 0
-    assert seen["theme"] == "high-contrast"  # the flag beats the profile
+    assert seen[-1].theme == "high-contrast"  # the flag beats the profile
 
 
 # -- NO_COLOR ------------------------------------------------------------------------------------

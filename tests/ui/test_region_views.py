@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from cosmem_tui import cli
+from cosmem_tui.cli import telemetry
 from cosmem_tui.model import FrozenClock
 from cosmem_tui.ui.views.hot.screen import HotScreen
 from cosmem_tui.ui.views.throughput.screen import ThroughputScreen
@@ -190,10 +191,10 @@ async def test_the_command_line_chooses_the_region_with_region_view(
     fake, _ = two_regions()
     session = await session_over(fake, region=None, workspace_id=None)
     try:
-        status = await cli._cmd_throttle(
+        status = await telemetry.run_throttle(
             session, args("throttle", region_view="eastus"), io.StringIO()
         )
-        default = await cli._cmd_throttle(session, args("throttle"), io.StringIO())
+        default = await telemetry.run_throttle(session, args("throttle"), io.StringIO())
     finally:
         await session.close()
     assert status == default == cli.EXIT_OK
