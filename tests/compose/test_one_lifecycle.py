@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from cosmem_tui import cli
+from cosmem_tui.cli.container import run_ttl
+from cosmem_tui.core.exit_status import EXIT_OK
 from cosmem_tui.compose import open_local_session
 from cosmem_tui.core.lifecycle import LifecycleService
 from cosmem_tui.core.session import SessionOptions
@@ -43,7 +44,7 @@ async def test_one_per_session_and_the_cli_uses_it(
         assert session.lifecycle.browse is session.browse
         tenant = str(manifest.hot_tenant)
         args = argparse.Namespace(names=[tenant], format="json")
-        assert await cli._cmd_ttl(session, args, io.StringIO()) == cli.EXIT_OK
+        assert await run_ttl(session, args, io.StringIO()) == EXIT_OK
         assert built == [session.lifecycle]
         # The CLI's report is the session's: kept there, so the view would not count again.
         scope = TtlScope.of_tenant(Key.of(manifest.hot_tenant))

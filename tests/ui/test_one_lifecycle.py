@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cosmem_tui.ui.lifecycle import LifecycleScreen
+from cosmem_tui.ui.views.lifecycle.screen import LifecycleScreen
 
 from cosmem_tui.core.lifecycle import LifecycleService
 from tests.helpers import build_workspace, exchange
