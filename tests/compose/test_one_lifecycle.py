@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from cosmem_tui.cli.container import run_ttl
-from cosmem_tui.core.exit_status import EXIT_OK
 from cosmem_tui.compose import open_local_session
+from cosmem_tui.core.exit_status import EXIT_OK
 from cosmem_tui.core.lifecycle import LifecycleService
 from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.model import FrozenClock, Key
