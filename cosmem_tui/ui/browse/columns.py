@@ -51,6 +51,7 @@ from cosmem_tui.ui.rows import (
     turn_name,
 )
 from cosmem_tui.ui.telemetry import hot_keys_of, problem_text
+from cosmem_tui.ui.widgets.long_static import LongStatic
 from cosmem_tui.ui.widgets.row_list import Cell, RowList
 
 TURN_PAGE_SIZE = 100
@@ -822,7 +823,7 @@ class DetailPane(VerticalScroll):
     """One turn: transcript, TTL, problems and the raw item (one point read)."""
 
     def __init__(self) -> None:
-        super().__init__(Static(id="detail-body"), id="detail", can_focus=True)
+        super().__init__(LongStatic(id="detail-body"), id="detail", can_focus=True)
         self.session: Session | None = None
         self.key: TurnKey | None = None
         self.detail: TurnDetail | None = None
