@@ -18,6 +18,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import ClassVar, Literal, Protocol
 
 from rich.cells import cell_len, set_cell_size
@@ -373,32 +374,35 @@ class RowList(ScrollView, can_focus=True):
         keep = self.narrow
         source, total = self.source, len(self.source)
         last, view, texts = self._filtered_by, self._view, self._haystack
-        hits: list[int]
+        rows: Sequence[int] = range(total)
         if keep is None and last and last in needle and texts is not None and not self._unknown:
             # What a longer text matches, the shorter one did: only its rows are looked
             # at again (every row's text was known then, and the rows are unchanged).
             assert view is not None
-            if len(view) == total:
-                hits = [i for i, text in enumerate(texts) if needle in text]
+            rows = view
+            if len(view) == total:  # the range of every row
+                hits = [needle in text for text in texts]
             else:
-                hits = [i for i in view if needle in texts[i]]
+                hits = [needle in texts[i] for i in view]
         elif not needle:
             assert keep is not None
-            hits = [i for i in range(total) if keep(i)]
+            hits = [keep(i) for i in rows]
         elif (texts := self._search_texts()) is not None:  # a row not loaded has "": no match
-            hits = [i for i, text in enumerate(texts) if needle in text]
+            hits = [needle in text for text in texts]
             if keep is not None:
-                hits = [i for i in hits if keep(i)]
+                hits = [hit and keep(i) for i, hit in enumerate(hits)]
         else:  # too much text to keep: each row's asked again, as it comes
             hits = [
-                i
-                for i in range(total)
-                if (keep is None or keep(i))
+                (keep is None or keep(i))
                 and (text := source.search_text(i)) is not None
                 and needle in text.casefold()
+                for i in rows
             ]
-        # 8 bytes a row rather than an int object each; every row: the range itself.
-        self._view = range(total) if len(hits) == total else array("q", hits)
+        # Indices in an array (8 bytes a row, not an int object each); when every row
+        # matches, the range itself.
+        self._view = (
+            range(total) if len(rows) == total and all(hits) else array("q", compress(rows, hits))
+        )
         self._filtered_by = needle if keep is None else None
 
     def _search_texts(self) -> list[str] | None:
