@@ -58,7 +58,8 @@ def test_it_is_the_tuple_of_its_rows():
     assert tuple(table) == ROWS and list(table) == list(ROWS)
     assert table[0] == ROWS[0] and table[-1] == ROWS[2] and table[1:] == ROWS[1:]
     assert table[:1] == ROWS[:1] and table[5:] == ()
-    assert table == ROWS and ROWS == table and table == three() and table != ROWS[:2]
+    assert table == ROWS and table == three() and table != ROWS[:2]
+    assert ROWS.__eq__(table) is NotImplemented and table.__eq__(ROWS)  # either way round
     assert hash(table) == hash(ROWS)
     assert table.index(ROWS[1]) == 1 and ROWS[2] in table
     with pytest.raises(IndexError):
@@ -104,7 +105,8 @@ def test_as_the_rows_of_the_answer_it_was_joined_from():
         (("1",), Key.of("fabrikam"), 2000.0, 7, "1"),
         (("2",), Key.of(42), 1000.0, 7, "2"),
     ]
-    assert rows[1] == list(rows)[1] and rows[-1] == list(rows)[2] and rows[:1] == (list(rows)[0],)
+    first, second, third = list(rows)
+    assert rows[1] == second and rows[-1] == third and rows[:1] == (first,)
 
 
 def test_two_tables_are_equal_when_their_rows_are():
