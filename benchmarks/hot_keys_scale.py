@@ -9,7 +9,8 @@ physical partitions, 429s for the top thousand, storage for the top 500). Browse
 for each tenant's RU share on start: that is the cold path (the answer joined into
 ``--keys`` rows, off the event loop), timed until browse draws its ``RU%`` column.
 Then ``H``, timed until the table's first row is on the terminal, ``G`` (the last row)
-and a ``/`` filter typed at once (``/tenant-0999``, until its first match is drawn);
+and a ``/`` filter typed at once (``/tenant-0999``, until its first match is drawn;
+then cleared and typed again ``--filters`` times);
 then the console's peak memory (``VmHWM``, which includes the answer's rows while they
 are joined, as Azure's parsed JSON would be). The source's tables are made before the
 console asks and handed over once (a source keeps no answer it gave), so each figure is
@@ -26,6 +27,7 @@ import argparse
 import contextlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -196,10 +198,17 @@ def timed(console: Console, keys: str, text: bytes) -> tuple[float, float]:
     return time.monotonic() - started, cpu_seconds(console.pid) - cpu
 
 
+def median_pair(pairs: list[tuple[float, float]]) -> tuple[float, float]:
+    if not pairs:
+        return float("nan"), float("nan")
+    return statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--keys", type=int, default=100_000)
     parser.add_argument("--size", default="120x40")
+    parser.add_argument("--filters", type=int, default=5, help="times the filter is typed again")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
@@ -231,6 +240,12 @@ def main() -> None:
             last = timed(console, "G", f"tenant-{args.keys:06d}".encode())
             timed(console, "g", b"tenant-000001")
             filtered = timed(console, "/tenant-0999\r", b"tenant-099900")
+            again = []  # the same filter typed again (Esc clears it): the texts are kept
+            for _ in range(args.filters):
+                console.press("\x1b")  # Esc clears the filter; g, back to the first row
+                console.drain(0.3)
+                timed(console, "g", b"tenant-000001")
+                again.append(timed(console, "/tenant-0999\r", b"tenant-099900"))
             peak = peak_mb(console.pid)
         finally:
             console.close()
@@ -241,6 +256,7 @@ def main() -> None:
         ("first paint of the table (H → first row)", first, "(goal ≤ 0.7 s)"),
         ("last row (G)", last, ""),
         ("filter /tenant-0999", filtered, "(goal ≤ 0.2 s)"),
+        (f"the same again (median of {len(again)})", median_pair(again), ""),
     ):
         print(f"  {label + ':':42} {wall:6.3f}s {cpu:6.2f}s  {note}")
     print(f"  {'peak memory (VmHWM):':42} {peak:6.1f} MB  (goal ≤ 130 MB)")

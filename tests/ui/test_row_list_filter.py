@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+import pytest
 from textual.app import App, ComposeResult
 
 from cosmem_tui.ui.widgets.row_list import Cell, Column, RowList
@@ -33,6 +34,14 @@ class Counted:
     def search_text(self, index: int) -> str | None:
         self.asked += 1
         return self.texts[index]
+
+
+class AllAtOnce(Counted):
+    """A source that gives every row's text in one call (``search_texts``)."""
+
+    def search_texts(self) -> list[str | None]:
+        self.asked += len(self.texts)
+        return list(self.texts)
 
 
 class OneList(App[None]):
@@ -76,14 +85,16 @@ async def test_typing_into_100000_rows_asks_each_text_once_and_formats_the_scree
         assert rows.source.asked == 100_000  # type: ignore[attr-defined]
 
 
-async def test_what_it_shows_is_a_scan_of_every_row_whatever_is_typed():
+@pytest.mark.parametrize("kind", [Counted, AllAtOnce])
+async def test_what_it_shows_is_a_scan_of_every_row_whatever_is_typed(kind):
     rng = random.Random(18)
     words = ["alpha", "Beta", "GAMMA", "straße", "ǅemal", "x", "", "ab", "ba", "aab"]
-    texts = [" ".join(rng.choices(words, k=3)) for _ in range(400)]
+    texts: list[str | None] = [" ".join(rng.choices(words, k=3)) for _ in range(400)]
+    texts[::7] = [None] * len(texts[::7])  # not loaded: never shown by a text filter
     app = OneList()
     async with app.run_test(size=(80, 24)):
         rows = app.query_one(RowList)
-        rows.set_source(Counted(texts))
+        rows.set_source(kind(texts))
         typed = ""
         for _ in range(300):
             if typed and rng.random() < 0.3:
@@ -92,6 +103,18 @@ async def test_what_it_shows_is_a_scan_of_every_row_whatever_is_typed():
                 typed += rng.choice("abgmtsSSeEßǆ x")
             rows.set_filter(typed)
             assert shown(rows) == (scanned(texts, typed) if typed else list(range(400)))
+
+
+async def test_a_source_that_gives_every_text_at_once_is_asked_once():
+    source = AllAtOnce([f"key-{n}" for n in range(1_000)])
+    app = OneList()
+    async with app.run_test(size=(80, 24)):
+        rows = app.query_one(RowList)
+        rows.set_source(source)
+        for typed in ("k", "ke", "key-9", "key-99", "key-9"):
+            rows.set_filter(typed)
+            assert shown(rows) == scanned(source.texts, typed)
+        assert source.asked == 1_000
 
 
 async def test_rows_that_load_later_are_found_by_the_next_key():

@@ -461,7 +461,7 @@ async def test_100_000_keys_draw_only_the_rows_on_screen(demo_path, clock):
     tenants = [f"tenant-{n:06d}" for n in range(1, 100_001)]
     drawn: list[int] = []
     asked = [0]
-    original, search_text = HotRows.row, HotRows.search_text
+    original, search_text, search_texts = HotRows.row, HotRows.search_text, HotRows.search_texts
 
     def counting(self, index):  # type: ignore[no-untyped-def]
         drawn.append(index)
@@ -471,11 +471,17 @@ async def test_100_000_keys_draw_only_the_rows_on_screen(demo_path, clock):
         asked[0] += 1
         return search_text(self, index)
 
+    def counting_every(self):  # type: ignore[no-untyped-def]
+        texts = search_texts(self)
+        asked[0] += len(texts)
+        return texts
+
     app = make(demo_path, clock, source=lambda _: KeyTable(tenants, clock), top=100_000)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         HotRows.row = counting  # type: ignore[method-assign]
         HotRows.search_text = counting_search  # type: ignore[method-assign]
+        HotRows.search_texts = counting_every  # type: ignore[method-assign]
         try:
             await pilot.press("H")
             await settle(pilot)
@@ -501,6 +507,7 @@ async def test_100_000_keys_draw_only_the_rows_on_screen(demo_path, clock):
         finally:
             HotRows.row = original  # type: ignore[method-assign]
             HotRows.search_text = search_text  # type: ignore[method-assign]
+            HotRows.search_texts = search_texts  # type: ignore[method-assign]
 
 
 # -- browse's tenant list -------------------------------------------------------------------
