@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.content import Content
+from textual.geometry import Size
 from textual.strip import Strip
 from textual.widgets import Static
 
@@ -30,13 +31,24 @@ class LongStatic(Static):
         self._whole_stale = False  # the Static's own render cache is out of date
         self.strips_made = 0  # lines turned into strips (a count for the tests)
 
+    def _line_by_line(self, visual: object) -> bool:
+        return (
+            isinstance(visual, Content)
+            and self.text_selection is None
+            and self.styles.content_align == ("left", "top")
+        )
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """The lines the content wraps into: the wrap the lines are drawn from (the
+        Static wraps it once more, without its styles, to count them)."""
+        visual = self._render()
+        if not width or not isinstance(visual, Content):
+            return super().get_content_height(container, viewport, width)
+        return len(self._wrap(visual, width))
+
     def render_line(self, y: int) -> Strip:
         visual = self._render()
-        if (
-            not isinstance(visual, Content)
-            or self.text_selection is not None
-            or self.styles.content_align != ("left", "top")
-        ):
+        if not self._line_by_line(visual):
             if self._whole_stale:  # what was marked dirty while drawing line by line
                 self._whole_stale = False
                 self._render_content()
@@ -47,8 +59,9 @@ class LongStatic(Static):
             self._dirty_regions.clear()
             self._whole_stale = True
         width, height = self.size
-        lines = self._lines(visual, width, height)
-        if not 0 <= y < len(lines):
+        assert isinstance(visual, Content)
+        lines = self._wrap(visual, width)
+        if not 0 <= y < min(height, len(lines)):
             return Strip.blank(width, self.visual_style.rich_style)
         self.strips_made += 1
         strip = Strip(*lines[y].to_strip(self.visual_style))
@@ -56,13 +69,12 @@ class LongStatic(Static):
             strip = strip._apply_link_style(self.link_style)
         return strip
 
-    def _lines(self, visual: Content, width: int, height: int) -> list[_FormattedLine]:
+    def _wrap(self, visual: Content, width: int) -> list[_FormattedLine]:
         """The content's lines wrapped at ``width``, as ``Content.render_strips`` wraps
         them (the same rules, the same call), kept while the content and width stay."""
         get_rule = self.styles.get  # as Content.render_strips reads them
         rules = (
             width,
-            height,
             get_rule("text_align", "left"),
             get_rule("text_overflow", "fold"),
             get_rule("text_wrap", "wrap") == "nowrap",
@@ -71,7 +83,7 @@ class LongStatic(Static):
         wrapped = self._wrapped
         if wrapped is not None and wrapped[0] is visual and wrapped[1] == rules:
             return wrapped[2]
-        _, _, align, overflow, no_wrap, line_pad = rules
+        _, align, overflow, no_wrap, line_pad = rules
         lines = (
             visual._wrap_and_format(
                 width,
@@ -84,6 +96,6 @@ class LongStatic(Static):
             )
             if width
             else []
-        )[:height]
+        )
         self._wrapped = (visual, rules, lines)
         return lines
