@@ -7,7 +7,9 @@ each time, several times over while it opened. This one wraps the content once p
 width, as the Static does, and makes a strip only for a line the screen asks for. What
 it draws is the Static's own rendering, line for line (``tests/ui/test_long_static.py``
 holds the two side by side); with a text selection, a content alignment other than top
-left, or a visual that is not Textual ``Content``, it draws as the Static does.
+left, or a visual that is not Textual ``Content``, it draws as the Static does. It calls
+Content's own wrapping (``_wrap_and_format``, private in the pinned Textual): an upgrade
+that wraps or draws otherwise fails that test rather than the screen.
 """
 
 from __future__ import annotations
