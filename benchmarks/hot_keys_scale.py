@@ -9,11 +9,16 @@ physical partitions, 429s for the top thousand, storage for the top 500). Browse
 for each tenant's RU share on start: that is the cold path (the answer joined into
 ``--keys`` rows, off the event loop), timed until browse draws its ``RU%`` column.
 Then ``H``, timed until the table's first row is on the terminal, ``G`` (the last row)
-and a ``/`` filter; then the console's peak memory (``VmHWM``, which includes the
-answer's rows, as Azure's parsed JSON would be). The source's tables are made before
-the console asks and answered at once, so each figure is the console's own work;
-answers are kept a minute, as Azure Monitor's are, so refreshes in between reuse them.
-Prints figures; asserts nothing. Goals: first paint ≤ 0.7 s, peak memory ≤ 130 MB.
+and a ``/`` filter typed at once (``/tenant-0999``, until its first match is drawn;
+then cleared and typed again ``--filters`` times);
+then the console's peak memory (``VmHWM``, which includes the answer's rows while they
+are joined, as Azure's parsed JSON would be). The source's tables are made before the
+console asks and handed over once (a source keeps no answer it gave), so each figure is
+the console's own work; answers are kept a minute by the console, as Azure Monitor's
+are, so refreshes in between reuse them. Each step is timed on the wall clock and by
+the console's CPU time (``/proc/PID/stat``: steadier on a shared machine). Prints
+figures; asserts nothing. Goals: first paint ≤ 0.7 s, the filter ≤ 0.2 s, peak memory
+≤ 130 MB.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import argparse
 import contextlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from idle_cost import Console
+from idle_cost import Console, cpu_seconds
 
 from cosmem_tui.model.telemetry import (
     LOG_COLUMNS,
@@ -63,8 +69,8 @@ class SyntheticTelemetry:
         self._ledger = RequestLedger()
         self._about = TelemetryAbout(label="synthetic 100k", simulated=True)  # kept 60 s, as Azure
         self._tables: dict[tuple[LogName, int], LogTable] = {}
-        for name in (LogName.KEY_USAGE, LogName.PARTITION_USAGE):  # before the first H
-            self._log(LogQuery(name=name, span=Span(0, 60), top=keys))
+        for name in (LogName.KEY_USAGE, LogName.PARTITION_USAGE):  # before they are asked
+            self._tables[name, keys] = self._table(LogQuery(name=name, span=Span(0, 60), top=keys))
 
     @property
     def about(self) -> TelemetryAbout:
@@ -107,11 +113,12 @@ class SyntheticTelemetry:
         return ONE_REGION
 
     def _log(self, q: LogQuery) -> LogAnswer:
-        # The tables are made once (as the service's JSON would arrive): making them is
-        # the benchmark's work, reading them the console's, which is what is measured.
-        if (q.name, q.top) not in self._tables:
-            self._tables[q.name, q.top] = self._table(q)
-        return LogAnswer(q, self._tables[q.name, q.top], as_of=q.span.end)
+        # The tables are made before they are asked for (as the service's JSON would
+        # arrive): making them is the benchmark's work, reading them the console's,
+        # which is what is measured. Each is handed over once and not kept, as Azure
+        # Monitor's answer is the console's once it has arrived.
+        table = self._tables.pop((q.name, q.top), None) or self._table(q)
+        return LogAnswer(q, table, as_of=q.span.end)
 
     def _table(self, q: LogQuery) -> LogTable:
         columns = LOG_COLUMNS[q.name]
@@ -180,19 +187,28 @@ def peak_mb(pid: int) -> float:
     return float("nan")
 
 
-def timed(console: Console, keys: str, text: bytes) -> float:
-    started = time.monotonic()
+def timed(console: Console, keys: str, text: bytes) -> tuple[float, float]:
+    """Seconds from the keys until ``text`` is on the terminal, and the console's CPU
+    seconds in that time."""
+    started, cpu = time.monotonic(), cpu_seconds(console.pid)
     if keys:
         console.seen.clear()
         console.press(keys)
     console.wait_for(text)
-    return time.monotonic() - started
+    return time.monotonic() - started, cpu_seconds(console.pid) - cpu
+
+
+def median_pair(pairs: list[tuple[float, float]]) -> tuple[float, float]:
+    if not pairs:
+        return float("nan"), float("nan")
+    return statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--keys", type=int, default=100_000)
     parser.add_argument("--size", default="120x40")
+    parser.add_argument("--filters", type=int, default=5, help="times the filter is typed again")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
@@ -224,16 +240,27 @@ def main() -> None:
             last = timed(console, "G", f"tenant-{args.keys:06d}".encode())
             timed(console, "g", b"tenant-000001")
             filtered = timed(console, "/tenant-0999\r", b"tenant-099900")
+            again = []  # the same filter typed again (Esc clears it): the texts are kept
+            for _ in range(args.filters):
+                console.press("\x1b")  # Esc clears the filter; g, back to the first row
+                console.drain(0.3)
+                timed(console, "g", b"tenant-000001")
+                again.append(timed(console, "/tenant-0999\r", b"tenant-099900"))
             peak = peak_mb(console.pid)
         finally:
             console.close()
     print(f"hot tenants with {args.keys:,} keys in a {cols}×{rows} pseudo-terminal")
-    print(f"  browse's RU% column (the 100,000 joined):  {cold:6.3f} s   after the tenant list")
-    print(f"  first paint of the table (H → first row): {first:6.3f} s   (goal ≤ 0.7 s)")
-    print(f"  last row (G):                              {last:6.3f} s")
-    print(f"  filter /tenant-0999:                       {filtered:6.3f} s")
-    print(f"  peak memory (VmHWM):                       {peak:6.1f} MB  (goal ≤ 130 MB)")
-    print(f"  of which before H (browse on the demo):    {before:6.1f} MB")
+    print(f"  {'':42} {'wall':>7} {'CPU':>7}")
+    for label, (wall, cpu), note in (
+        (f"browse's RU% column (the {args.keys:,} joined)", cold, "after the tenant list"),
+        ("first paint of the table (H → first row)", first, "(goal ≤ 0.7 s)"),
+        ("last row (G)", last, ""),
+        ("filter /tenant-0999", filtered, "(goal ≤ 0.2 s)"),
+        (f"the same again (median of {len(again)})", median_pair(again), ""),
+    ):
+        print(f"  {label + ':':42} {wall:6.3f}s {cpu:6.2f}s  {note}")
+    print(f"  {'peak memory (VmHWM):':42} {peak:6.1f} MB  (goal ≤ 130 MB)")
+    print(f"  {'of which before H (browse on the demo):':42} {before:6.1f} MB")
 
 
 if __name__ == "__main__":

@@ -72,7 +72,7 @@ class Console:
         while text not in self.seen:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"never saw {text!r}")
-            self.drain(0.1)
+            self.drain(0.005)  # short reads: a figure timed by it is not rounded up to 0.1 s
 
     def press(self, keys: str) -> None:
         os.write(self.fd, keys.encode())

@@ -30,7 +30,8 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import Iterable, Mapping
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -46,6 +47,7 @@ from cosmem_tui.core.throughput import (
 )
 from cosmem_tui.core.throughput import metric_plan as throughput_plan
 from cosmem_tui.model import Clock, InvalidKey, Key, Kind, RequestCharge
+from cosmem_tui.model.key_usage import KeyUsageTable
 from cosmem_tui.model.telemetry import (
     AUTOSCALE_MAX_THROUGHPUT,
     DEFAULT_KEYS_TOP,
@@ -58,6 +60,7 @@ from cosmem_tui.model.telemetry import (
     LogAnswer,
     LogName,
     LogQuery,
+    LogTable,
     MetricAnswer,
     PartitionUsage,
     ProblemKind,
@@ -120,7 +123,10 @@ def _json_or_none(text: str) -> Any:
 
 def parse_key(text: object) -> Key:
     """A key from the logs' JSON-array text; anything else stays one string value (the
-    logs are data, not trusted: a malformed key is shown as it came)."""
+    logs are data, not trusted: a malformed key is shown as it came). A ``Key`` is
+    itself (a kept report's table, made into the answer's rows again)."""
+    if isinstance(text, Key):
+        return text
     if isinstance(text, str):
         values = _json_or_none(text)
         if isinstance(values, list) and values:
@@ -232,7 +238,13 @@ class HotKeysService:
             view=view,
             asked=region,
         )
-        self._last = (answers, report)
+        # The logs' rows of 100,000 keys are not kept beside the report: the reader keeps
+        # (and this service compares) an answer made of the report's own columns, which
+        # joins into the same rows should the other answers change within the minute.
+        usage = kept_usage(logs.usage, report)
+        if usage is not logs.usage:
+            self.reader.keep_instead(logs.usage, usage)
+        self._last = ((usage, *answers[1:]), report)
         return report
 
     async def _region(
@@ -305,6 +317,17 @@ class HotKeysService:
         return await self.reader.metrics(window, [q for q in plan if q.name in wanted])
 
 
+def kept_usage(usage: LogAnswer, report: HotKeysReport) -> LogAnswer:
+    """The key-usage answer ``report`` was joined from, made of the report's own table
+    (``KeyUsageTable.log_rows``): joined again, it gives the same rows, and it holds
+    none of the logs' own cells (their text keys, a float object each number)."""
+    table, rows = usage.table, report.rows
+    if table is None or not isinstance(rows, KeyUsageTable):
+        return usage
+    compact = LogTable(table.columns, rows.log_rows(table.columns, report.keys_total))
+    return replace(usage, table=compact)
+
+
 def build_report(
     window: Window,
     span: Span,
@@ -371,12 +394,24 @@ def build_report(
 
     throttled = _by_key(logs.throttles, "Throttled")
     storage = _by_key(logs.storage, "SizeKb")
-    rows: list[KeyUsage] = []
+    # A tenant of a hierarchical key is many keys, of which the statistics log only the
+    # largest: its storage is their sum, a lower bound (it was shown as if whole, "1.5
+    # MB" for a tenant holding 15 MB). A whole key's is its own estimate.
+    partial = level is KeyLevel.TENANT and key_levels != 1
+    keys: list[Key] = []
+    ru_of, peak_of, part_ru_of, part_peak_of = array("d"), array("d"), array("d"), array("d")
+    part_of: list[str] = []
+    touched_of: list[int] = []
+    ids_of: list[tuple[str, ...]] = []
     keys_total: int | None = None
+    # A key absent from a complete 429 answer had none; from a partial or failed one,
+    # it is not known.
+    throttles_known = logs.throttles.table is not None and logs.throttles.problem is None
     usage = logs.usage.table
     if usage is not None and usage.rows:
         # Cells by position, not ``records()`` (a dict a row is 100,000 dicts at this
-        # size), and nothing looked up twice in the loop: this runs once a key.
+        # size), and nothing looked up twice in the loop: this runs once a key. The
+        # rows are kept by column (``KeyUsageTable``): a row is made when it is read.
         at = {name: n for n, name in enumerate(usage.columns)}
         i_key, i_ru, i_peak = at["Key"], at["RU"], at["PeakRUps"]
         i_part, i_parts = at["Partition"], at["Partitions"]
@@ -384,39 +419,54 @@ def build_report(
         i_keys = at["Keys"]  # every row carries the total: the first that has one
         i_ids = at["PartitionIds"]
         keys_total = next((n for r in usage.rows if (n := _count(r[i_keys])) is not None), None)
-        # A key absent from a complete 429 answer had none; from a partial or failed
-        # one, it is not known.
-        throttles_known = logs.throttles.table is not None and logs.throttles.problem is None
-        absent = 0 if throttles_known else None
-        throttled_get, storage_get, append = throttled.get, storage.get, rows.append
-        # A tenant of a hierarchical key is many keys, of which the statistics log only
-        # the largest: its storage is their sum, a lower bound (it was shown as if whole,
-        # "1.5 MB" for a tenant holding 15 MB). A whole key's is its own estimate.
-        partial = level is KeyLevel.TENANT and key_levels != 1
+        # A few partitions, 100,000 keys: each partition's id, and the ids of a key that
+        # touched only its own, are one object for every key (not 10 MB of copies).
+        shared: dict[str, str] = {}
+        alone: dict[str, tuple[str, ...]] = {}
         for r in usage.rows:
             key = parse_key(r[i_key])
-            ru = _number(r[i_ru])
             touched = r[i_parts]
             main = str(r[i_part])
-            append(
-                KeyUsage(
-                    key,
-                    ru,
-                    _number(r[i_peak]),
-                    ru / total_ru if total_ru else 0.0,
-                    main,
-                    touched if type(touched) is int and touched > 0 else (_count(touched) or 1),
-                    _number(r[i_part_ru]),
-                    # A partition's budget is its own: compare what the key asked of
-                    # that partition alone, not its busiest second over all of them.
-                    _number(r[i_part_peak]) / budget if budget else None,
-                    throttled_get(key, absent),
-                    (size := storage_get(key)),
-                    partial and size is not None,
-                    touched_partitions(main, r[i_ids]),
-                )
+            main = shared.setdefault(main, main)
+            ids = touched_partitions(main, r[i_ids])
+            if len(ids) == 1:
+                ids = alone.setdefault(main, ids)
+            keys.append(key)
+            ru_of.append(_number(r[i_ru]))
+            peak_of.append(_number(r[i_peak]))
+            part_of.append(main)
+            touched_of.append(
+                touched if type(touched) is int and touched > 0 else (_count(touched) or 1)
             )
-    _sort_by_ru(rows)
+            part_ru_of.append(_number(r[i_part_ru]))
+            # A partition's budget is its own: BUDGET compares what the key asked of
+            # that partition alone, not its busiest second over all of them.
+            part_peak_of.append(_number(r[i_part_peak]))
+            ids_of.append(ids)
+        order = _by_ru(ru_of, keys)
+        if order is not None:
+            keys = [keys[i] for i in order]
+            ru_of, peak_of = _taken(ru_of, order), _taken(peak_of, order)
+            part_ru_of, part_peak_of = _taken(part_ru_of, order), _taken(part_peak_of, order)
+            part_of = [part_of[i] for i in order]
+            touched_of = [touched_of[i] for i in order]
+            ids_of = [ids_of[i] for i in order]
+    rows = KeyUsageTable(
+        keys=keys,
+        ru=ru_of,
+        peak_ru_s=peak_of,
+        partition=part_of,
+        partitions=touched_of,
+        partition_ru=part_ru_of,
+        partition_peak=part_peak_of,
+        throttled=throttled,
+        unthrottled=0 if throttles_known else None,
+        storage_kb=storage,
+        partition_ids=ids_of,
+        total_ru=total_ru,
+        budget=budget,
+        partial=partial,
+    )
     if keys_total is None and logs.usage.table is not None:
         keys_total = 0
 
@@ -456,7 +506,7 @@ def build_report(
         source=about,
         level=level,
         tenant=tenant,
-        rows=tuple(rows),
+        rows=rows,
         total_ru=total_ru,
         keys_total=keys_total,
         provisioned_ru_s=provisioned_ru_s,
@@ -613,7 +663,7 @@ def touched_partitions(main: str, cell: Any) -> tuple[str, ...]:
     the main one."""
     if isinstance(cell, str):
         cell = _json_or_none(cell)
-    if not isinstance(cell, list) or len(cell) < 2:  # the usual: one partition
+    if not isinstance(cell, list | tuple) or len(cell) < 2:  # the usual: one partition
         return (main,)
     others = {str(p) for p in cell if isinstance(p, str | int) and not isinstance(p, bool)}
     others.discard(main)
@@ -624,19 +674,30 @@ def _same_objects(these: tuple[object, ...], those: tuple[object, ...]) -> bool:
     return len(these) == len(those) and all(a is b for a, b in zip(these, those, strict=True))
 
 
-def _sort_by_ru(rows: list[KeyUsage]) -> None:
-    """Most RU first; equal RU in Cosmos key order (a stable table). The logs come sorted
-    by RU, so ties are few: sorting each run of them alone spares 100,000 keys a tuple
-    each (a transient 20 MB at that size)."""
-    rows.sort(key=lambda u: -u.ru)
-    start, count = 0, len(rows)
+def _by_ru(ru: array[float], keys: list[Key]) -> list[int] | None:
+    """The order of the rows, most RU first and equal RU in Cosmos key order (a stable
+    table), as positions; None when they are in it already (the logs come sorted by
+    RU, ties are few: each run of them is sorted alone, not every key by a tuple)."""
+    count = len(ru)
+    if all(ru[i] > ru[i + 1] for i in range(count - 1)):
+        return None
+    if all(ru[i] >= ru[i + 1] for i in range(count - 1)):
+        order = list(range(count))
+    else:
+        order = sorted(range(count), key=ru.__getitem__, reverse=True)  # stable
+    start = 0
     while start < count:
         end = start + 1
-        while end < count and rows[end].ru == rows[start].ru:
+        while end < count and ru[order[end]] == ru[order[start]]:
             end += 1
         if end - start > 1:
-            rows[start:end] = sorted(rows[start:end], key=lambda u: u.key.sort_key())
+            order[start:end] = sorted(order[start:end], key=lambda i: keys[i].sort_key())
         start = end
+    return order
+
+
+def _taken(values: array[float], order: list[int]) -> array[float]:
+    return array(values.typecode, map(values.__getitem__, order))
 
 
 def _provisioned(capacity: list[MetricAnswer]) -> float | None:
@@ -666,7 +727,7 @@ def _by_key(answer: LogAnswer, column: str) -> dict[Key, int]:
 
 
 def skew_headline(
-    rows: list[KeyUsage],
+    rows: Sequence[KeyUsage],
     partitions: tuple[PartitionUsage, ...],
     window: Window,
     problems: list[TelemetryProblem],
@@ -697,13 +758,20 @@ def skew_headline(
         or hottest.peak_ru_s < BUSY * hottest.budget_ru_s
     ):
         return headline
-    there = [r for r in rows if r.partition == hottest.partition]
+    there = _on_partition(rows, hottest.partition)
     busiest = f"partition {hottest.partition} is the busiest"
     if not there or not hottest.ru:
         return f"{headline}; {busiest}"
     owner = max(there, key=lambda r: r.partition_ru)
     mine = owner.partition_ru / hottest.ru * 100
     return f"{headline}; {busiest}: {_label(owner)} = {mine:.0f} % of its RU"
+
+
+def _on_partition(rows: Sequence[KeyUsage], partition: str) -> list[KeyUsage]:
+    """The rows whose busiest partition is ``partition`` (a table's by its column)."""
+    if isinstance(rows, KeyUsageTable):
+        return [rows.row(i) for i, p in enumerate(rows.partition) if p == partition]
+    return [r for r in rows if r.partition == partition]
 
 
 def partition_take(row: KeyUsage, partition_ru: Mapping[str, float]) -> float | None:

@@ -121,6 +121,14 @@ class TelemetryReader:
                 merged.append(hit)
         return merged
 
+    def keep_instead(self, kept: LogAnswer, smaller: LogAnswer) -> None:
+        """Keep ``smaller`` where ``kept`` is kept, as old as it: an answer that stands
+        for the same rows and holds less (a hot-keys report's own columns instead of
+        the logs' 100,000 rows)."""
+        for key, (asked_at, answer) in self._answers.items():
+            if answer is kept:
+                self._answers[key] = (asked_at, smaller)
+
     def forget(self) -> None:
         """Drop every kept answer (the user asked for a refresh now)."""
         self._answers.clear()

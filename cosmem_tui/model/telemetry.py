@@ -20,6 +20,7 @@ the views and the CLI show; they are made by the core services.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any, NamedTuple
@@ -252,7 +253,9 @@ class LogTable:
     ``dynamic`` cells already decoded from their JSON text)."""
 
     columns: tuple[str, ...]
-    rows: tuple[tuple[Any, ...], ...]
+    # A tuple as the sources give it; a kept hot-keys answer's is made of its report's
+    # columns (model/key_usage.py: ``LogRows``).
+    rows: Sequence[tuple[Any, ...]]
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
@@ -494,7 +497,9 @@ class HotKeysReport:
     source: TelemetryAbout
     level: KeyLevel
     tenant: Key | None  # the tenant drilled into (level KEY), else None
-    rows: tuple[KeyUsage, ...]  # by RU, most first
+    # By RU, most first: a tuple, or (as the join makes it) a ``KeyUsageTable`` (by
+    # column, a row made when read: model/key_usage.py).
+    rows: Sequence[KeyUsage]
     total_ru: float
     keys_total: int | None  # distinct keys in the window; more than len(rows) when cut
     provisioned_ru_s: float | None

@@ -125,9 +125,11 @@ def _first_present(selectors: tuple[Selector, ...], doc: JsonValue) -> JsonValue
     return MISSING
 
 
-def _message(schema: Schema, raw: JsonValue, where: str, problems: list[str]) -> Message:
-    if not isinstance(raw, Mapping):
-        problems.append(f"{where}is {_type_name(raw)}, expected an object")
+def _message(schema: Schema, raw: JsonValue, index: int | None, problems: list[str]) -> Message:
+    """``index``: its place in the item's array of messages (None: the item is one), said
+    in a problem and formatted only then (a session document holds 50,000 messages)."""
+    if type(raw) is not dict and not isinstance(raw, Mapping):
+        problems.append(f"{_at(index)}is {_type_name(raw)}, expected an object")
         return Message("?", _text_value(raw)[0] if raw is not MISSING else "")
     role_value = _first_present(schema.roles, raw)
     if isinstance(role_value, str) and role_value:
@@ -138,19 +140,23 @@ def _message(schema: Schema, raw: JsonValue, where: str, problems: list[str]) ->
         role = "?"
         role_name = _field_name(schema.roles[0])
         problems.append(
-            f"{where}{role_name} is {_type_name(role_value)}"
+            f"{_at(index)}{role_name} is {_type_name(role_value)}"
             if role_value is not MISSING
-            else f"{where}no role"
+            else f"{_at(index)}no role"
         )
     value = _first_present(schema.texts, raw)
     if value is MISSING:
-        problems.append(f"{where}{_field_name(schema.texts[0])} is missing")
+        problems.append(f"{_at(index)}{_field_name(schema.texts[0])} is missing")
         return Message(role, "")
     text, text_problem = _text_value(value)
     if text_problem:
         suffix = ", expected a string"
-        problems.append(f"{where}{_field_name(schema.texts[0])} is {text_problem}{suffix}")
+        problems.append(f"{_at(index)}{_field_name(schema.texts[0])} is {text_problem}{suffix}")
     return Message(role, text)
+
+
+def _at(index: int | None) -> str:
+    return "" if index is None else f"message {index}: "
 
 
 def _message_array(
@@ -237,10 +243,10 @@ def turns_from_item(schema: Schema, item: Item, container_default_ttl: int | Non
     if bookkeeping:
         pass  # counters and cursors carry no conversation: no messages, and none missing
     elif schema.granularity is Granularity.MESSAGE:
-        messages.append(_message(schema, body, "", problems))
+        messages.append(_message(schema, body, None, problems))
     else:
         for index, raw in enumerate(_message_array(schema, body, problems) or ()):
-            messages.append(_message(schema, raw, f"message {index}: ", problems))
+            messages.append(_message(schema, raw, index, problems))
     return [
         Turn(
             item_id=item.id,
@@ -270,7 +276,7 @@ def _session_turns(
     turns: list[Turn] = []
     for index, raw in enumerate(raw_messages):
         own: list[str] = []
-        message = _message(schema, raw, "", own)
+        message = _message(schema, raw, None, own)
         turns.append(
             Turn(
                 item_id=item.id,

@@ -122,7 +122,10 @@ class Selector:
         A fan-out over an array that exists but has no matching element gives an
         empty list, not MISSING: "this message has no text parts" is not malformed.
         """
-        return _walk(doc, self.steps)
+        steps = self.steps
+        if len(steps) == 1 and type(doc) is dict:  # the usual: one field of an object
+            return doc.get(steps[0], MISSING)
+        return _walk(doc, steps)
 
     def __str__(self) -> str:
         return self.text

@@ -438,3 +438,105 @@ async def test_a_split_partition_is_counted_once_in_the_budget():
         )
     ).report(Window.M15)
     assert {p.budget_ru_s for p in no_ranges.partitions} == {4000.0 / 3}
+
+
+# -- what a report keeps: its rows by column, not the logs' answer --------------------------
+
+
+class Rows(list):  # type: ignore[type-arg]
+    """The logs' rows, in a list that can be watched going away (a weak reference)."""
+
+
+def many(count: int) -> LogTable:
+    """``count`` tenants on four partitions: ties, a few on two partitions, a key that is
+    not JSON, a total of keys the top cut (the answer's rows as a source gives them)."""
+    rows = Rows(
+        (
+            f'["tenant-{n:06d}"]' if n != 7 else "[not json",
+            str(n % 4),
+            2 if n % 50 == 0 else 1,
+            float(1_000_000 // (n + 1)),  # equal RU for neighbours further down: ties
+            float(n % 97),
+            float(1_000_000 // (n + 2)),
+            float(n % 89),
+            count * 2,
+            [str(n % 4), str((n + 1) % 4)] if n % 50 == 0 else [str(n % 4)],
+        )
+        for n in range(count)
+    )
+    return LogTable(LOG_COLUMNS[LogName.KEY_USAGE], rows)  # type: ignore[arg-type]
+
+
+async def test_the_report_keeps_no_answer_of_the_logs_and_holds_its_rows_by_column():
+    """The logs' rows of 10,000 keys are gone once the report is made: the reader keeps
+    an answer made of the report's own columns, and no row exists until it is read
+    (before, the reader kept the logs' rows beside a report of 10,000 tuples)."""
+    import gc
+    import weakref
+
+    from cosmem_tui.model.key_usage import KeyUsageTable, LogRows
+
+    usage = many(10_000)
+    watched = weakref.ref(usage.rows)  # type: ignore[arg-type]
+
+    def answers(query: LogQuery) -> LogAnswer:
+        nonlocal usage
+        if query.name is LogName.KEY_USAGE and usage is not None:
+            table, usage = usage, None  # handed over once, as Azure Monitor's answer is
+            return LogAnswer(query, table, as_of=NOW - 40)
+        return logs(query)
+
+    def rows_alive() -> int:
+        return sum(isinstance(o, KeyUsage) for o in gc.get_objects())
+
+    telemetry = ScriptedTelemetry(metrics=metrics, logs=answers)
+    hot = service(telemetry, top=10_000)
+    gc.collect()
+    before = rows_alive()  # other tests' own
+    report = await hot.report(Window.M15)
+    gc.collect()
+    assert watched() is None  # nobody holds the logs' rows
+    assert isinstance(report.rows, KeyUsageTable) and len(report.rows) == 10_000
+    kept = [a for _, a in hot.reader._answers.values() if isinstance(a, LogAnswer)]
+    usage_kept = [a for a in kept if a.query.name is LogName.KEY_USAGE]
+    assert len(usage_kept) == 1 and usage_kept[0].table is not None
+    assert isinstance(usage_kept[0].table.rows, LogRows)
+    assert rows_alive() == before  # no row is made until it is read (before: 10,000)
+    assert len({id(p) for p in report.rows.partition}) == 4  # one id object a partition
+    assert await hot.report(Window.M15) is report  # a refresh: the kept report
+
+
+async def test_a_kept_answer_joins_into_the_rows_the_logs_did():
+    """Within the minute another answer may change (the metrics, a failed 429 count):
+    the report is joined again from the answer the reader kept, the report's own
+    columns, and its rows are those the logs' own rows give."""
+    from dataclasses import replace
+
+    from cosmem_tui.core.hot_keys import _Logs, build_report, kept_usage
+    from cosmem_tui.model.telemetry import Span
+
+    span = Span(NOW - 900, NOW)
+    about = ScriptedTelemetry().about
+    for level, key_levels in ((KeyLevel.TENANT, 2), (KeyLevel.KEY, 1)):
+        query = LogQuery(LogName.KEY_USAGE, span, level=level)
+        parts = LogAnswer(query, PARTITIONS)
+        throttles = LogAnswer(query, THROTTLES)
+        storage = LogAnswer(query, STORAGE)
+        totals = LogAnswer(query, TOTALS)
+        for usage in (LogAnswer(query, many(3_000)), LogAnswer(query, USAGE)):
+            joined = _Logs(usage, parts, throttles, storage, totals)
+            first = build_report(
+                Window.M15, span, about, level, None, joined, [], key_levels=key_levels
+            )
+            again = build_report(
+                Window.M15,
+                span,
+                about,
+                level,
+                None,
+                replace(joined, usage=kept_usage(usage, first)),
+                [],
+                key_levels=key_levels,
+            )
+            assert tuple(again.rows) == tuple(first.rows)
+            assert again.keys_total == first.keys_total and again.headline == first.headline

@@ -108,6 +108,19 @@ def test_malformed_items_become_problems_not_crashes(body, problem):
     assert any(problem in p for p in turn.problems), turn.problems
 
 
+def test_a_malformed_message_is_named_by_its_place():
+    body = {
+        "id": "m",
+        "turnIndex": 1,
+        "messages": [{"role": "user", "content": "ok"}, {"content": "x"}, 5, {"role": "u"}],
+    }
+    assert turn_from_item(LAB, item(body), -1).problems == (
+        "message 1: no role",
+        "message 2: is a number, expected an object",
+        "message 3: content is missing",
+    )
+
+
 def test_a_well_formed_exchange():
     body = {
         "id": "ok",

@@ -125,3 +125,43 @@ async def test_a_turn_of_50000_messages_draws_a_bounded_part_and_v_pages_the_res
         await pilot.press("escape")
         await settle(pilot)
         assert browse.level is Level.TURNS
+
+
+async def test_opening_a_turn_of_50000_messages_lays_out_and_encodes_what_is_shown(
+    make_app, tmp_path, monkeypatch
+):
+    """Counts, not seconds: opening the turn turns a few screens of lines into strips (the
+    detail holds some 1,200: 100 messages and 1,000 lines of the raw item; before, every
+    one of them, each time the pane was redrawn), and Python's indented JSON encoder
+    writes the 64 KB of the raw item the pane shows (before, the whole 3.7 MB, twice)."""
+    import json
+
+    from textual.content import _FormattedLine
+
+    app = make_app(many_messages_workspace(tmp_path), demo=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_command("thread acme t1")
+        await settle(pilot)
+        strips, written = [0], [0]
+        to_strip, iterencode = _FormattedLine.to_strip, json.JSONEncoder.iterencode
+
+        def counting_strips(self, style):  # type: ignore[no-untyped-def]
+            strips[0] += 1
+            return to_strip(self, style)
+
+        def counting_json(self, o, _one_shot=False):  # type: ignore[no-untyped-def]
+            for chunk in iterencode(self, o, _one_shot):
+                if self.indent is not None:
+                    written[0] += len(chunk)
+                yield chunk
+
+        monkeypatch.setattr(_FormattedLine, "to_strip", counting_strips)
+        monkeypatch.setattr(json.JSONEncoder, "iterencode", counting_json)
+        await pilot.press("j", "enter")
+        await settle(pilot)
+        shown = detail_text(app)
+        assert f"{DRAWN_MESSAGES} of 50,000 shown" in shown and " more (press v" in shown
+        assert shown.count("\n") > 1_000  # what the pane holds, of which 40 lines show
+        assert 0 < strips[0] <= 10 * 40
+        assert written[0] <= LONG_TEXT + 1_000

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cosmem_tui.ui.views.lifecycle.screen import LifecycleScreen
 
 from cosmem_tui.core.lifecycle import LifecycleService
+from cosmem_tui.ui.views.lifecycle.screen import LifecycleScreen
 from tests.helpers import build_workspace, exchange
 from tests.ui.conftest import settle
 

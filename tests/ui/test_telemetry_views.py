@@ -460,16 +460,28 @@ async def test_100_000_keys_draw_only_the_rows_on_screen(demo_path, clock):
 
     tenants = [f"tenant-{n:06d}" for n in range(1, 100_001)]
     drawn: list[int] = []
-    original = HotRows.row
+    asked = [0]
+    original, search_text, search_texts = HotRows.row, HotRows.search_text, HotRows.search_texts
 
     def counting(self, index):  # type: ignore[no-untyped-def]
         drawn.append(index)
         return original(self, index)
 
+    def counting_search(self, index):  # type: ignore[no-untyped-def]
+        asked[0] += 1
+        return search_text(self, index)
+
+    def counting_every(self):  # type: ignore[no-untyped-def]
+        texts = search_texts(self)
+        asked[0] += len(texts)
+        return texts
+
     app = make(demo_path, clock, source=lambda _: KeyTable(tenants, clock), top=100_000)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         HotRows.row = counting  # type: ignore[method-assign]
+        HotRows.search_text = counting_search  # type: ignore[method-assign]
+        HotRows.search_texts = counting_every  # type: ignore[method-assign]
         try:
             await pilot.press("H")
             await settle(pilot)
@@ -481,8 +493,21 @@ async def test_100_000_keys_draw_only_the_rows_on_screen(demo_path, clock):
             await settle(pilot)
             assert table.current_index == 99_999
             assert drawn and min(drawn) >= 100_000 - table.size.height
+            # The / filter, a key at a time: each row's text is asked once for the word
+            # (before, once a key: 1,100,000), and a key formats the rows on screen.
+            await pilot.press("slash")
+            for ch in "tenant-0999":
+                drawn.clear()
+                await pilot.press(ch)
+                await pilot.pause()
+                assert len(drawn) <= table.size.height
+            await settle(pilot)
+            assert table.row_count == 100 and asked[0] == 100_000
+            assert cells(app, "keys")[0][0] == "tenant-099900"
         finally:
             HotRows.row = original  # type: ignore[method-assign]
+            HotRows.search_text = search_text  # type: ignore[method-assign]
+            HotRows.search_texts = search_texts  # type: ignore[method-assign]
 
 
 # -- browse's tenant list -------------------------------------------------------------------
@@ -499,11 +524,13 @@ async def test_browse_shows_each_tenant_s_share_and_says_what_its_mark_means(dem
         assert load is not None
         rows = {r[0].removeprefix("▲ "): r for r in cells(app, "tenants")}
         for name, row in rows.items():
-            share = load.shares.get(Key.of(name))
+            share = load.share(Key.of(name))
             expected = "0%" if share is None else f"{share * 100:.0f}%"
             assert row[1] == expected or (row[1] == "<1%" and share and share < 0.005)
         marked = [r[0] for r in cells(app, "tenants") if r[0].startswith("▲")]
-        assert marked == [f"▲ {load.order[0].text}"]
+        assert marked == [f"▲ {load.rows[0].key.text}"]
+        listed = app.screen.top.rows
+        assert set(listed.shares) <= set(listed.keys)  # the listed keys', not the report's
 
 
 async def test_browse_marks_load_not_storage(demo_path, clock):

@@ -5,12 +5,20 @@ Only the visible lines are rendered, so a list costs the same at 50 rows and at
 yet is drawn as a placeholder and the list asks for it with ``NeedRows``. Cell
 text is always drawn as plain segments (never markup) and must already be made
 safe by ``cosmem_tui.core.text``.
+
+The ``/`` filter asks the source for each row's search text once (folded, kept until
+the rows change), and a keystroke that lengthens the filter only looks again at the
+rows the shorter one kept: typing a word into 100,000 rows formats no row and folds
+no text twice.
 """
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import ClassVar, Literal, Protocol
 
 from rich.cells import cell_len, set_cell_size
@@ -28,6 +36,11 @@ from cosmem_tui.ui.widgets.hint_line import fit_line
 
 Tone = Literal["", "dim", "warn", "bad", "good", "accent"]
 Cell = tuple[str, Tone]
+
+# The most characters of search text a list keeps for its ``/`` filter (a few MB): keys,
+# names and records fit many times over; past it (the turns of a long thread, every
+# message's text) each row's text is asked again as the filter is typed, kept by no one.
+KEPT_SEARCH_TEXT = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -48,7 +61,9 @@ class RowSource(Protocol):
 
     # Optional: ``placeholder(index) -> str | None`` says what an unloaded row shows
     # instead of "… loading" (e.g. that the page it belongs to failed); ``spans(index)
-    # -> bool`` draws a row's first cell across the whole line (a section's title).
+    # -> bool`` draws a row's first cell across the whole line (a section's title);
+    # ``search_texts() -> Sequence[str | None]`` is every row's ``search_text`` at once
+    # (100,000 rows asked in one call, not one each).
 
     def search_text(self, index: int) -> str | None:
         """What ``/`` filters on (lower-cased by the list), None while not loaded."""
@@ -192,7 +207,16 @@ class RowList(ScrollView, can_focus=True):
         # only source rows it keeps are shown.
         self.narrow: Callable[[int], bool] | None = None
         self.narrow_column: int | None = None  # the column it is about: never dropped
-        self._view: list[int] | None = None  # source indices matching the filter
+        self._view: Sequence[int] | None = None  # source indices matching the filter, ascending
+        # Each row's folded search text, asked of the source once, the rows it could not
+        # give yet (not loaded: asked again) and the characters kept; dropped whenever
+        # the rows change.
+        self._haystack: list[str] | None = None
+        self._unknown: Sequence[int] = ()
+        self._haystack_chars = 0
+        # The folded text the view was filtered by (None: not a text filter alone): a
+        # longer filter containing it only looks again at the rows it kept.
+        self._filtered_by: str | None = None
         self._need_pending = False
         self._column_fit: tuple[int, list[tuple[int, int]]] | None = None
         self._shown: tuple[int, ...] | None = None  # what the last RowsShown reported
@@ -212,6 +236,7 @@ class RowList(ScrollView, can_focus=True):
         self.narrow_column = None
         self._column_fit = None
         self._view = None
+        self._rows_changed()
         self.cursor = 0
         self._need_pending = False
         self._resize()
@@ -275,6 +300,13 @@ class RowList(ScrollView, can_focus=True):
         self.message = None
         self.source_changed()
 
+    def _rows_changed(self) -> None:
+        """The source's rows are others (or more, or loaded): search texts are asked anew."""
+        self._haystack = None
+        self._unknown = ()
+        self._haystack_chars = 0
+        self._filtered_by = None
+
     def show_message(self, text: str, tone: Tone = "bad") -> None:
         """A state in words where rows would be (a failure with its fix; wraps)."""
         self.message = (text, tone)
@@ -289,10 +321,11 @@ class RowList(ScrollView, can_focus=True):
         """Rows were added or loaded: keep the cursor on the same source row."""
         current = self.current_index
         self._need_pending = False
+        self._rows_changed()
         if self.filter_text or self.narrow is not None:
             self._apply_filter()
-            if current is not None and self._view is not None and current in self._view:
-                self.cursor = self._view.index(current)
+            if current is not None and (position := self._position_of(current)) is not None:
+                self.cursor = position
         self.cursor = min(self.cursor, max(0, self.row_count - 1))
         self._resize()
         self._show_title()
@@ -324,8 +357,8 @@ class RowList(ScrollView, can_focus=True):
     def _refiltered(self, current: int | None) -> None:
         """Apply the filter and narrowing; the cursor stays on ``current`` if still shown."""
         self._apply_filter()
-        if current is not None and self._view is not None and current in self._view:
-            self.cursor = self._view.index(current)
+        if current is not None and (position := self._position_of(current)) is not None:
+            self.cursor = position
         else:
             self.cursor = 0
         self._resize()
@@ -337,19 +370,82 @@ class RowList(ScrollView, can_focus=True):
     def _apply_filter(self) -> None:
         if not self.filter_text and self.narrow is None:
             self._view = None
+            self._filtered_by = None
             return
         needle = self.filter_text.casefold()
         keep = self.narrow
-        view = []
-        for i in range(len(self.source)):
-            if keep is not None and not keep(i):
+        source, total = self.source, len(self.source)
+        last, view, texts = self._filtered_by, self._view, self._haystack
+        rows: Sequence[int] = range(total)
+        if keep is None and last and last in needle and texts is not None and not self._unknown:
+            # What a longer text matches, the shorter one did: only its rows are looked
+            # at again (every row's text was known then, and the rows are unchanged).
+            assert view is not None
+            rows = view
+            if len(view) == total:  # the range of every row
+                hits = [needle in text for text in texts]
+            else:
+                hits = [needle in texts[i] for i in view]
+        elif not needle:
+            assert keep is not None
+            hits = [keep(i) for i in rows]
+        elif (texts := self._search_texts()) is not None:  # a row not loaded has "": no match
+            hits = [needle in text for text in texts]
+            if keep is not None:
+                hits = [hit and keep(i) for i, hit in enumerate(hits)]
+        else:  # too much text to keep: each row's asked again, as it comes
+            hits = [
+                (keep is None or keep(i))
+                and (text := source.search_text(i)) is not None
+                and needle in text.casefold()
+                for i in rows
+            ]
+        # Indices in an array (8 bytes a row, not an int object each); when every row
+        # matches, the range itself.
+        self._view = (
+            range(total) if len(rows) == total and all(hits) else array("q", compress(rows, hits))
+        )
+        self._filtered_by = needle if keep is None else None
+
+    def _search_texts(self) -> list[str] | None:
+        """Each row's folded search text ("" while the source cannot give it: not
+        loaded, in ``_unknown``), asked of the source once while the rows stay and again
+        only for the rows it could not give; None once they hold more than
+        ``KEPT_SEARCH_TEXT`` characters (the turns of a long thread: asked each time)."""
+        texts = self._haystack
+        source = self.source
+        if self._haystack_chars > KEPT_SEARCH_TEXT:
+            return None
+        if texts is None or len(texts) != len(source):
+            texts = self._haystack = [""] * len(source)
+            self._unknown = range(len(source))
+            self._haystack_chars = 0
+        unknown = []
+        chars = self._haystack_chars
+        every = getattr(source, "search_texts", None)
+        asked = every() if every is not None and len(self._unknown) == len(texts) else None
+        for i in self._unknown:
+            found = source.search_text(i) if asked is None else asked[i]
+            if found is None:
+                unknown.append(i)
                 continue
-            if needle:
-                text = self.source.search_text(i)
-                if text is None or needle not in text.casefold():
-                    continue
-            view.append(i)
-        self._view = view
+            folded = found.casefold()
+            # Mostly the same text: keep the source's string rather than a copy.
+            texts[i] = found if folded == found else folded
+            chars += len(folded)
+            if chars > KEPT_SEARCH_TEXT:
+                self._haystack, self._haystack_chars = None, chars
+                return None
+        self._unknown, self._haystack_chars = unknown, chars
+        return texts
+
+    def _position_of(self, index: int) -> int | None:
+        """Where source row ``index`` is in the filtered view (None: filtered out)."""
+        view = self._view
+        if view is None:
+            return index if 0 <= index < len(self.source) else None
+        position = bisect_left(view, index)
+        return position if position < len(view) and view[position] == index else None
 
     @property
     def row_count(self) -> int:
@@ -366,12 +462,12 @@ class RowList(ScrollView, can_focus=True):
 
     def select_index(self, index: int) -> None:
         """Put the cursor on source row ``index`` (clearing a filter that hides it)."""
-        if self._view is not None and index not in self._view:
+        if self._view is not None and self._position_of(index) is None:
             self.set_filter("")
-        if self._view is not None and index not in self._view:
+        if self._view is not None and self._position_of(index) is None:
             self.set_narrow(None)  # the narrowing hides it too: the row wins
-        position = self._view.index(index) if self._view is not None else index
-        self.move_cursor(position)
+        position = self._position_of(index)
+        self.move_cursor(index if position is None else position)
 
     # -- cursor ----------------------------------------------------------------------
 

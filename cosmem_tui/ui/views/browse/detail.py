@@ -12,7 +12,7 @@ from cosmem_tui.core.text import (
     LONG_LINES,
     LONG_TEXT,
     cut_long,
-    json_for_terminal,
+    indented_json_start,
     one_line,
     size_text,
     visible,
@@ -103,8 +103,10 @@ class RawItem:
 
 
 def raw_item(detail: TurnDetail) -> RawItem:
-    shown, more = cut_long(json_for_terminal(dict(detail.item.body), indent=2), lines=LONG_LINES)
-    return RawItem(shown, more, len(detail.item.raw_json()))
+    # What the pane shows of the indented JSON, and the sizes of the whole: the 64 KB
+    # shown are written, not the megabytes after them (``indented_json_start``).
+    start = indented_json_start(dict(detail.item.body), lines=LONG_LINES)
+    return RawItem(start.shown, start.more, start.length)
 
 
 def render_detail(

@@ -19,13 +19,14 @@ from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
 from cosmem_tui.ui.views.browse.detail import RawItem, raw_item, render_detail
 from cosmem_tui.ui.views.browse.status import RETRY, Status
+from cosmem_tui.ui.widgets.long_static import LongStatic
 
 
 class DetailPane(VerticalScroll):
     """One turn: transcript, TTL, problems and the raw item (one point read)."""
 
     def __init__(self) -> None:
-        super().__init__(Static(id="detail-body"), id="detail", can_focus=True)
+        super().__init__(LongStatic(id="detail-body"), id="detail", can_focus=True)
         self.session: Session | None = None
         self.key: TurnKey | None = None
         self.detail: TurnDetail | None = None

@@ -8,16 +8,17 @@ cell may reach the terminal without ``core.text`` escaping, whichever field it s
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_gaps import Gap, find_gaps
 from cosmem_tui.core.turn_window import TurnWindow
 from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlClass, TtlState, Turn
+from cosmem_tui.model.key_usage import KeyUsageTable
 from cosmem_tui.model.keys import value_text
-from cosmem_tui.model.telemetry import HotKeysReport
+from cosmem_tui.model.telemetry import HotKeysReport, KeyUsage
 from cosmem_tui.model.times import in_calendar, seconds_between, utc_text
 from cosmem_tui.ui.widgets.cells import SOON, safe_cells
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
@@ -56,12 +57,13 @@ TENANT_COLUMNS = (
 
 @dataclass(frozen=True)
 class TenantLoad:
-    """Each tenant's share of the container's RU in a window (from the hot-keys report)."""
+    """Each tenant's share of the container's RU in a window: the hot-keys report's own
+    rows (100,000 keys a report, not copied into a dict of 100,000); a list asks for the
+    keys it lists (``among``)."""
 
     window: str  # "15m"
-    shares: Mapping[Key, float] = field(default_factory=dict)
-    complete: bool = True  # every tenant that spent RU is in ``shares`` (none was cut)
-    order: tuple[Key, ...] = ()  # by RU, most first
+    rows: Sequence[KeyUsage] = ()  # by RU, most first
+    complete: bool = True  # every tenant that spent RU is in ``rows`` (none was cut)
 
     @classmethod
     def of(cls, report: HotKeysReport) -> TenantLoad | None:
@@ -72,15 +74,29 @@ class TenantLoad:
             return None
         cut = report.keys_total is not None and report.keys_total > len(rows)
         failed = [p for p in report.problems if p.about.strip().startswith("logs: key_usage")]
-        return cls(
-            report.window.label,
-            {row.key: row.share for row in rows},
-            complete=not cut and not failed,
-            order=tuple(row.key for row in rows),
-        )
+        return cls(report.window.label, rows, complete=not cut and not failed)
 
-    def cell(self, key: Key) -> Cell:
-        share = self.shares.get(key)
+    def among(self, keys: Iterable[Key]) -> tuple[dict[Key, float], Key | None]:
+        """The shares of ``keys`` (those the report has), and the one of them that spent
+        the most RU (None: none did): one pass over the report."""
+        listed = set(keys)
+        shares: dict[Key, float] = {}
+        rows = self.rows
+        if listed:  # a report's table by its keys' column (no row made for the others)
+            by_key = rows.keys if isinstance(rows, KeyUsageTable) else [r.key for r in rows]
+            for i, key in enumerate(by_key):
+                if key in listed:
+                    shares[key] = rows[i].share
+                    if len(shares) == len(listed):
+                        break
+        return shares, next(iter(shares), None)
+
+    def share(self, key: Key) -> float | None:
+        """One key's share (a pass over the report: ``among`` for a list's keys)."""
+        return self.among((key,))[0].get(key)
+
+    def cell(self, share: float | None) -> Cell:
+        """A share as the RU% column shows it (``among`` gives them)."""
         if share is None:
             # Absent from a complete report: no RU in the window; from a cut or partial
             # one: not known (never shown as 0).
@@ -159,13 +175,14 @@ class KeyRows:
         self.directory = directory
         self.clock = clock
         self.tenants = tenants
-        self.load = load if tenants else None
         self.hot: Key | None = None
         self.counted = 0
-        self.counts_changed()
+        self.set_load(load)
 
     def set_load(self, load: TenantLoad | None) -> None:
         self.load = load if self.tenants else None
+        # The listed keys' shares and the one that spent the most, once per load.
+        self.shares, self.hot_load = self.load.among(self.keys) if self.load else ({}, None)
         self.counts_changed()
 
     def __len__(self) -> int:
@@ -182,8 +199,7 @@ class KeyRows:
                     best, most = key, state.counts.items
         self.counted = counted
         if self.load is not None:
-            listed = set(self.keys)
-            self.hot = next((key for key in self.load.order if key in listed), None)
+            self.hot = self.hot_load
         else:
             self.hot = best if counted > 1 else None
 
@@ -198,7 +214,7 @@ class KeyRows:
         state = self.directory.count_state(key)
         hot = key == self.hot
         name: Cell = (("▲ " if hot else "") + one_line(key.text, exact=True), "bad" if hot else "")
-        lead = [name] if self.load is None else [name, self.load.cell(key)]
+        lead = [name] if self.load is None else [name, self.load.cell(self.shares.get(key))]
         if state is None or (state.counts is None and state.error is None):
             return safe_cells([*lead, PENDING, PENDING, PENDING, PENDING])
         cost: Cell = (f"{state.request_units:,.1f}", "dim")

@@ -2,8 +2,9 @@
 
 A report can hold 100,000 keys. Nothing here walks them all on a refresh: a row's
 cells are formatted when the list draws it, the sort is one ``sorted`` over indices,
-and the texts ``/`` filters on are made once, on the first filter. Key names and
-partition ids come from the logs: every cell leaves through ``safe_cells``.
+and the texts ``/`` filters on are asked once a row by the list, which keeps them.
+Key names and partition ids come from the logs: every cell leaves through
+``safe_cells``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from cosmem_tui.core.hot_keys import BUSY, LOGGED_429, SATURATED
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key, ThreadRef
+from cosmem_tui.model.key_usage import KeyUsageTable
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
 from cosmem_tui.schemas import Schema
 from cosmem_tui.ui.widgets.cells import safe_cells
@@ -122,9 +124,9 @@ def throttled_cell(count: int | None) -> Cell:
     return f"{count:,}", "bad" if count else "dim"
 
 
-def key_label(usage: KeyUsage, tenant: Key | None) -> str:
+def key_label(usage: KeyUsage | Key, tenant: Key | None) -> str:
     """At the key level under a tenant, the key without the tenant's own value."""
-    key = usage.key
+    key = usage if isinstance(usage, Key) else usage.key
     if tenant is not None and key.composite and key.values[0] == tenant.value:
         rest = key.values[1:]
         return Key(rest).text
@@ -145,7 +147,6 @@ class HotRows:
             self.order: list[int] | range = range(len(rows))  # reports come sorted by RU
         else:
             self.order = sorted(range(len(rows)), key=lambda i: sort.key(rows[i]))  # type: ignore[arg-type,return-value]
-        self._search: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -153,8 +154,13 @@ class HotRows:
     def usage(self, index: int) -> KeyUsage:
         return self.rows[self.order[index]]
 
+    def key(self, index: int) -> Key:
+        """Row ``index``'s key, read from a report's table without making its row."""
+        rows, at = self.rows, self.order[index]
+        return rows.keys[at] if isinstance(rows, KeyUsageTable) else rows[at].key
+
     def label(self, index: int) -> str:
-        return key_label(self.usage(index), self.tenant)
+        return key_label(self.key(index), self.tenant)
 
     def row(self, index: int) -> list[Cell]:
         u = self.usage(index)
@@ -175,16 +181,25 @@ class HotRows:
         )
 
     def search_text(self, index: int) -> str:
-        if self._search is None:  # once per report, on the first filter
-            self._search = [key_label(self.rows[i], self.tenant) for i in self.order]
-        return self._search[index]
+        return self.label(index)  # the list keeps what it asked (the key's own text)
+
+    def search_texts(self) -> list[str]:
+        """Every row's ``search_text``, in one pass over the keys (the first ``/``)."""
+        rows, tenant = self.rows, self.tenant
+        keys = rows.keys if isinstance(rows, KeyUsageTable) else [r.key for r in rows]
+        if self.sort is not SORTS[0]:
+            keys = [keys[i] for i in self.order]
+        if tenant is None:
+            return [key.text for key in keys]
+        return [key_label(key, tenant) for key in keys]
 
     def index_of(self, key: Key) -> int | None:
         """Where ``key`` is shown (one key a refresh, the selected one): a scan, not a
         dict of every key (10 MB at 100,000 keys, kept for one lookup)."""
         rows = self.rows
+        keys = rows.keys if isinstance(rows, KeyUsageTable) else [r.key for r in rows]
         for position, i in enumerate(self.order):
-            if rows[i].key == key:
+            if keys[i] == key:
                 return position
         return None
 
