@@ -34,7 +34,8 @@ NOT_AT_START = (
 PACKAGES_NOT_AT_START = ("azure", "aiohttp", "pydantic", "pydantic_settings", "msal")
 
 
-def first_frame(tmp_path: Path) -> dict[str, list[str]]:
+def run_to_first_frame(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """The real entrance in a fresh interpreter, quitting at its first frame."""
     env = {
         **os.environ,
         "XDG_DATA_HOME": str(tmp_path),
@@ -44,7 +45,7 @@ def first_frame(tmp_path: Path) -> dict[str, list[str]]:
     }
     for name in [k for k in env if k.startswith(("COSMOS_", "COSMEM_")) and k != "COSMEM_CONFIG"]:
         del env[name]
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "tests.perf.first_frame"],
         capture_output=True,
         text=True,
@@ -53,6 +54,10 @@ def first_frame(tmp_path: Path) -> dict[str, list[str]]:
         cwd=Path(__file__).parents[2],
         check=True,
     )
+
+
+def first_frame(tmp_path: Path) -> dict[str, list[str]]:
+    result = run_to_first_frame(tmp_path)
     seen: dict[str, list[str]] = json.loads(result.stdout.splitlines()[0])
     return seen
 
@@ -80,3 +85,10 @@ def test_the_first_frame_loads_the_listed_modules_and_no_view_off_screen(tmp_pat
         f"modules joining the first frame: {joined}; no longer loaded: {left} "
         "(rewrite the list with: python -m tests.perf.first_frame --write)"
     )
+
+
+def test_quitting_at_the_first_frame_is_quiet(tmp_path: Path):
+    """Quitting before browse mounts its hidden columns (ctrl+c at once) prints no traceback:
+    the deferred mount does nothing once the app is closing."""
+    result = run_to_first_frame(tmp_path)
+    assert "Traceback" not in result.stderr and "Error" not in result.stderr, result.stderr
