@@ -28,6 +28,24 @@ NOT_AT_START = (
     "cosmem_tui.core.doctor_checks",
     "cosmem_tui.core.erase",
     "cosmem_tui.core.importer",
+    # What only an open session needs: it opens on Ready, after the first frame.
+    "cosmem_tui.compose",
+    "cosmem_tui.sources.local",
+    "cosmem_tui.core.ledger_file",
+    # The writes, the doctor, the dialogs: loaded when first used.
+    "cosmem_tui.core.writes",
+    "cosmem_tui.core.write_log",
+    "cosmem_tui.core.audit",
+    "cosmem_tui.model.writes",
+    "cosmem_tui.model.doctor",
+    "cosmem_tui.ui.write_flow",
+    "cosmem_tui.ui.confirm_write",
+    "cosmem_tui.ui.help",
+    "cosmem_tui.ui.failure",
+    "cosmem_tui.ui.confirm",
+    "cosmem_tui.core.lifecycle",
+    "cosmem_tui.core.hot_keys",
+    "cosmem_tui.core.throughput",
 )
 # Packages the first frame never needs: the Azure SDKs and their HTTP stack, settings
 # validation (only with a config file), the KQL and SQL texts' renderers.
