@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.text import one_line
@@ -17,10 +18,12 @@ from cosmem_tui.core.turn_gaps import Gap, find_gaps
 from cosmem_tui.core.turn_window import TurnWindow
 from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlClass, TtlState, Turn
 from cosmem_tui.model.keys import value_text
-from cosmem_tui.model.telemetry import HotKeysReport
 from cosmem_tui.model.times import in_calendar, seconds_between, utc_text
 from cosmem_tui.ui.widgets.cells import SOON, safe_cells
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
+
+if TYPE_CHECKING:  # the telemetry model loads when the tenants' load is first asked
+    from cosmem_tui.model.telemetry import HotKeysReport
 
 
 def age(epoch: float | None, now: float) -> str:
