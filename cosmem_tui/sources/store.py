@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from cosmem_tui.model.lifecycle import ScopeLevel
+from cosmem_tui.model.lifecycle import ScopeLevel, TtlSelection
 
 if TYPE_CHECKING:  # the contract's types: naming the contract loads none of them
     from cosmem_tui.model import (
@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # the contract's types: naming the contract loads none of the
         Thread,
         ThreadRef,
     )
-    from cosmem_tui.model.lifecycle import TtlItems, TtlScope, TtlSelection, TtlSummary
+    from cosmem_tui.model.lifecycle import TtlItems, TtlScope, TtlSummary
     from cosmem_tui.schemas import Schema
     from cosmem_tui.sources.request_ledger import RequestLedger
 

@@ -51,6 +51,10 @@ NOT_AT_START = (
     "cosmem_tui.model.telemetry",
     "cosmem_tui.model.advice",
     "cosmem_tui.ui.telemetry.reports",
+    # Export and copy (e, y): on their first use.
+    "cosmem_tui.core.table_export",
+    "cosmem_tui.ui.table_export",
+    "cosmem_tui.ui.views.browse.export",
 )
 # Packages the first frame never needs: the Azure SDKs and their HTTP stack, settings
 # validation (only with a config file), the KQL and SQL texts' renderers.
