@@ -14,9 +14,8 @@ from cosmem_tui.core.exit_status import EXIT_ERROR, EXIT_OK, EXIT_PARTIAL
 from cosmem_tui.core.output import Output
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import visible
-from cosmem_tui.model import Severity
 from cosmem_tui.model.lifecycle import ScopeLevel
-from cosmem_tui.model.telemetry import Window
+from cosmem_tui.model.telemetry_choices import Window
 from cosmem_tui.sources.errors import StoreError
 
 
@@ -36,6 +35,8 @@ async def run_advise(session: Session, args: argparse.Namespace, out: TextIO) ->
     with Output(args.format, fields, table, out) as output:
         for finding in report.findings:
             output.write(records.advice_record(finding))
+    from cosmem_tui.model.advice import Severity  # with the advisor it counts for
+
     counts = {s: len(report.by_severity(s)) for s in Severity}
     unit = "RU sim" if session.ledger.totals().simulated else "RU"
     print(

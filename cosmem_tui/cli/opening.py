@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from cosmem_tui.cli import terminal
 from cosmem_tui.cli.command import CliError, SessionCommand
-from cosmem_tui.compose import open_session
 from cosmem_tui.config.invocation import Invocation, monitor_settings, session_options
 from cosmem_tui.core.exit_status import EXIT_ERROR, EXIT_OK, EXIT_OVER_BUDGET
 from cosmem_tui.core.session import Session, SessionOptions
@@ -34,6 +33,8 @@ async def store_session(invocation: Invocation) -> Session:
     options = session_options(invocation)
     _say_demo_build(options)
     # Sign-in prompts (device code) and the like go to stderr, never into the output.
+    from cosmem_tui.compose import open_session  # the stores load when a session opens
+
     session = await open_session(options, notice=terminal.notice)
     if terminal.on_a_terminal():
         session.ledger.set_confirmer(_ask_budget)

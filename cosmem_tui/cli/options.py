@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cosmem_tui.config.invocation import Flags
-from cosmem_tui.model.telemetry import Window
+from cosmem_tui.model.telemetry_choices import Window
 from cosmem_tui.sources.monitor.settings import FLAGS as MONITOR_FLAGS  # plain data, no SDK
 
 AddOptions = Callable[[argparse.ArgumentParser], None]

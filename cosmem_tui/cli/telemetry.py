@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from cosmem_tui.cli import opening, options
 from cosmem_tui.cli.command import CliError, SessionCommand
@@ -20,12 +20,10 @@ from cosmem_tui.core.output import Output
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import visible
 from cosmem_tui.model import Key
-from cosmem_tui.model.telemetry import (
-    DEFAULT_KEYS_TOP,
-    KeyLevel,
-    TelemetryAbout,
-    TelemetryProblem,
-)
+from cosmem_tui.model.telemetry_choices import DEFAULT_KEYS_TOP, KeyLevel
+
+if TYPE_CHECKING:  # the telemetry model loads with the session's telemetry
+    from cosmem_tui.model.telemetry import TelemetryAbout, TelemetryProblem
 
 NO_TELEMETRY = (
     "no telemetry for this session: name the account with --resource-id (or "

@@ -12,7 +12,6 @@ from pathlib import Path
 from cosmem_tui.cli import options
 from cosmem_tui.cli.command import CliError, PlainCommand
 from cosmem_tui.cli.opening import check_workspace_path
-from cosmem_tui.compose import build_demo
 from cosmem_tui.config.invocation import Invocation
 from cosmem_tui.core.exit_status import EXIT_ERROR, EXIT_OK
 from cosmem_tui.core.session import SessionOptions
@@ -29,6 +28,8 @@ def run_demo(args: argparse.Namespace, invocation: Invocation | None) -> int:
         print(f"demo workspace: {path} (use --reset to rebuild it)")
         return EXIT_OK
     started = time.perf_counter()
+    from cosmem_tui.compose import build_demo  # loaded by the command that uses it
+
     manifest = build_demo(path, SystemClock())
     elapsed = time.perf_counter() - started
     print(

@@ -6,15 +6,19 @@ never rename or remove one.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cosmem_tui.model import MISSING, Finding, JsonValue, Key, KeyCounts, Thread, Turn
-from cosmem_tui.model.doctor import CapabilityRow, CheckResult
+from cosmem_tui.model import MISSING, JsonValue, Key, KeyCounts, Thread, Turn
 from cosmem_tui.model.keys import value_text
 from cosmem_tui.model.lifecycle import FORECAST_HORIZONS, TtlSummary, horizon_label
-from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
+from cosmem_tui.model.telemetry_choices import KeyLevel
 from cosmem_tui.model.times import in_calendar, iso_utc, out_of_range
 from cosmem_tui.model.ttl import ItemTtl, format_duration
+
+if TYPE_CHECKING:  # annotations only: these models load with the commands that use them
+    from cosmem_tui.model import Finding
+    from cosmem_tui.model.doctor import CapabilityRow, CheckResult
+    from cosmem_tui.model.telemetry import KeyUsage
 
 TENANT_FIELDS = ("tenant", "threads", "items", "last_activity")
 # Every list's FIELDS are its record's keys, in order: CSV has the same columns as JSON.

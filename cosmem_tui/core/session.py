@@ -14,15 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
-from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.core.errors import LookupFailed
-from cosmem_tui.model import Clock
-from cosmem_tui.schemas import Schema
-from cosmem_tui.sources.request_ledger import RequestLedger
-from cosmem_tui.sources.store import MemoryStore
 
 if TYPE_CHECKING:  # the services' modules load when a session builds them
     from cosmem_tui.core.advisor import AdvisorService
+    from cosmem_tui.core.browse import BrowseService
     from cosmem_tui.core.demo.manifest import DemoManifest
     from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.hot_keys import HotKeysService
@@ -30,7 +26,11 @@ if TYPE_CHECKING:  # the services' modules load when a session builds them
     from cosmem_tui.core.telemetry_reader import TelemetryReader
     from cosmem_tui.core.throughput import ThroughputService
     from cosmem_tui.core.writes import WriteService
+    from cosmem_tui.model import Clock
+    from cosmem_tui.schemas import Schema
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
+    from cosmem_tui.sources.request_ledger import RequestLedger
+    from cosmem_tui.sources.store import MemoryStore
     from cosmem_tui.sources.telemetry import TelemetrySettings
 
 Closer = Callable[[], Awaitable[None]]

@@ -22,36 +22,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum, StrEnum
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 from cosmem_tui.model.keys import Key
 
+# Apart, re-exported here: the command line's options and the tenant list load them alone.
+from cosmem_tui.model.telemetry_choices import DEFAULT_KEYS_TOP as DEFAULT_KEYS_TOP
+from cosmem_tui.model.telemetry_choices import KeyLevel as KeyLevel
+from cosmem_tui.model.telemetry_choices import Window as Window
+
 # -- windows ------------------------------------------------------------------------------
-
-
-class Window(Enum):
-    """How far back a dashboard looks. Metrics are per minute (PT1M) in every window."""
-
-    M15 = ("15m", 15 * 60)
-    H1 = ("1h", 60 * 60)
-    H24 = ("24h", 24 * 60 * 60)
-
-    def __init__(self, label: str, seconds: int) -> None:
-        self.label = label
-        self.seconds = seconds
-
-    @property
-    def grain_s(self) -> int:
-        return 60
-
-    @classmethod
-    def parse(cls, text: str) -> Window:
-        for window in cls:
-            if window.label == text.strip().lower():
-                return window
-        choices = ", ".join(w.label for w in cls)
-        raise ValueError(f"unknown window {text!r}: choose one of {choices}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,14 +142,6 @@ class Series:
 
 
 # -- logs ---------------------------------------------------------------------------------
-
-
-class KeyLevel(StrEnum):
-    """How partition keys are grouped: by tenant (the first level of a hierarchical key)
-    or by the whole key (a thread)."""
-
-    TENANT = "tenant"
-    KEY = "key"
 
 
 class LogName(StrEnum):
@@ -450,9 +423,6 @@ class ThroughputReport:
     region_loads: tuple[RegionLoad, ...] = ()  # every region the metrics name
     offer: Offer = Offer()
     account: AccountFacts = AccountFacts()
-
-
-DEFAULT_KEYS_TOP = 10_000  # keys per hot-keys table: aggregated and cut where the logs live
 
 
 class KeyUsage(NamedTuple):

@@ -40,22 +40,25 @@ Behaviour the contract suite pins down for every backend:
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from cosmem_tui.model import (
-    ContainerProperties,
-    Item,
-    ItemShape,
-    Key,
-    KeyCounts,
-    KeyPage,
-    Page,
-    Thread,
-    ThreadRef,
-)
-from cosmem_tui.model.lifecycle import ScopeLevel, TtlItems, TtlScope, TtlSelection, TtlSummary
-from cosmem_tui.schemas import Schema
-from cosmem_tui.sources.request_ledger import RequestLedger
+from cosmem_tui.model.lifecycle import ScopeLevel, TtlSelection
+
+if TYPE_CHECKING:  # the contract's types: naming the contract loads none of them
+    from cosmem_tui.model import (
+        ContainerProperties,
+        Item,
+        ItemShape,
+        Key,
+        KeyCounts,
+        KeyPage,
+        Page,
+        Thread,
+        ThreadRef,
+    )
+    from cosmem_tui.model.lifecycle import TtlItems, TtlScope, TtlSummary
+    from cosmem_tui.schemas import Schema
+    from cosmem_tui.sources.request_ledger import RequestLedger
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 1000

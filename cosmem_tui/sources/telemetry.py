@@ -27,20 +27,20 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from cosmem_tui.model import Clock
-from cosmem_tui.model.telemetry import (
-    AccountFacts,
-    LogAnswer,
-    LogQuery,
-    MetricAnswer,
-    MetricQuery,
-    TelemetryAbout,
-)
 from cosmem_tui.sources.errors import StoreError
-from cosmem_tui.sources.request_ledger import RequestLedger
 
-if TYPE_CHECKING:  # the doctor's modules load when a doctor is built
+if TYPE_CHECKING:  # annotations: the telemetry model and the doctor's modules load with them
+    from cosmem_tui.model import Clock
+    from cosmem_tui.model.telemetry import (
+        AccountFacts,
+        LogAnswer,
+        LogQuery,
+        MetricAnswer,
+        MetricQuery,
+        TelemetryAbout,
+    )
     from cosmem_tui.sources.inspection import AccountInspector
+    from cosmem_tui.sources.request_ledger import RequestLedger
 
 
 @runtime_checkable

@@ -29,14 +29,11 @@ from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.timer import Timer
 
-from cosmem_tui.compose import build_demo, open_session
 from cosmem_tui.config.files import ConfigError
 from cosmem_tui.config.invocation import Invocation, session_options
 from cosmem_tui.config.profiles import ConfigProfiles, ProfileChoice
-from cosmem_tui.core.ledger_file import LedgerFile
 from cosmem_tui.core.session import Session, SessionOptions
 from cosmem_tui.core.text import one_line, visible
-from cosmem_tui.core.write_log import Interrupt
 from cosmem_tui.model import (
     BudgetQuestion,
     Clock,
@@ -47,7 +44,6 @@ from cosmem_tui.model import (
     ThreadRef,
     Throttling,
 )
-from cosmem_tui.model.lifecycle import TtlScope
 from cosmem_tui.ui.actions import UiAction
 from cosmem_tui.ui.commands import (
     Quit,
@@ -56,9 +52,6 @@ from cosmem_tui.ui.commands import (
     SwitchProfile,
     SwitchView,
 )
-from cosmem_tui.ui.confirm import ConfirmBudget
-from cosmem_tui.ui.failure import SessionFailedScreen
-from cosmem_tui.ui.help import HelpScreen
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.palette import ActionProvider
 from cosmem_tui.ui.profiles import ProfileProvider, Profiles, honour_no_color
@@ -71,7 +64,10 @@ from cosmem_tui.ui.views import VIEWS, view
 from cosmem_tui.ui.widgets.header import Chrome, throttle_mark
 from cosmem_tui.ui.workers import run_async
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # loaded where they are used: the session's modules once it opens
+    from cosmem_tui.core.ledger_file import LedgerFile
+    from cosmem_tui.core.write_log import Interrupt
+    from cosmem_tui.model.lifecycle import TtlScope
     from cosmem_tui.ui.views.browse.screen import BrowseScreen
 
 T = TypeVar("T")
@@ -244,6 +240,10 @@ class CosmemApp(App[None]):
         A Cosmos session opens on this event loop: its client and credential serve
         the whole session, detection included.
         """
+        # Opening runs after the first frame (on Ready): the stores, the schemas and the
+        # demo generator load here, not before the console is on the screen.
+        from cosmem_tui.compose import build_demo, open_session
+
         try:
             if self._session_factory is not None:
                 session = await self._session_factory()
@@ -329,6 +329,8 @@ class CosmemApp(App[None]):
         """Before the views start their requests; what went wrong, else None."""
         if self.ledger_path is None or self.ledger_file is not None:
             return None
+        from cosmem_tui.core.ledger_file import LedgerFile  # only for a run that keeps one
+
         try:
             self.ledger_file = LedgerFile(self.ledger_path)
         except OSError as exc:
@@ -361,6 +363,8 @@ class CosmemApp(App[None]):
             if again:
                 self.chrome = replace(self.chrome, source="opening again…")
                 run_async(self, self._open, group="session", exit_on_error=False)
+
+        from cosmem_tui.ui.failure import SessionFailedScreen
 
         self.push_screen(SessionFailedScreen(message.error, self._where()), retry)
 
@@ -425,6 +429,8 @@ class CosmemApp(App[None]):
                 if not answer.done():
                     answer.set_result(bool(result))
 
+            from cosmem_tui.ui.confirm import ConfirmBudget
+
             self.push_screen(ConfirmBudget(question), done)
             return await answer
 
@@ -447,6 +453,8 @@ class CosmemApp(App[None]):
             screen.open_command_bar()
 
     def action_help(self) -> None:
+        from cosmem_tui.ui.help import HelpScreen  # loaded when first asked for
+
         screen = self.screen
         if isinstance(screen, HelpScreen):
             screen.dismiss()  # ? again closes it
@@ -503,6 +511,8 @@ class CosmemApp(App[None]):
     def browse_selection(self) -> TtlScope:
         screen = self.screens_by_view.get("browse")
         if screen is None or not screen.is_mounted:
+            from cosmem_tui.model.lifecycle import TtlScope
+
             return TtlScope.container()
         return self._browse_screen().lifecycle_scope()
 

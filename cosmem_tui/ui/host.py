@@ -9,12 +9,13 @@ the reverse) and views apart: no view imports another (an import-linter contract
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from cosmem_tui.core.write_log import Interrupt
-from cosmem_tui.model import Key, ThreadRef
-from cosmem_tui.model.lifecycle import TtlScope
-from cosmem_tui.ui.actions import Registry, UiAction
+if TYPE_CHECKING:  # annotations only: the writes and the lifecycle load when first used
+    from cosmem_tui.core.write_log import Interrupt
+    from cosmem_tui.model import Key, ThreadRef
+    from cosmem_tui.model.lifecycle import TtlScope
+    from cosmem_tui.ui.actions import Registry, UiAction
 
 
 class Host(Protocol):

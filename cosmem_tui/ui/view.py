@@ -10,22 +10,24 @@ them against the same registry.
 
 from __future__ import annotations
 
-from typing import ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import events
 from textual.app import ComposeResult
 from textual.screen import Screen
 
 from cosmem_tui.core.session import Session
-from cosmem_tui.core.table_export import ExportTable
 from cosmem_tui.core.text import one_line
 from cosmem_tui.ui.commands import Mistake
 from cosmem_tui.ui.host import Host
-from cosmem_tui.ui.table_export import ShownTable, copy_json, export_shown
 from cosmem_tui.ui.widgets.command_bar import CommandBar
 from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.hint_line import FittedLine, HintLine
 from cosmem_tui.ui.widgets.row_list import RowList
+
+if TYPE_CHECKING:  # export and copy load on their first use (e, y)
+    from cosmem_tui.core.table_export import ExportTable
+    from cosmem_tui.ui.table_export import ShownTable
 
 VIEW_CSS = """
 #status { height: 1; padding: 0 1; color: $text-muted; }
@@ -263,6 +265,8 @@ class ViewScreen(Screen[None]):
 
     def export_table(self) -> tuple[ExportTable, str] | None:
         """What ``e`` writes: the table, and a note when it is not whole."""
+        from cosmem_tui.core.table_export import ExportTable
+
         shown = self.shown_table()
         if shown is None:
             return None
@@ -274,6 +278,8 @@ class ViewScreen(Screen[None]):
             self.set_status("nothing to export here: no table in this view", error=True)
             return
         table, partial = found
+        from cosmem_tui.ui.table_export import export_shown
+
         export_shown(self, table, partial, self.session.clock.now())
 
     def action_copy_row(self) -> None:
@@ -285,6 +291,8 @@ class ViewScreen(Screen[None]):
         if record is None:
             self.set_status(f"nothing to copy: {NO_FIELDS}", error=True)
             return
+        from cosmem_tui.ui.table_export import copy_json
+
         copy_json(self, f"the {shown.name} row", record)
 
     def action_row_detail(self) -> None:

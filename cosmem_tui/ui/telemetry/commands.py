@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cosmem_tui.core.text import one_line
-from cosmem_tui.model.telemetry import Window
+from cosmem_tui.model.telemetry_choices import Window
 from cosmem_tui.ui.commands import Mistake, ParsedCommand, Typed
 
 

@@ -45,8 +45,9 @@ class BrowseLevels(ViewScreen):
 
     def _mount_hidden_parts(self) -> None:
         """Mount what the first screen does not show, after it is painted (faster start)."""
-        if self.query("#threads"):
-            return
+        columns = self.query_one("#columns")
+        if self.query("#threads") or self._closing or not columns.is_attached:
+            return  # mounted already, or the app is closing: it would mount into nothing
         threads, turns, detail = ThreadColumn(), TurnColumn(), DetailPane()
         for widget, title in ((threads, "threads"), (turns, "turns"), (detail, "turn")):
             widget.display = False

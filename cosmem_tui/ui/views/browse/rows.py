@@ -10,18 +10,20 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cosmem_tui.core.directory import KeyDirectory
 from cosmem_tui.core.text import one_line
 from cosmem_tui.core.turn_gaps import Gap, find_gaps
 from cosmem_tui.core.turn_window import TurnWindow
 from cosmem_tui.model import MISSING, Clock, Key, Thread, TtlClass, TtlState, Turn
-from cosmem_tui.model.key_usage import KeyUsageTable
 from cosmem_tui.model.keys import value_text
-from cosmem_tui.model.telemetry import HotKeysReport, KeyUsage
 from cosmem_tui.model.times import in_calendar, seconds_between, utc_text
 from cosmem_tui.ui.widgets.cells import SOON, safe_cells
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
+
+if TYPE_CHECKING:  # the telemetry model loads when the tenants' load is first asked
+    from cosmem_tui.model.telemetry import HotKeysReport, KeyUsage
 
 
 def age(epoch: float | None, now: float) -> str:
@@ -83,6 +85,8 @@ class TenantLoad:
         shares: dict[Key, float] = {}
         rows = self.rows
         if listed:  # a report's table by its keys' column (no row made for the others)
+            from cosmem_tui.model.key_usage import KeyUsageTable  # with the telemetry model
+
             by_key = rows.keys if isinstance(rows, KeyUsageTable) else [r.key for r in rows]
             for i, key in enumerate(by_key):
                 if key in listed:

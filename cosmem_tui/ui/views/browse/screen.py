@@ -12,7 +12,7 @@ SSH link) never races a focus change; while the command bar is open they step as
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -27,7 +27,6 @@ from cosmem_tui.ui.commands import Mistake
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.shared_actions import view_bindings
-from cosmem_tui.ui.table_export import ShownTable, copy_json
 from cosmem_tui.ui.view import VIEW_CSS
 from cosmem_tui.ui.views.browse.commands import (
     EraseThread,
@@ -39,7 +38,6 @@ from cosmem_tui.ui.views.browse.commands import (
     SetTtl,
     ShowTenants,
 )
-from cosmem_tui.ui.views.browse.export import copy_item, key_table, thread_table, turn_table
 from cosmem_tui.ui.views.browse.levels import Level
 from cosmem_tui.ui.views.browse.named import BrowseByName
 from cosmem_tui.ui.views.browse.spec import SPEC
@@ -50,6 +48,9 @@ from cosmem_tui.ui.views.browse.threads import ThreadsFailed, ThreadsLoaded
 from cosmem_tui.ui.views.browse.turns import TurnColumn, TurnsChanged, TurnsFailed
 from cosmem_tui.ui.views.browse.writes import BrowseWrites
 from cosmem_tui.ui.widgets.row_list import RowList
+
+if TYPE_CHECKING:  # export and copy load on their first use (e, y, v)
+    from cosmem_tui.ui.table_export import ShownTable
 
 EXPIRING_STEPS = FORECAST_HORIZONS[:3]  # x: 1 h, 24 h, 7 d
 COUNTDOWN_REFRESH_S = 30.0  # "expires in" columns move on without a request
@@ -288,6 +289,8 @@ class BrowseScreen(BrowseWrites, BrowseByName):
         detail, whose turn is one of them)."""
         if self.session is None:
             return None
+        from cosmem_tui.ui.views.browse.export import key_table, thread_table, turn_table
+
         if self.level is Level.TENANTS:
             return key_table(self.top)
         if self.level is Level.THREADS:
@@ -303,6 +306,8 @@ class BrowseScreen(BrowseWrites, BrowseByName):
             pane = self.detail_pane
             detail = pane.detail
             if detail is not None and pane.key is not None and detail.turn.key == pane.key:
+                from cosmem_tui.ui.table_export import copy_json
+
                 copy_json(self, f"item {detail.turn.item_id}", dict(detail.item.body))
                 return
             key = pane.key
@@ -312,6 +317,8 @@ class BrowseScreen(BrowseWrites, BrowseByName):
         if key is None or ref is None:
             self.set_status("nothing to copy: no turn selected", error=True)
             return
+        from cosmem_tui.ui.views.browse.export import copy_item
+
         copy_item(self, self.copy_loader, self.session, ref, key)
 
     def hint_applies(self, action_id: str) -> bool:

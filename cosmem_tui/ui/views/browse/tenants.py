@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from textual import on
 
@@ -10,11 +11,10 @@ from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.core.directory import Listing
 from cosmem_tui.core.session import Session
 from cosmem_tui.model import Key, Meter
-from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, Window
+from cosmem_tui.model.telemetry_choices import KeyLevel, Window
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
-from cosmem_tui.ui.telemetry.reports import hot_keys_of, problem_text
 from cosmem_tui.ui.views.browse.rows import (
     TOP_THREAD_COLUMNS,
     KeyRows,
@@ -24,6 +24,9 @@ from cosmem_tui.ui.views.browse.rows import (
 from cosmem_tui.ui.views.browse.status import RETRY, Status, failed_text
 from cosmem_tui.ui.widgets.row_list import RowList
 from cosmem_tui.ui.workers import run_async
+
+if TYPE_CHECKING:  # the telemetry model and services load once the session has opened
+    from cosmem_tui.model.telemetry import HotKeysReport
 
 LOAD_WINDOW = Window.M15  # the tenant list's RU% and ▲: load over the last 15 minutes
 LOAD_STALE_S = 60.0  # shown again after this long, the list asks for fresher load
@@ -88,7 +91,11 @@ class KeyColumn(RowList):
     def has_load(self) -> bool:
         """Telemetry is configured and its first key level is this list's tenants."""
         session = self.session
-        if session is None or hot_keys_of(session) is None:
+        if session is None:
+            return False
+        from cosmem_tui.ui.telemetry.reports import hot_keys_of
+
+        if hot_keys_of(session) is None:
             return False
         schema = session.schema
         return schema.tenant is not None and schema.partition_key[:1] == (schema.tenant.text,)
@@ -98,6 +105,8 @@ class KeyColumn(RowList):
         if not self.has_load:
             return
         assert self.session is not None
+        from cosmem_tui.ui.telemetry.reports import hot_keys_of
+
         session, service = self.session, hot_keys_of(self.session)
         assert service is not None
         now = session.clock.now()
@@ -124,6 +133,8 @@ class KeyColumn(RowList):
             self.rows.set_load(self.tenant_load)
         self.refresh()
         if self.tenant_load is None:
+            from cosmem_tui.ui.telemetry.reports import problem_text
+
             why = "; ".join(problem_text(p) for p in report.problems) or "no keyed requests"
             self.post_message(Status(f"tenant load unknown ({why}) · ▲ marks items"))
 

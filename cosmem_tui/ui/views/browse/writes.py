@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from cosmem_tui.model import ThreadRef
 from cosmem_tui.ui.views.browse.levels import BrowseLevels, Level
-from cosmem_tui.ui.write_flow import run_write
 
 WRITE_ACTIONS = frozenset({"pin", "set_ttl", "erase_thread"})  # only with --allow-writes
 
@@ -64,6 +63,8 @@ class BrowseWrites(BrowseLevels):
             return
         ref, item_id = target
         verb = "pin" if ttl == -1 else "set ttl"
+        from cosmem_tui.ui.write_flow import run_write  # the writes load when first used
+
         run_write(
             self,
             f"browse: {verb}",
@@ -76,6 +77,8 @@ class BrowseWrites(BrowseLevels):
         if ref is None:
             self.set_status("pick a thread to erase", error=True)
             return
+        from cosmem_tui.ui.write_flow import run_write
+
         run_write(
             self,
             "browse: erase thread",
