@@ -56,6 +56,7 @@ FAST_LINE_CHARS = 4 << 20  # longer lines (no item is over 2 MB) go to the stand
 # minus, and in valid JSON its digits follow the start of the line, a ':', ',', '[' or
 # whitespace, or a '-' that does. A line where digits follow one so is read by the
 # standard library (a string may hold such digits too: then only time is lost).
+_DIGITS_19 = b"0" * 19
 _BIG_AFTER_SEPARATOR = b":" + b"0" * 20
 _BIG_AFTER_BRACKET = b"[" + b"0" * 20
 _BIG_NEGATIVE = b"-" + b"0" * 19
@@ -434,10 +435,15 @@ class _Splitter:
             # bits or the nesting deep (_SHAPE; inline: this runs once per item)
             shape = text.encode("utf-8").translate(_SHAPE)  # orjson took it: it encodes
             if (
-                _BIG_AFTER_SEPARATOR in shape
-                or _BIG_AFTER_BRACKET in shape
-                or _BIG_NEGATIVE in shape
-                or shape.startswith(_BIG_AFTER_SEPARATOR[1:])
+                (
+                    _DIGITS_19 in shape  # rare: then where the digits stand
+                    and (
+                        _BIG_AFTER_SEPARATOR in shape
+                        or _BIG_AFTER_BRACKET in shape
+                        or _BIG_NEGATIVE in shape
+                        or shape.startswith(_BIG_AFTER_SEPARATOR[1:])
+                    )
+                )
                 or (len(text) >= 2 * _SAFE_DEPTH and shape.count(b"[") >= _SAFE_DEPTH)
             ):
                 break

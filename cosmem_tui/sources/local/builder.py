@@ -27,7 +27,7 @@ from cosmem_tui.sources.local.keys import item_expiry, schema_signature
 from cosmem_tui.sources.local.workspace_file import FORMAT_VERSION, WorkspaceFile
 from cosmem_tui.sources.query_texts import load_query
 
-BUILD_CACHE_KIB = 32 << 10  # the page cache while building: a constant, whatever the size
+BUILD_CACHE_KIB = 8 << 10  # the page cache while building: a constant, whatever the size
 
 
 @contextmanager
