@@ -219,9 +219,9 @@ class Record(NamedTuple):
 _new_record = tuple.__new__  # Record(...) for the fast path: no Python-level __new__
 
 
-def where(place: tuple[Path, int, int, bool]) -> str:
+def where(place: tuple[Path | str, int, int, bool]) -> str:
     """``FILE:LINE``, or ``FILE:LINE: item N`` inside a JSON array, of a record's place
-    (``record[:4]``: a plain tuple that does not hold on to the value)."""
+    (file, line, number, in_array: a plain tuple that does not hold on to the value)."""
     file, line, number, in_array = place
     return f"{file}:{line}: item {number}" if in_array else f"{file}:{line}"
 

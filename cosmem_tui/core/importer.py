@@ -49,7 +49,7 @@ from cosmem_tui.sources.local.file_errors import os_write_error
 SAMPLE_ITEMS = 200
 BATCH = 2000
 DEFAULT_DATABASE = "import"
-Place: TypeAlias = tuple[Path, int, int, bool]  # record[:4]: file, line, number, in_array
+Place: TypeAlias = tuple[str, int, int, bool]  # file, line, number, in_array (see where())
 
 
 class _Guess:
@@ -273,31 +273,36 @@ def _load(
     on_problem: Callable[[ImportProblem], None],
 ) -> None:
     row_of = workspace.columns(schema, now).row  # the schema's paths worked out once
-    # Pending rows by key, each with where its item was read: the place alone (record[:4],
-    # file, line, number and in_array), so the decoded item is freed at once (a batch of
-    # held items made the garbage collector walk them over and over).
+    # Pending rows by key, each with where its item was read: the place alone (file,
+    # line, number, in_array), so the decoded item is freed at once, and of strings and
+    # numbers only, which the garbage collector stops tracking (a batch of held items
+    # made it walk them over and over).
     batch: dict[tuple[str, str], tuple[Place, Row]] = {}
 
     def reject(place: Place, message: str) -> None:
         counts.rejected += 1
         on_problem(ImportProblem(where(place), message))
 
+    file, file_text = None, ""
     for record in records:
+        if record.file is not file:  # once per file: the place holds text, not a Path
+            file, file_text = record.file, str(record.file)
+        place = (file_text, record.line, record.number, record.in_array)
         if record.error is not None:
-            reject(record[:4], record.error)
+            reject(place, record.error)
             continue
         try:
             row = row_of(record.value, record.text)  # refuses what is not an object
         except ItemRejected as exc:
-            reject(record[:4], str(exc))
+            reject(place, str(exc))
             continue
         key = (row[0], row[1])
         if key in batch:
-            reject(record[:4], _duplicate(key, batch[key][0]))
+            reject(place, _duplicate(key, batch[key][0]))
             continue
         if not counts.carried_ttl and "ttl" in record.value:
             counts.carried_ttl = True
-        batch[key] = (record[:4], row)
+        batch[key] = (place, row)
         if len(batch) >= BATCH:
             _flush(workspace, batch, now, counts, reject)
     _flush(workspace, batch, now, counts, reject)
