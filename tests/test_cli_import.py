@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -264,6 +265,51 @@ def test_an_import_past_the_file_size_limit_is_one_line_and_leaves_nothing(tmp_p
     assert done.stderr.startswith("cosmem: the disk refused a write (disk I/O error")
     assert f"nothing was written to {out / 'w'}" in done.stderr
     assert list(out.iterdir()) == []  # the temporary file is gone too
+
+
+KILLED_MID_IMPORT = """
+import os, signal, sys
+from cosmem_tui.cli import main
+from cosmem_tui.core import importer
+from cosmem_tui.sources.local import WorkspaceBuilder
+importer.BATCH = 500
+insert = WorkspaceBuilder.insert_new_rows
+calls = []
+def insert_then_die(self, rows):
+    calls.append(len(rows))
+    if len(calls) == 3:  # two batches written, the load in full swing: no cleanup can run
+        os.kill(os.getpid(), signal.SIGKILL)
+    return insert(self, rows)
+WorkspaceBuilder.insert_new_rows = insert_then_die
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_an_import_killed_mid_load_leaves_no_workspace(tmp_path):
+    """SIGKILL (a crash, the OOM killer) in the middle of the bulk load, which runs with no
+    journal and no syncing: the destination never exists, and the next import works."""
+    source = many_items(tmp_path / "many.jsonl")
+    out = tmp_path / "out"
+    out.mkdir()
+    command = ["import", str(source), "--workspace", str(out / "w.sqlite")]
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_MID_IMPORT, *command],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == -signal.SIGKILL
+    assert not (out / "w.sqlite").exists()
+    assert [p.name.endswith(".tmp") for p in out.iterdir()] == [True]  # nothing could clean up
+    again = subprocess.run(
+        [sys.executable, "-m", "cosmem_tui", *command],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr
+    assert "imported 3,000 items" in again.stdout
 
 
 def test_an_import_onto_a_full_disk_is_one_line_and_leaves_nothing(tmp_path):

@@ -28,20 +28,28 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, TypeAlias
 
-from cosmem_tui.core.import_files import ExportFileError, Record, exported_files, read_records
+from cosmem_tui.core.import_files import (
+    ExportFileError,
+    Record,
+    exported_files,
+    read_records,
+    where,
+)
 from cosmem_tui.core.schema_choice import AUTO, SchemaChoice, choose_for_sample
 from cosmem_tui.model import Clock, ContainerProperties, JsonValue, PartitionKeyDefinition
 from cosmem_tui.schemas import Schema, SchemaError
 from cosmem_tui.schemas.detect import ContainerFacts, describe_key
 from cosmem_tui.sources.errors import WorkspaceError
 from cosmem_tui.sources.local import ItemRejected, Workspace, WorkspaceBuilder
+from cosmem_tui.sources.local.columns import EXPIRES_AT, Row
 from cosmem_tui.sources.local.file_errors import os_write_error
 
 SAMPLE_ITEMS = 200
 BATCH = 2000
 DEFAULT_DATABASE = "import"
+Place: TypeAlias = tuple[str, int, int, bool]  # file, line, number, in_array (see where())
 
 
 class _Guess:
@@ -264,59 +272,66 @@ def _load(
     counts: _Counts,
     on_problem: Callable[[ImportProblem], None],
 ) -> None:
-    batch: dict[tuple[str, str], tuple[Record, dict[str, Any]]] = {}
+    row_of = workspace.columns(schema, now).row  # the schema's paths worked out once
+    # Pending rows by key, each with where its item was read: the place alone (file,
+    # line, number, in_array), so the decoded item is freed at once, and of strings and
+    # numbers only, which the garbage collector stops tracking (a batch of held items
+    # made it walk them over and over).
+    batch: dict[tuple[str, str], tuple[Place, Row]] = {}
 
-    def reject(record: Record, message: str) -> None:
+    def reject(place: Place, message: str) -> None:
         counts.rejected += 1
-        on_problem(ImportProblem(record.where, message))
+        on_problem(ImportProblem(where(place), message))
 
+    file, file_text = None, ""
     for record in records:
+        if record.file is not file:  # once per file: the place holds text, not a Path
+            file, file_text = record.file, str(record.file)
+        place = (file_text, record.line, record.number, record.in_array)
         if record.error is not None:
-            reject(record, record.error)
+            reject(place, record.error)
             continue
         try:
-            row = workspace.row_for(record.value, schema, now, text=record.text)
+            row = row_of(record.value, record.text)  # refuses what is not an object
         except ItemRejected as exc:
-            reject(record, str(exc))
+            reject(place, str(exc))
             continue
-        key = (row["pk"], row["id"])
+        key = (row[0], row[1])
         if key in batch:
-            reject(record, _duplicate(row, batch[key][0]))
+            reject(place, _duplicate(key, batch[key][0]))
             continue
         if not counts.carried_ttl and "ttl" in record.value:
             counts.carried_ttl = True
-        batch[key] = (record, row)
+        batch[key] = (place, row)
         if len(batch) >= BATCH:
             _flush(workspace, batch, now, counts, reject)
     _flush(workspace, batch, now, counts, reject)
 
 
-def _duplicate(row: dict[str, Any], first: Record | None) -> str:
-    where = f" (first at {first.where})" if first is not None else " (imported earlier)"
-    return f"duplicate id {row['id']!r} in partition {row['pk']}{where}; the first copy is kept"
+def _duplicate(key: tuple[str, str], first: Place | None) -> str:
+    pk, item_id = key
+    at = f" (first at {where(first)})" if first is not None else " (imported earlier)"
+    return f"duplicate id {item_id!r} in partition {pk}{at}; the first copy is kept"
 
 
 def _flush(
     workspace: WorkspaceBuilder,
-    batch: dict[tuple[str, str], tuple[Record, dict[str, Any]]],
+    batch: dict[tuple[str, str], tuple[Place, Row]],
     now: int,
     counts: _Counts,
-    reject: Callable[[Record, str], None],
+    reject: Callable[[Place, str], None],
 ) -> None:
     if not batch:
         return
     rows = [row for _, row in batch.values()]
-    if not workspace.insert_new_rows(rows):
-        # Some were written by an earlier batch: report those, write the rest.
-        keys = json.dumps([list(k) for k in batch], ensure_ascii=False)
-        for pk, item_id in workspace.query("existing_keys", {"keys": keys}):
-            record, row = batch.pop((pk, item_id))
-            reject(record, _duplicate(row, None))
-        rows = [row for _, row in batch.values()]
-        if not workspace.insert_new_rows(rows):
-            raise AssertionError("rows clashed after their duplicates were removed")
-    counts.imported += len(rows)
-    counts.expired += sum(1 for r in rows if r["expires_at"] is not None and r["expires_at"] <= now)
+    # Rows whose key an earlier batch wrote are skipped by the insert: report those.
+    for key in workspace.insert_new_rows(rows):
+        place, _ = batch.pop(key)
+        reject(place, _duplicate(key, None))
+    counts.imported += len(batch)
+    counts.expired += sum(
+        1 for _, r in batch.values() if r[EXPIRES_AT] is not None and r[EXPIRES_AT] <= now
+    )
     batch.clear()
 
 

@@ -1,7 +1,7 @@
--- An item whose (pk, id) must be new: a conflict fails the whole batch (the importer then
--- finds and reports the duplicates) instead of silently replacing the first copy.
-INSERT INTO items
+-- An item whose (pk, id) must be new, its columns in order (sources/local/columns.py
+-- COLUMNS): a row whose key is already stored is skipped, never replacing the first copy,
+-- and the importer names it (existing_keys.sql) as a duplicate.
+INSERT OR IGNORE INTO items
     (pk, id, ts, etag, expires_at, tenant_key, thread_key, order_rank, order_value, size_bytes, body)
 VALUES
-    (:pk, :id, :ts, :etag, :expires_at, :tenant_key, :thread_key, :order_rank, :order_value,
-     :size_bytes, :body)
+    (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -33,6 +33,15 @@ def read(path: Path) -> list:
     return list(read_records(path))
 
 
+@pytest.fixture(params=["orjson", "stdlib"], autouse=True)
+def reader(request, monkeypatch):
+    """Every test here runs with both readers of JSON Lines: they must not differ."""
+    assert import_files.FAST_LOADS is not None, "orjson is a dependency of cosmem"
+    if request.param == "stdlib":
+        monkeypatch.setattr(import_files, "FAST_LOADS", None)
+    return request.param
+
+
 @settings(max_examples=60, deadline=None)
 @given(values=items, chunk=st.integers(1, 64), layout=st.sampled_from(["jsonl", "array", "pretty"]))
 def test_every_value_comes_back_whatever_the_chunking(tmp_path_factory, values, chunk, layout):
@@ -204,3 +213,59 @@ def test_numbers_json_and_cosmos_have_not_cost_only_their_item(tmp_path, layout)
     assert records[-1].value == {"id": "fine", "x": "NaN 1e400 Infinity", "y": 0.0, "z": 1.5e308}
     first = 1 if layout == "jsonl" else 2  # FILE:LINE of each, after the "[" line
     assert [r.line for r in records] == [first + n for n in range(len(records))]
+
+
+def test_integers_past_64_bits_stay_integers(tmp_path, reader):
+    """orjson reads them as floats; the standard library, and so the import, as ints:
+    after a colon, a comma, a space or a bracket, negative or not, alone on a line."""
+    big = [2**63, 2**64, -(2**63) - 1, 10**25, -(10**19), 12345678901234567890]
+    forms = ['{{"x":{n}}}', '{{"x": {n}}}', '{{"x":[0,{n}]}}', "[{n}]", "{n}", '{{"x":\t{n}}}']
+    lines = [form.format(n=n) for n in big for form in forms]
+    path = tmp_path / "big.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    records = read(path)
+    assert [r.value for r in records] == [json.loads(line) for line in lines]
+    assert all(type(n) is int for r in records for n in _numbers(r.value))
+    assert [r.text for r in records] == lines
+
+
+def _numbers(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in _numbers(v)]
+    return [value]
+
+
+def test_a_json_lines_value_too_long_to_buffer_is_reported_alike(tmp_path, monkeypatch):
+    monkeypatch.setattr(import_files, "CHUNK", 8)
+    monkeypatch.setattr(import_files, "MAX_VALUE_CHARS", 64)
+    path = tmp_path / "big.jsonl"
+    path.write_text('{"id": "1"}\n{"id": "2", "text": "' + "x" * 200 + '"}\n{"id": "3"}\n')
+    records = read(path)
+    assert records[0].value == {"id": "1"}
+    assert records[1].error is not None and records[1].error.startswith("not valid JSON")
+    assert records[-1].value == {"id": "3"}
+
+
+def test_lines_that_are_not_one_value_each_are_read_value_by_value(tmp_path):
+    """A long line orjson refuses (here: two values on it) turns the fast reader off for
+    the rest of the file; every value is still read, with its own line."""
+    long = "z" * 70_000
+    lines = [
+        json.dumps({"id": "a"}),
+        json.dumps({"id": "b", "t": long}) + " " + json.dumps({"id": "c"}),
+        json.dumps({"id": "d"}),
+        "",
+        json.dumps({"id": "e"}),
+    ]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    records = read(path)
+    assert [(r.value["id"], r.line, r.number) for r in records] == [
+        ("a", 1, 1),
+        ("b", 2, 2),
+        ("c", 2, 3),
+        ("d", 3, 4),
+        ("e", 5, 5),
+    ]
