@@ -28,9 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.model import SystemClock, ThreadRef
 from cosmem_tui.schemas import get_schema
+from cosmem_tui.sources.cosmos.query_slots import query_slots
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.sql import render
-from cosmem_tui.sources.cosmos.store import CosmosStore, query_slots
+from cosmem_tui.sources.cosmos.store import CosmosStore
 from tests.helpers import exchange
 from tests.peer.fixtures import PEER_KEY, start_peer, stop_peer
 from tests.peer.seeding import create_container, seed, seeding_client

@@ -12,7 +12,7 @@ import pytest
 from cosmem_tui.cli import build_parser
 from cosmem_tui.config.files import DEFAULT_REFRESH_S
 from cosmem_tui.core.throughput import measured
-from cosmem_tui.sources.request_ledger import DEFAULT_RU_BUDGET
+from cosmem_tui.sources.request_budget import DEFAULT_RU_BUDGET
 from tests.helpers import run_cli as run
 
 pytestmark = pytest.mark.usefixtures("frozen_system_time")

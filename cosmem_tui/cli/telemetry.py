@@ -84,7 +84,7 @@ async def run_hot(session: Session, args: argparse.Namespace, out: TextIO) -> in
         print(f"cosmem: {visible(report.lag_note)}", file=sys.stderr)
     if report.throttle_note:  # "throttled" counts 429s where logged: say what it leaves out
         print(f"cosmem: {visible(report.throttle_note)}", file=sys.stderr)
-    from cosmem_tui.core.hot_keys import console_note
+    from cosmem_tui.core.hot_keys_notes import console_note
 
     if own := console_note(report):  # the console's own load is in the keys' RU too
         print(f"cosmem: {visible(own)}", file=sys.stderr)

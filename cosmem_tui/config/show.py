@@ -15,7 +15,7 @@ from cosmem_tui.sources.cosmos.settings import (  # plain data, no SDK
     default_auth,
     redact,
 )
-from cosmem_tui.sources.request_ledger import DEFAULT_RU_BUDGET
+from cosmem_tui.sources.request_budget import DEFAULT_RU_BUDGET
 
 SECRET_MASK = "***"
 

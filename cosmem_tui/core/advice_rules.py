@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from cosmem_tui.core.hot_keys import BUSY, SATURATED, partition_take
+from cosmem_tui.core.hot_keys_notes import BUSY, SATURATED, partition_take
 from cosmem_tui.model import MISSING, ContainerProperties, Key, Severity, TtlState, resolve_ttl
 from cosmem_tui.model.advice import Finding, ItemShape
 from cosmem_tui.model.telemetry import HotKeysReport, KeyUsage

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cosmem_tui.core.hot_keys import HotKeysService, parse_key, skew_headline
+from cosmem_tui.core.hot_keys import HotKeysService
+from cosmem_tui.core.hot_keys_notes import skew_headline
+from cosmem_tui.core.hot_keys_report import parse_key
 from cosmem_tui.core.telemetry_reader import TelemetryReader
 from cosmem_tui.core.throughput import CAPACITY, NORMALIZED_BY_RANGE, RU, Container
 from cosmem_tui.model import FrozenClock, Key, RequestCharge, Scope
@@ -512,7 +514,8 @@ async def test_a_kept_answer_joins_into_the_rows_the_logs_did():
     columns, and its rows are those the logs' own rows give."""
     from dataclasses import replace
 
-    from cosmem_tui.core.hot_keys import _Logs, build_report, kept_usage
+    from cosmem_tui.core.hot_keys import kept_usage
+    from cosmem_tui.core.hot_keys_report import _Logs, build_report
     from cosmem_tui.model.telemetry import Span
 
     span = Span(NOW - 900, NOW)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from cosmem_tui.core.hot_keys import UNKNOWN_REGION_CAVEAT, HotKeysService
+from cosmem_tui.core.hot_keys import HotKeysService
+from cosmem_tui.core.hot_keys_notes import UNKNOWN_REGION_CAVEAT
 from cosmem_tui.core.regions import next_region
 from cosmem_tui.core.telemetry_reader import TelemetryReader
 from cosmem_tui.core.throughput import (

@@ -447,8 +447,8 @@ def test_every_product_query_runs_on_the_fake() -> None:
     """Each ``queries/cosmos/*.sql`` with every built-in schema's slots parses, plans and
     runs range-locally (a query the fake cannot run is a gap to close here)."""
     from cosmem_tui.schemas.registry import builtin_schemas
+    from cosmem_tui.sources.cosmos.query_slots import query_slots
     from cosmem_tui.sources.cosmos.sql import render
-    from cosmem_tui.sources.cosmos.store import query_slots
 
     names = sorted(p.stem for p in Path("queries/cosmos").glob("*.sql"))
     assert names

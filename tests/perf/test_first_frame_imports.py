@@ -45,6 +45,8 @@ NOT_AT_START = (
     "cosmem_tui.ui.confirm",
     "cosmem_tui.core.lifecycle",
     "cosmem_tui.core.hot_keys",
+    "cosmem_tui.core.hot_keys_notes",
+    "cosmem_tui.core.hot_keys_report",
     "cosmem_tui.core.throughput",
     # The models of what is not on the first screen (the tenant list asks for its load
     # after the session opens).

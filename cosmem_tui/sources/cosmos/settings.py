@@ -16,7 +16,7 @@ from typing import Literal
 from urllib.parse import urlparse
 
 from cosmem_tui.sources.errors import StoreError
-from cosmem_tui.sources.request_ledger import DEFAULT_RU_BUDGET, check_budget
+from cosmem_tui.sources.request_budget import DEFAULT_RU_BUDGET, check_budget
 
 ENV_ENDPOINT = "COSMOS_ENDPOINT"
 ENV_KEY = "COSMOS_KEY"

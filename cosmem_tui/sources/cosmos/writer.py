@@ -21,8 +21,8 @@ from cosmem_tui.schemas import FieldPath, Schema
 from cosmem_tui.sources.cosmos.account import CosmosAccount
 from cosmem_tui.sources.cosmos.calls import CosmosCalls, Route
 from cosmem_tui.sources.cosmos.identity import identity
+from cosmem_tui.sources.cosmos.query_slots import item_reference, query_slots, thread_parameters
 from cosmem_tui.sources.cosmos.sql import render
-from cosmem_tui.sources.cosmos.store import item_reference, query_slots, thread_parameters
 from cosmem_tui.sources.item_ids import check_item_id
 from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.writer import ERASE_PAGE, ThreadItem, WriteAck

@@ -9,8 +9,8 @@ import pytest
 from cosmem_tui.model.advice import VECTOR_NAMES
 from cosmem_tui.schemas import FieldPath, all_schemas
 from cosmem_tui.schemas.paths import Fan
+from cosmem_tui.sources.cosmos.query_slots import query_slots
 from cosmem_tui.sources.cosmos.sql import object_of, prop, render
-from cosmem_tui.sources.cosmos.store import query_slots
 from cosmem_tui.sources.query_texts import queries_root
 
 

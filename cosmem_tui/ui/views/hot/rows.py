@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from cosmem_tui.core.hot_keys import BUSY, LOGGED_429, SATURATED
+from cosmem_tui.core.hot_keys_notes import BUSY, LOGGED_429, SATURATED
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key, ThreadRef
 from cosmem_tui.model.key_usage import KeyUsageTable

@@ -23,7 +23,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from cosmem_tui.core import records
-from cosmem_tui.core.hot_keys import arrival_text, delay_text
+from cosmem_tui.core.hot_keys_notes import arrival_text, delay_text
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key
 from cosmem_tui.model.telemetry import HotKeysReport, KeyLevel, TelemetryAbout
