@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cosmem_tui.cli import opening
+from cosmem_tui import compose
 from cosmem_tui.core.ledger_file import FIELDS
 from cosmem_tui.core.session import Session
 from tests.helpers import run_cli as run
@@ -22,14 +22,14 @@ pytestmark = pytest.mark.usefixtures("frozen_system_time")
 def sessions(monkeypatch: pytest.MonkeyPatch) -> list[Session]:
     """Every session the CLI opens, to compare the file with the session's own ledger."""
     opened: list[Session] = []
-    real = opening.open_session
+    real = compose.open_session  # the CLI imports it when a session opens
 
     async def recording(*args, **kwargs) -> Session:
         session = await real(*args, **kwargs)
         opened.append(session)
         return session
 
-    monkeypatch.setattr(opening, "open_session", recording)
+    monkeypatch.setattr(compose, "open_session", recording)
     return opened
 
 

@@ -86,16 +86,16 @@ def test_without_schema_the_container_is_detected(capsys, peer_container):
 def test_the_ledger_file_holds_the_detection_and_every_http_response(
     capsys, peer_container, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    from cosmem_tui.cli import opening
+    from cosmem_tui import compose  # the CLI imports open_session when a session opens
 
     opened = []
-    real = opening.open_session
+    real = compose.open_session
 
     async def recording(*args, **kwargs):
         opened.append(await real(*args, **kwargs))
         return opened[-1]
 
-    monkeypatch.setattr(opening, "open_session", recording)
+    monkeypatch.setattr(compose, "open_session", recording)
     ledger = tmp_path / "ledger.jsonl"
     code, _, err = run(capsys, "threads", "globex", *peer_container, "--ledger", str(ledger))
     assert code == 0, err
