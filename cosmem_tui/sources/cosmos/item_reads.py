@@ -7,18 +7,18 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from cosmem_tui.model import ContainerProperties, Item, ItemShape, JsonValue, Scope, ThreadRef
+from cosmem_tui.model import ContainerProperties, Item, ItemShape, Scope, ThreadRef
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.cosmos.calls import CosmosCalls, Route
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.cosmos.shapes import shape_from_row, shape_projection
 from cosmem_tui.sources.cosmos.sql import render
+from cosmem_tui.sources.cosmos.store_part import StorePart
 from cosmem_tui.sources.item_ids import check_item_id
-from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.shapes import ShapeSpec, shape_spec
 
 
-class ItemReads:
+class ItemReads(StorePart):
     """The point-read and sampling half of ``CosmosStore`` (a mixin over its calls)."""
 
     if TYPE_CHECKING:  # provided by CosmosStore
@@ -28,19 +28,7 @@ class ItemReads:
         _schema_or_none: Schema | None
         _container: Any
 
-        @property
-        def ledger(self) -> RequestLedger: ...
-
-        @property
-        def _schema(self) -> Schema: ...
-
-        async def _ready(self) -> ContainerProperties: ...
-
         async def container_properties(self) -> ContainerProperties: ...
-
-        def _partition_key_argument(self, values: tuple[JsonValue, ...]) -> Any: ...
-
-        def _item(self, body: Mapping[str, JsonValue]) -> Item: ...
 
     async def read_item(self, ref: ThreadRef, item_id: str) -> Item:
         check_item_id(item_id, "a point read")

@@ -5,7 +5,7 @@ by the service where it can (a scan of one row per item where it cannot)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from cosmem_tui.model import (
@@ -25,52 +25,20 @@ from cosmem_tui.schemas import Schema, SchemaError
 from cosmem_tui.sources.cosmos.calls import Parameters, Route
 from cosmem_tui.sources.cosmos.listing import KeyLister
 from cosmem_tui.sources.cosmos.query_slots import _MESSAGES
+from cosmem_tui.sources.cosmos.store_part import StorePart, int_value
 from cosmem_tui.sources.errors import BadRequest
-from cosmem_tui.sources.request_ledger import RequestLedger
 
 # A tenant's counts, one operation per query (each with its own measured cost).
 _TENANT_COUNTS = ("count-tenant", "count-tenant-last-write", "count-tenant-threads")
 
 
-def _number(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-class KeyListings:
+class KeyListings(StorePart):
     """The keys-and-threads half of ``CosmosStore`` (a mixin: it uses the store's runner)."""
 
     if TYPE_CHECKING:  # provided by CosmosStore
         _lister: KeyLister
         _grouping_rejected: bool
         _subquery_rejected: bool
-
-        @property
-        def ledger(self) -> RequestLedger: ...
-
-        @property
-        def _schema(self) -> Schema: ...
-
-        async def _ready(self) -> ContainerProperties: ...
-
-        def _tenant_route(self, tenant: Key) -> Route | None: ...
-
-        def _turn_parameters(self, ref: ThreadRef) -> tuple[dict[str, Any], ...]: ...
-
-        def _partition_key_argument(self, values: tuple[JsonValue, ...]) -> Any: ...
-
-        def _rows(
-            self,
-            name: str,
-            route: Route | None,
-            *,
-            operation: str,
-            target: str,
-            parameters: Parameters = (),
-            background: bool = False,
-            slots: Mapping[str, str] | None = None,
-            scanned: int | Sequence[int] | None = None,
-            remaining_ru: float | None = None,
-        ) -> AsyncIterator[Any]: ...
 
     # -- top-level keys -------------------------------------------------------------------
 
@@ -110,15 +78,15 @@ class KeyListings:
         # Each is its own operation, so each has its own measured cost.
         with self.ledger.room_for(_TENANT_COUNTS, target, background=background):
             counted_items = await values("tenant_item_count", "count-tenant")
-            items = sum(v for v in counted_items if _number(v) is not None)
+            items = sum(v for v in counted_items if int_value(v) is not None)
             if items == 0:
                 return KeyCounts(items=0, last_activity=None, threads=0)
             stamps = [v for v in await values("tenant_last_write", "count-tenant-last-write")]
-            stamps = [v for v in stamps if _number(v) is not None]
+            stamps = [v for v in stamps if int_value(v) is not None]
             if not self._subquery_rejected:
                 try:
                     counted = await values("tenant_thread_count", "count-tenant-threads")
-                    threads = sum(v for v in counted if _number(v) is not None)
+                    threads = sum(v for v in counted if int_value(v) is not None)
                     return KeyCounts(items, max(stamps) if stamps else None, threads=threads)
                 except BadRequest:  # no DISTINCT / subqueries here: stop asking
                     self._subquery_rejected = True
@@ -146,11 +114,11 @@ class KeyListings:
             )
         ]
         row = rows[0] if rows and isinstance(rows[0], Mapping) else {}
-        items = _number(row.get("items")) or 0
-        expiring = _number(row.get("expiring")) or 0
+        items = int_value(row.get("items")) or 0
+        expiring = int_value(row.get("expiring")) or 0
         return KeyCounts(
             items=items,
-            last_activity=_number(row.get("last")),
+            last_activity=int_value(row.get("last")),
             short_term=expiring,
             long_term=items - expiring,
         )
@@ -191,9 +159,9 @@ class KeyListings:
                 continue  # items without a thread (or a malformed one) are not a thread
             # The same group can come from two ranges (the prefix spans them): add up.
             group = groups.setdefault(Key(parts), [0, 0, 0])
-            group[0] += _number(row.get("items")) or 0
-            group[1] += _number(row.get("expiring")) or 0
-            group[2] = max(group[2], _number(row.get("last")) or 0)
+            group[0] += int_value(row.get("items")) or 0
+            group[1] += int_value(row.get("expiring")) or 0
+            group[2] = max(group[2], int_value(row.get("last")) or 0)
         return [
             Thread(
                 ThreadRef(tenant, key),

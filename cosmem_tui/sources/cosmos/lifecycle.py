@@ -19,15 +19,13 @@ question before the container's fan-out).
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cosmem_tui.model import (
     MISSING,
-    ContainerProperties,
     JsonValue,
-    Key,
     Scope,
     ThreadRef,
     TtlClass,
@@ -44,7 +42,8 @@ from cosmem_tui.model.lifecycle import (
 from cosmem_tui.schemas import Schema, SchemaError
 from cosmem_tui.schemas.summary import order_and_text
 from cosmem_tui.sources.cosmos import ttl_sql
-from cosmem_tui.sources.cosmos.calls import Parameters, Route
+from cosmem_tui.sources.cosmos.calls import Route
+from cosmem_tui.sources.cosmos.store_part import StorePart, int_value
 from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.store import check_ttl_list
 
@@ -53,10 +52,6 @@ COUNT = "ttl-count"  # a class or forecast count: reads every item of the scope
 LAST_WRITE = "ttl-last-write"  # the newest _ts: one read from the top of its index
 ITEMS = "ttl-items"  # a lifecycle list
 SIZE_REUSE_S = 60.0  # a scope's size, counted for a summary, estimates its lists this long
-
-
-def _number(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,40 +84,12 @@ def scan_estimate_ru(ledger: RequestLedger, counts: int, sizes: list[int]) -> fl
     return sum(counts * ledger.estimate_ru(COUNT, scanned=size) for size in sizes)
 
 
-class LifecycleQueries:
+class LifecycleQueries(StorePart):
     """The lifecycle half of ``CosmosStore`` (a mixin: it uses the store's runner)."""
 
     if TYPE_CHECKING:  # provided by CosmosStore
         _slots: dict[str, str]
         _scope_sizes: dict[TtlScope, tuple[float, _Size]]
-
-        @property
-        def ledger(self) -> RequestLedger: ...
-
-        @property
-        def _schema(self) -> Schema: ...
-
-        async def _ready(self) -> ContainerProperties: ...
-
-        def _tenant_route(self, tenant: Key) -> Route | None: ...
-
-        def _turn_parameters(self, ref: ThreadRef) -> tuple[dict[str, Any], ...]: ...
-
-        def _partition_key_argument(self, values: tuple[JsonValue, ...]) -> Any: ...
-
-        def _rows(
-            self,
-            name: str,
-            route: Route | None,
-            *,
-            operation: str,
-            target: str,
-            parameters: Parameters = (),
-            background: bool = False,
-            slots: Mapping[str, str] | None = None,
-            scanned: int | Sequence[int] | None = None,
-            remaining_ru: float | None = None,
-        ) -> AsyncIterator[Any]: ...
 
     # -- where a lifecycle query goes --------------------------------------------------------
 
@@ -168,7 +135,7 @@ class LifecycleQueries:
             scanned=size.scanned if size is not None else None,
             remaining_ru=remaining_ru,
         ):
-            total += _number(value) or 0  # one value per range the query visited
+            total += int_value(value) or 0  # one value per range the query visited
         return total
 
     async def _scope_size(self, scope: TtlScope, *, fresh: bool = False) -> _Size:
@@ -180,7 +147,7 @@ class LifecycleQueries:
             return known[1]
         route, where, parameters = self._ttl_scope(scope)
         sizes = [
-            _number(value) or 0
+            int_value(value) or 0
             async for value in self._rows(
                 "ttl_count",
                 route,
@@ -272,7 +239,7 @@ class LifecycleQueries:
                 parameters=parameters,
                 slots={"where": where or "true"},
             )
-            if (stamp := _number(value)) is not None
+            if (stamp := int_value(value)) is not None
         ]
         return max(stamps, default=None)
 
@@ -381,7 +348,7 @@ def _lifecycle_item(
     default_ttl: int | None,
     lifetimes: Mapping[str, int],
 ) -> LifecycleItem:
-    ts = _number(row.get("_ts")) or 0
+    ts = int_value(row.get("_ts")) or 0
     ttl = resolve(row.get("ttl", MISSING), ts, default_ttl)
     kind = schema.item_kind(row)
     thread = schema.thread_key_of(row)

@@ -7,21 +7,21 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cosmem_tui.model import Item, JsonValue, Page, Scope, ThreadRef
-from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.cosmos.calls import CosmosCalls, Parameters, Route
 from cosmem_tui.sources.cosmos.sql import render
+from cosmem_tui.sources.cosmos.store_part import StorePart, int_value
 from cosmem_tui.sources.errors import BadRequest
 from cosmem_tui.sources.request_ledger import RequestLedger
 from cosmem_tui.sources.store import DEFAULT_PAGE_SIZE, check_page_size
 from cosmem_tui.sources.text_search import check_search_text, item_matches
 
 if TYPE_CHECKING:
-    from cosmem_tui.model import ContainerProperties
+    pass
 
 _TOKEN_PREFIX = "C1."
 _EMPTY_PAGES_MAX = 20  # the service may answer empty pages with a continuation; skip them
@@ -72,45 +72,13 @@ def _decode_token(direction: str, text: str) -> tuple[str, _Scan | None]:
         raise BadRequest(f"invalid continuation token ({exc})") from None
 
 
-def _number(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-class TurnPages:
+class TurnPages(StorePart):
     """The turns half of ``CosmosStore`` (a mixin: it uses the store's runner)."""
 
     if TYPE_CHECKING:  # provided by CosmosStore
         _calls: CosmosCalls
         _slots: dict[str, str]
         _search_guards: Parameters
-
-        @property
-        def ledger(self) -> RequestLedger: ...
-
-        @property
-        def _schema(self) -> Schema: ...
-
-        async def _ready(self) -> ContainerProperties: ...
-
-        def _turn_parameters(self, ref: ThreadRef) -> tuple[dict[str, Any], ...]: ...
-
-        def _partition_key_argument(self, values: tuple[JsonValue, ...]) -> Any: ...
-
-        def _item(self, body: Mapping[str, JsonValue]) -> Item: ...
-
-        def _rows(
-            self,
-            name: str,
-            route: Route | None,
-            *,
-            operation: str,
-            target: str,
-            parameters: Parameters = (),
-            background: bool = False,
-            slots: Mapping[str, str] | None = None,
-            scanned: int | Sequence[int] | None = None,
-            remaining_ru: float | None = None,
-        ) -> AsyncIterator[Any]: ...
 
     # -- turns ----------------------------------------------------------------------------
 
@@ -175,7 +143,7 @@ class TurnPages:
             target=ref.describe(self._schema.tenant_label),
             parameters=self._turn_parameters(ref),
         )
-        return sum([v async for v in counted if _number(v) is not None])
+        return sum([v async for v in counted if int_value(v) is not None])
 
     async def _thread_page(
         self,
