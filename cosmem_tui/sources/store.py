@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # the contract's types: naming the contract loads none of the
         ThreadRef,
     )
     from cosmem_tui.model.lifecycle import TtlItems, TtlScope, TtlSummary
+    from cosmem_tui.model.recall import ItemLookup, RecallAnswer, RecallQuery
     from cosmem_tui.schemas import Schema
     from cosmem_tui.sources.request_ledger import RequestLedger
 
@@ -176,6 +177,22 @@ class MemoryStore(Protocol):
 
         ``within`` (seconds, for ``EXPIRING``): items expiring in ``(now, now + within]``,
         soonest first. ``LONG_TERM`` and ``DRIFT`` come newest write first."""
+        ...
+
+    async def recall(self, query: RecallQuery) -> RecallAnswer:
+        """One recall probe, the query the memory system runs (``model/recall.py``).
+
+        One query: single-partition for a thread, the key prefix for a tenant, a
+        cross-partition fan-out for the container (the caller asks before sending one).
+        Hits come ranked as the query ranks them, at most ``query.k``, never carrying an
+        embedding; foreground work at low priority, every request through the ledger."""
+        ...
+
+    async def lookup_item(self, scope: TtlScope, item_id: str) -> ItemLookup:
+        """Find one item by id within a tenant or a thread: its whole body (a point read
+        once its thread is known; a projected id query within the tenant's key prefix
+        first when only the tenant is), or where it was when it has expired and the
+        backend still holds it, or nothing."""
         ...
 
     async def close(self) -> None: ...
