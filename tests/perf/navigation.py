@@ -39,6 +39,7 @@ TABLE = Path(__file__).with_name("navigation_requests.txt")
 SIZE = (120, 40)  # the terminal: the counts follow the rows on screen
 ANCHOR = 1_796_000_000.0  # 2026-11-29: the fake's clock and the app's, frozen
 BUDGET_RU = 100_000.0  # far above the walk: admission never holds a request back
+REFRESH_S = 3600.0  # the live views' loop: never due during a walk, however slow the machine
 # The ledger's kinds, in the table's column order, with the fake's name for each.
 KINDS = (
     (Kind.METADATA, "metadata"),
@@ -149,6 +150,9 @@ async def walk(fake: Any, work_dir: Path) -> list[StepCount]:
     from cosmem_tui.ui.app import CosmemApp
     from cosmem_tui.ui.views.browse.levels import Level
     from cosmem_tui.ui.views.browse.screen import BrowseScreen
+    from cosmem_tui.ui.views.hot.screen import HotScreen
+    from cosmem_tui.ui.views.lifecycle.screen import LifecycleScreen
+    from cosmem_tui.ui.views.throughput.screen import ThroughputScreen
     from cosmem_tui.ui.widgets.row_list import RowList
 
     settings = settings_for(fake)
@@ -159,7 +163,7 @@ async def walk(fake: Any, work_dir: Path) -> list[StepCount]:
             settings, "lab", clock, work_dir / "schemas", cache_root=work_dir / "listings"
         )
 
-    app = CosmemApp(clock=clock, session_factory=open_it)
+    app = CosmemApp(clock=clock, session_factory=open_it, refresh_s=REFRESH_S)
     counts: list[StepCount] = []
     async with app.run_test(size=SIZE) as pilot:
         browse = app.browse
@@ -181,11 +185,21 @@ async def walk(fake: Any, work_dir: Path) -> list[StepCount]:
         async def start() -> None:
             await until(pilot, lambda: app.session is not None and tenants().row_count == 13)
 
-        def press(*keys: str) -> Callable[[], Awaitable[None]]:
+        def press(*keys: str, reaches: Callable[[], bool]) -> Callable[[], Awaitable[None]]:
+            """Press the keys and wait for the screen they lead to: a step that did not
+            happen must not pass as one that cost nothing."""
+
             async def act() -> None:
                 await pilot.press(*keys)
+                await until(pilot, reaches)
 
             return act
+
+        def shows(screen: type[Any]) -> Callable[[], bool]:
+            return lambda: isinstance(app.screen, screen)
+
+        def at_threads() -> bool:
+            return app.screen is browse and browse.level is Level.THREADS
 
         async def open_tenant() -> None:
             await pilot.press("slash", *"acme", "enter", "enter")
@@ -198,14 +212,25 @@ async def walk(fake: Any, work_dir: Path) -> list[StepCount]:
         await step("open: tenant list with counts", start)
         await step("open a tenant (acme)", open_tenant)
         await step("open a thread (its turns)", open_thread)
-        await step("page down to the next page", press(*["pagedown"] * 4))
-        await step("back to the threads", press("escape"))
-        await step("/ filter the threads", press("slash", *"t1", "enter"))
-        await step("hot tenants view", press("H"))
-        await step("throughput view", press("T"))
-        await step("lifecycle view", press("L"))
-        await step("back to browse", press("B"))
-        await step("refresh once", press("r"))
+        turns = browse.turn_column
+
+        def loaded() -> int:
+            return turns.window.loaded if turns.window is not None else 0
+
+        first_page = loaded()
+        await step(
+            "page down to the next page",
+            press(*["pagedown"] * 4, reaches=lambda: loaded() > first_page),
+        )
+        await step("back to the threads", press("escape", reaches=at_threads))
+        threads = browse.thread_column
+        filtered = press("slash", *"t1", "enter", reaches=lambda: threads.filter_text == "t1")
+        await step("/ filter the threads", filtered)
+        await step("hot tenants view", press("H", reaches=shows(HotScreen)))
+        await step("throughput view", press("T", reaches=shows(ThroughputScreen)))
+        await step("lifecycle view", press("L", reaches=shows(LifecycleScreen)))
+        await step("back to browse", press("B", reaches=at_threads))
+        await step("refresh once", press("r", reaches=at_threads))
     return counts
 
 
