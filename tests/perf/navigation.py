@@ -3,12 +3,14 @@
     python -m tests.perf.navigation [--write]
 
 Drives the real app (Textual's Pilot) over a Cosmos session on the in-process fake
-server through one fixed script (open with the tenant list counted, open a tenant, a
-thread, page down its turns, back, ``/`` filter, the hot tenants, throughput and
-lifecycle views, back to browse, refresh once) and counts, per step, the ledger's records
-by kind (metadata, query, point read, query plan, partition key ranges) and the RU they
-were charged. The fake's wire log is the cross-check: it must have answered exactly
-the requests the ledger recorded, at the same charges, or the run fails.
+server, with Azure Monitor (the Azure fake, real SDK clients) beside it, through one
+fixed script (open with the tenant list counted, open a tenant, a thread, page down its
+turns, back, ``/`` filter, the hot tenants, throughput and lifecycle views, back to
+browse, refresh once) and counts, per step, the ledger's records by kind (metadata,
+query, point read, query plan, partition key ranges; Azure Monitor calls apart) and the
+RU they were charged. The fakes are the cross-check: the Cosmos fake's wire log must
+hold exactly the requests the ledger recorded, at the same charges, and the Azure fake
+as many calls as the ledger's monitor records, or the run fails.
 
 Everything that could move a count is fixed: the data, the fake's clock and the app's
 (a ``FrozenClock``: no TTL or age ever changes), the terminal size (the counts follow
@@ -34,10 +36,12 @@ from typing import Any
 from cosmem_tui.model import FrozenClock, Kind, RequestCharge
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from tests.helpers import exchange
+from tests.test_cli_telemetry import NOW
 
 TABLE = Path(__file__).with_name("navigation_requests.txt")
 SIZE = (120, 40)  # the terminal: the counts follow the rows on screen
-ANCHOR = 1_796_000_000.0  # 2026-11-29: the fake's clock and the app's, frozen
+# The fake's clock and the app's, frozen: the minute the Azure fake's metrics answer for.
+ANCHOR = NOW
 BUDGET_RU = 100_000.0  # far above the walk: admission never holds a request back
 REFRESH_S = 3600.0  # the live views' loop: never due during a walk, however slow the machine
 # The ledger's kinds, in the table's column order, with the fake's name for each.
@@ -47,7 +51,9 @@ KINDS = (
     (Kind.POINT, "point"),
     (Kind.QUERY_PLAN, "query-plan"),
     (Kind.RANGES, "pkranges"),
+    (Kind.MONITOR, "monitor"),  # Azure Monitor (metrics, logs, ARM): the Azure fake's
 )
+COSMOS_KINDS = tuple(kind for kind, _ in KINDS if kind is not Kind.MONITOR)
 COLUMNS = ("step", "requests", *(name for _, name in KINDS), "RU")
 
 
@@ -89,18 +95,30 @@ def count_of(step: str, records: list[RequestCharge]) -> StepCount:
     unknown = set(kinds) - {kind for kind, _ in KINDS}
     if unknown:
         raise AssertionError(f"{step}: requests of a kind the table has no column for: {unknown}")
-    ru = round(sum(r.request_units for r in records), 2)
+    # RU are Cosmos's: a monitor call's charge counts in its own unit (none is billed).
+    ru = round(sum(r.request_units for r in records if r.kind in COSMOS_KINDS), 2)
     return StepCount(step, tuple(kinds[kind] for kind, _ in KINDS), ru)
 
 
-def cross_check(step: str, records: list[RequestCharge], wire: list[Any]) -> None:
-    """The fake answered exactly what the ledger recorded: the same requests by kind, at
-    the same total charge (a request outside the ledger, or one it lost, fails)."""
-    ledger = Counter(dict(KINDS)[r.kind] for r in records)
+def cross_check(
+    step: str, records: list[RequestCharge], wire: list[Any], monitor_sent: int
+) -> None:
+    """The fakes answered exactly what the ledger recorded: the same Cosmos requests by
+    kind, at the same total charge, and as many Azure Monitor calls (a request outside
+    the ledger, or one it lost, fails)."""
+    ledger = Counter(dict(KINDS)[r.kind] for r in records if r.kind in COSMOS_KINDS)
     answered = Counter(entry.kind for entry in wire)
     if ledger != answered:
-        raise AssertionError(f"{step}: the ledger recorded {dict(ledger)}, the wire {dict(answered)}")
-    recorded = round(sum(r.request_units for r in records), 2)
+        raise AssertionError(
+            f"{step}: the ledger recorded {dict(ledger)}, the wire {dict(answered)}"
+        )
+    monitor = sum(1 for r in records if r.kind is Kind.MONITOR)
+    if monitor != monitor_sent:
+        raise AssertionError(
+            f"{step}: the ledger recorded {monitor} Azure Monitor calls, "
+            f"the Azure fake answered {monitor_sent}"
+        )
+    recorded = round(sum(r.request_units for r in records if r.kind in COSMOS_KINDS), 2)
     charged = round(sum(entry.charge for entry in wire), 2)
     if recorded != charged:
         raise AssertionError(f"{step}: the ledger charged {recorded} RU, the fake {charged} RU")
@@ -130,23 +148,37 @@ async def until(pilot: Any, condition: Callable[[], bool], timeout: float = 60.0
         await pilot.pause(0.02)
 
 
-async def quiet(pilot: Any, fake: Any) -> None:
-    """No worker running, and neither the ledger nor the wire grew over two rounds."""
+async def quiet(pilot: Any, fake: Any, azure: Any) -> None:
+    """No worker running, and neither the ledger nor either fake grew over two rounds."""
     from tests.ui.conftest import settle
 
     app = pilot.app
-    seen = (-1, -1)
+    seen = (-1, -1, -1)
     steady = 0
     while steady < 2:
         await settle(pilot)
-        now = (len(app.session.ledger.records()), len(fake.log))
+        now = (len(app.session.ledger.records()), len(fake.log), len(azure.sent))
         steady = steady + 1 if now == seen else 0
         seen = now
+
+
+def azure_answering() -> Any:
+    """The Azure fake with the answers ``cosmem hot`` / ``cosmem throttle`` are tested with."""
+    from tests.sources.monitor.azure_fake import AzureFake
+    from tests.sources.monitor.test_logs import Workspace
+    from tests.test_cli_telemetry import metrics_answer
+
+    azure = AzureFake()
+    azure.answer("metrics", metrics_answer)
+    azure.answer("logs", Workspace().responder())
+    return azure
 
 
 async def walk(fake: Any, work_dir: Path) -> list[StepCount]:
     """The navigation script, step by step, counted."""
     from cosmem_tui.compose import open_cosmos_session
+    from cosmem_tui.core.throughput import Container
+    from cosmem_tui.sources.monitor.telemetry import open_monitor
     from cosmem_tui.ui.app import CosmemApp
     from cosmem_tui.ui.views.browse.levels import Level
     from cosmem_tui.ui.views.browse.screen import BrowseScreen
@@ -154,30 +186,56 @@ async def walk(fake: Any, work_dir: Path) -> list[StepCount]:
     from cosmem_tui.ui.views.lifecycle.screen import LifecycleScreen
     from cosmem_tui.ui.views.throughput.screen import ThroughputScreen
     from cosmem_tui.ui.widgets.row_list import RowList
+    from tests.sources.monitor.azure_fake import FakeCredential
+    from tests.sources.monitor.conftest import FAST_RETRY
+    from tests.test_cli_telemetry import settings as monitor_settings
+    from tests.ui.telemetry_sources import services
 
     settings = settings_for(fake)
     clock = FrozenClock(ANCHOR)
 
+    azure = azure_answering()
+
     async def open_it() -> Any:
-        return await open_cosmos_session(
+        session = await open_cosmos_session(
             settings, "lab", clock, work_dir / "schemas", cache_root=work_dir / "listings"
         )
+        # Azure Monitor beside the container, its calls in the session's ledger (the
+        # key session would otherwise sign in to Azure for it).
+        source = await open_monitor(
+            monitor_settings(database="db", container="memory"),
+            ledger=session.ledger,
+            credential=FakeCredential(),
+            clock=clock,
+            transport=azure.transport(),
+            retry=FAST_RETRY,
+        )
+        session.closers.append(source.close)
+        session.use_telemetry(services(source, clock, Container("db", "memory", key_levels=2)))
+        return session
 
     app = CosmemApp(clock=clock, session_factory=open_it, refresh_s=REFRESH_S)
     counts: list[StepCount] = []
     async with app.run_test(size=SIZE) as pilot:
-        browse = app.browse
-        assert isinstance(browse, BrowseScreen)
-        seen = [0, 0]
+        shown = app.browse
+        assert isinstance(shown, BrowseScreen)
+        browse: BrowseScreen = shown  # (named once for the steps below)
+
+        def records() -> list[RequestCharge]:
+            assert app.session is not None
+            return app.session.ledger.records()
+
+        seen = [0, 0, 0]
 
         async def step(name: str, act: Callable[[], Awaitable[None]]) -> None:
             await act()
-            await quiet(pilot, fake)
-            records = app.session.ledger.records()[seen[0] :]
+            await quiet(pilot, fake, azure)
+            recorded = records()[seen[0] :]
             wire = fake.log.entries()[seen[1] :]
-            seen[:] = [seen[0] + len(records), seen[1] + len(wire)]
-            cross_check(name, records, wire)
-            counts.append(count_of(name, records))
+            monitor_sent = len(azure.sent) - seen[2]
+            seen[:] = [seen[0] + len(recorded), seen[1] + len(wire), len(azure.sent)]
+            cross_check(name, recorded, wire, monitor_sent)
+            counts.append(count_of(name, recorded))
 
         def tenants() -> RowList:
             return browse.query_one("#tenants", RowList)
@@ -252,7 +310,9 @@ def format_table(counts: list[StepCount]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
     lines = []
     for row in rows:
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        cells = [row[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        ]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines) + "\n"
 
