@@ -140,6 +140,19 @@ def settings_for(fake: Any) -> CosmosSettings:
     )
 
 
+def forget_routing_maps(endpoint: str) -> None:
+    """The SDK keeps partition key range maps per endpoint for the whole process, shared
+    by every client of it; a client another test left open on an endpoint whose port the
+    fake now reuses would spare this walk its range reads. Emptied, the walk starts as in
+    a fresh process (the contents only: a client that still holds the entry refills it)."""
+    from azure.cosmos._routing.aio import routing_map_provider
+
+    with routing_map_provider._shared_cache_lock:
+        for cached, maps in routing_map_provider._shared_routing_map_cache.items():
+            if cached.rstrip("/") == endpoint.rstrip("/"):
+                maps.clear()
+
+
 async def until(pilot: Any, condition: Callable[[], bool], timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout  # a bound for a shared machine, not a timing
     while not condition():
@@ -192,6 +205,7 @@ async def walk(fake: Any, work_dir: Path) -> list[StepCount]:
     from tests.ui.telemetry_sources import services
 
     settings = settings_for(fake)
+    forget_routing_maps(settings.endpoint)
     clock = FrozenClock(ANCHOR)
 
     azure = azure_answering()
