@@ -18,6 +18,7 @@ from cosmem_tui.core.text import (
     visible,
 )
 from cosmem_tui.model import MISSING, TtlClass, TtlState, Turn
+from cosmem_tui.model.entities import MessageColumns
 from cosmem_tui.model.times import utc_text
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.views.browse.rows import turn_name
@@ -196,9 +197,13 @@ def shown_messages(turn: Turn) -> int:
 
 def more_messages_note(turn: Turn, drawn: int, read_key: str) -> str:
     """What follows the messages drawn: how many are left, their size, how to read them."""
-    rest = turn.messages[drawn:]
-    size = sum(len(m.text.encode("utf-8", "surrogatepass")) for m in rest)
-    count = f"{len(rest):,} more message{'s' if len(rest) != 1 else ''}"
+    messages = turn.messages
+    left = len(messages) - drawn
+    if isinstance(messages, MessageColumns):  # sized once, when the item was mapped
+        size = messages.text_bytes_from(drawn)
+    else:
+        size = sum(len(m.text.encode("utf-8", "surrogatepass")) for m in messages[drawn:])
+    count = f"{left:,} more message{'s' if left != 1 else ''}"
     return (
         f"… {count} ({size_text(size)} of text), {drawn:,} of {len(turn.messages):,} shown "
         f"(press {read_key} to read them all)"
