@@ -19,7 +19,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from typing import ClassVar, Literal, Protocol
+from typing import ClassVar, Literal, Protocol, cast
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -424,6 +424,16 @@ class RowList(ScrollView, can_focus=True):
         chars = self._haystack_chars
         every = getattr(source, "search_texts", None)
         asked = every() if every is not None and len(self._unknown) == len(texts) else None
+        if asked is not None and len(asked) == len(texts) and None not in asked:
+            # Every text at once: when folding them all changes none (keys, names), each
+            # is kept as given, found by one fold of them joined rather than one a row.
+            # (A fold of the whole as long as the whole maps each character to itself.)
+            joined = "\n".join(cast("Sequence[str]", asked))
+            chars = len(joined) - max(len(asked) - 1, 0)  # less the line breaks
+            if chars <= KEPT_SEARCH_TEXT and joined.casefold() == joined:
+                texts = self._haystack = list(cast("Sequence[str]", asked))
+                self._unknown, self._haystack_chars = [], chars
+                return texts
         for i in self._unknown:
             found = source.search_text(i) if asked is None else asked[i]
             if found is None:
