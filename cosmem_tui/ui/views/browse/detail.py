@@ -101,13 +101,16 @@ class RawItem:
     shown: str  # the start of the escaped JSON the pane shows
     more: int  # UTF-8 bytes left after it (0: nothing is cut)
     size: int  # the item's JSON length, as the heading counts it
+    highlighted: Text  # ``shown`` in the JSON colours (coloured once, not each render)
 
 
 def raw_item(detail: TurnDetail) -> RawItem:
     # What the pane shows of the indented JSON, and the sizes of the whole: the 64 KB
     # shown are written, not the megabytes after them (``indented_json_start``).
     start = indented_json_start(dict(detail.item.body), lines=LONG_LINES)
-    return RawItem(start.shown, start.more, start.length)
+    highlighted = Text(start.shown)
+    JSONHighlighter().highlight(highlighted)
+    return RawItem(start.shown, start.more, start.length, highlighted)
 
 
 def render_detail(
@@ -167,9 +170,7 @@ def render_detail(
     if raw is None:
         raw = raw_item(detail)
     add(f" (point read, {raw.size:,} bytes) ──\n", "bold dim")
-    highlighted = Text(raw.shown)
-    JSONHighlighter().highlight(highlighted)
-    text.append_text(highlighted)
+    text.append_text(raw.highlighted)  # copied in: the kept one is not changed
     if raw.more:
         add(f"\n{more_note(raw.more, read_key)}\n", "bold yellow")
     return text
