@@ -235,7 +235,7 @@ class MessageColumns(Sequence[Message]):
         return self.text_bytes - sum(len(t.encode("utf-8", "surrogatepass")) for t in head)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, MessageColumns | tuple | list):
+        if isinstance(other, MessageColumns | tuple):  # as the tuple of its messages
             return len(self) == len(other) and tuple(self) == tuple(other)
         return NotImplemented
 
