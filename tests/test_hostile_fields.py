@@ -32,6 +32,7 @@ from cosmem_tui.model import (
     Turn,
     resolve_ttl,
 )
+from cosmem_tui.model.entities import MessageColumns
 from cosmem_tui.ui.views.browse.detail import render_detail
 from cosmem_tui.ui.views.browse.rows import KeyRows, ThreadRows, turn_cells
 from tests.helpers import build_workspace
@@ -74,7 +75,7 @@ def hostile(cls: type, **given: Any) -> Any:
             values[field.name] = hostile(ThreadRef)
         elif kind in ("Key", "Key | None"):
             values[field.name] = Key.of(HOSTILE)
-        elif kind == "tuple[Message, ...]":
+        elif kind in ("tuple[Message, ...]", "Sequence[Message]"):
             values[field.name] = (hostile(Message), hostile(Message, role="user"))
         elif kind == "ItemTtl":
             values[field.name] = resolve_ttl(HOSTILE, NOW - 60, -1)  # an invalid string ttl
@@ -103,11 +104,19 @@ class Counted:
         return self.states.get(key)
 
 
+COLUMNS = MessageColumns(
+    [HOSTILE, "user"],
+    [HOSTILE, "second " + HOSTILE],
+    {},
+    distinct_roles=(HOSTILE, "user"),
+    text_bytes=len((HOSTILE * 2 + "second ").encode("utf-8", "surrogatepass")),
+)
 THREADS = [hostile(Thread), hostile(Thread, pseudo=None)]  # a sentinel and a conversation
 TURNS = [
     hostile(Turn),
     hostile(Turn, kind="turn"),
     hostile(Turn, messages=()),  # the preview shows the first problem instead
+    hostile(Turn, messages=COLUMNS),  # an item's array of messages, made on demand
     hostile(Turn, ttl=resolve_ttl(HOSTILE, NOW - 60, None)),  # container TTL off
     hostile(Turn, ttl=resolve_ttl(HOSTILE, NOW - 60, 3600)),  # the default applies
 ]

@@ -7,10 +7,10 @@ standard library.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from cosmem_tui.model.keys import Key
 from cosmem_tui.model.ttl import ItemTtl
@@ -169,6 +169,83 @@ class Message:
     text: str
 
 
+class MessageColumns(Sequence[Message]):
+    """A turn's messages kept as the item's own two columns of strings (each role as
+    stored, each text), a Message made only when one is asked for: a session document of
+    50,000 messages opens as the hundred the pane draws, not as 50,000 objects.
+
+    ``roles`` (in order of first use, after ``role_map``) and ``text_bytes`` (the UTF-8
+    size of every text) are counted once, by whoever built the columns. It equals, and
+    hashes as, the tuple of its messages.
+    """
+
+    __slots__ = ("_role_map", "_roles", "_texts", "made", "roles", "text_bytes")
+
+    def __init__(
+        self,
+        roles: Sequence[str],
+        texts: Sequence[str],
+        role_map: Mapping[str, str],
+        *,
+        distinct_roles: tuple[str, ...],
+        text_bytes: int,
+    ) -> None:
+        assert len(roles) == len(texts)
+        self._roles = roles
+        self._texts = texts
+        self._role_map = role_map
+        self.roles = distinct_roles
+        self.text_bytes = text_bytes
+        self.made = 0  # Messages made so far (a count for the tests: bounded by the screen)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Message, ...]: ...
+    def __getitem__(self, index: int | slice) -> Message | tuple[Message, ...]:
+        if isinstance(index, slice):
+            return tuple(self._make(i) for i in range(*index.indices(len(self))))
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("message index out of range")
+        return self._make(index)
+
+    def __iter__(self) -> Iterator[Message]:
+        for index in range(len(self)):
+            yield self._make(index)
+
+    def _make(self, index: int) -> Message:
+        self.made += 1
+        role = self._roles[index]
+        return Message(self._role_map.get(role, role), self._texts[index])
+
+    @property
+    def texts(self) -> Sequence[str]:
+        """Every message's text, in order, without making the messages."""
+        return self._texts
+
+    def text_bytes_from(self, start: int) -> int:
+        """The UTF-8 size of the texts from message ``start`` on (the first ones are
+        measured, the rest is the total less them: a note under the hundred drawn)."""
+        head = self._texts[:start]
+        return self.text_bytes - sum(len(t.encode("utf-8", "surrogatepass")) for t in head)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MessageColumns | tuple):  # as the tuple of its messages
+            return len(self) == len(other) and tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"MessageColumns({len(self)} messages)"
+
+
 @dataclass(frozen=True, slots=True)
 class Turn:
     """One row of a thread, whatever the item granularity underneath."""
@@ -177,7 +254,8 @@ class Turn:
     order: JsonValue  # the schema's order value as stored (may be malformed)
     timestamp: float | None  # epoch seconds of the turn itself (falls back to _ts)
     kind: str  # "turn", "summary", "fact", ...
-    messages: tuple[Message, ...]
+    # A tuple, or MessageColumns for an item's array of messages (made on demand).
+    messages: Sequence[Message]
     ttl: ItemTtl
     problems: tuple[str, ...] = ()  # why this item is malformed, empty when fine
     part: int | None = None  # session granularity: the message's index inside the item
@@ -193,6 +271,8 @@ class Turn:
 
     @property
     def roles(self) -> tuple[str, ...]:
+        if isinstance(self.messages, MessageColumns):
+            return self.messages.roles  # counted once, not per row drawn
         seen: list[str] = []
         for message in self.messages:
             if message.role not in seen:

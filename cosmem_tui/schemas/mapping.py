@@ -16,8 +16,11 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from itertools import repeat
+from typing import cast
 
 from cosmem_tui.model import MISSING, Item, ItemTtl, JsonValue, Message, Turn, resolve_ttl
+from cosmem_tui.model.entities import MessageColumns
 from cosmem_tui.model.times import in_calendar, raw_number
 from cosmem_tui.schemas.paths import FieldPath, Selector
 from cosmem_tui.schemas.schema import TIME_TYPES, Granularity, Schema, TypedField, ValueType
@@ -155,6 +158,36 @@ def _message(schema: Schema, raw: JsonValue, index: int | None, problems: list[s
     return Message(role, text)
 
 
+def _well_formed_columns(schema: Schema, array: list[JsonValue]) -> MessageColumns | None:
+    """The item's messages as columns when every one is an object whose role and text
+    are what ``_message`` takes without a problem: a non-empty string role and a string
+    text, each under the first (one-field) selector. Checked a column at a time (C loops,
+    no Message made), so a session document of 50,000 messages is judged, its roles and
+    text size counted, in milliseconds; None: map each message (``_message``)."""
+    if not (array and schema.roles and schema.texts):
+        return None
+    role_steps, text_steps = schema.roles[0].steps, schema.texts[0].steps
+    if len(role_steps) != 1 or len(text_steps) != 1:
+        return None
+    role_key, text_key = role_steps[0], text_steps[0]
+    if not isinstance(role_key, str) or not isinstance(text_key, str):
+        return None
+    if set(map(type, array)) != {dict}:
+        return None
+    found_roles = list(map(dict.get, array, repeat(role_key)))  # None: absent (or null)
+    found_texts = list(map(dict.get, array, repeat(text_key)))
+    if set(map(type, found_roles)) != {str} or set(map(type, found_texts)) != {str}:
+        return None
+    roles, texts = cast("list[str]", found_roles), cast("list[str]", found_texts)
+    if not all(roles):  # an empty role is a problem (``_message``)
+        return None
+    role_map = schema.role_map
+    distinct = tuple(dict.fromkeys(role_map.get(r, r) for r in dict.fromkeys(roles)))
+    joined = "".join(texts)
+    size = len(joined) if joined.isascii() else len(joined.encode("utf-8", "surrogatepass"))
+    return MessageColumns(roles, texts, role_map, distinct_roles=distinct, text_bytes=size)
+
+
 def _at(index: int | None) -> str:
     return "" if index is None else f"message {index}: "
 
@@ -240,20 +273,24 @@ def turns_from_item(schema: Schema, item: Item, container_default_ttl: int | Non
         return _session_turns(schema, item, body, kind, timestamp, ttl, problems)
 
     messages: list[Message] = []
+    columns: MessageColumns | None = None
     if bookkeeping:
         pass  # counters and cursors carry no conversation: no messages, and none missing
     elif schema.granularity is Granularity.MESSAGE:
         messages.append(_message(schema, body, None, problems))
     else:
-        for index, raw in enumerate(_message_array(schema, body, problems) or ()):
-            messages.append(_message(schema, raw, index, problems))
+        array = _message_array(schema, body, problems) or []
+        columns = _well_formed_columns(schema, array)
+        if columns is None:  # some message is not the plain shape: each is mapped and judged
+            for index, raw in enumerate(array):
+                messages.append(_message(schema, raw, index, problems))
     return [
         Turn(
             item_id=item.id,
             order=order,
             timestamp=timestamp,
             kind=kind,
-            messages=tuple(messages),
+            messages=tuple(messages) if columns is None else columns,
             ttl=ttl,
             problems=tuple(problems),
         )

@@ -81,3 +81,34 @@ async def test_only_the_lines_on_screen_become_strips() -> None:
         await pilot.pause()
         assert long.strips_made <= 10 * 30
         assert "line 4999" in "".join(s.text for s in long.render_line(4_999))
+
+
+async def test_only_the_lines_on_screen_are_wrapped(monkeypatch) -> None:
+    """Lines that fit the width are counted, not laid out: a text of 5,000 lines makes
+    its lines for the screenful drawn (before: all 5,000, at each width it was shown),
+    and a line wider than the width is wrapped to be counted."""
+    from textual.content import _FormattedLine
+
+    made = [0]
+    init = _FormattedLine.__init__
+
+    def counting(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        made[0] += 1
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(_FormattedLine, "__init__", counting)
+    app = SideBySide()
+    async with app.run_test(size=(120, 30)) as pilot:
+        long = app.query_one("#long", LongStatic)
+        text = [f"line {n}" for n in range(5_000)]
+        text[2_500] = "wide " * 100  # 10 lines at 58 columns
+        long.update(Text("\n".join(text)))
+        await pilot.pause()
+        await pilot.pause()
+        assert long.size.height == 5_000 + 9
+        assert 0 < made[0] <= 5 * 30
+        scroll = app.query_one("#right", VerticalScroll)
+        scroll.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        assert "line 4999" in "".join(s.text for s in long.render_line(5_008))
+        assert made[0] <= 10 * 30

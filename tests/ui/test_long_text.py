@@ -165,3 +165,38 @@ async def test_opening_a_turn_of_50000_messages_lays_out_and_encodes_what_is_sho
         assert shown.count("\n") > 1_000  # what the pane holds, of which 40 lines show
         assert 0 < strips[0] <= 10 * 40
         assert written[0] <= LONG_TEXT + 1_000
+
+
+async def test_a_turn_of_50000_messages_makes_the_messages_it_shows(
+    make_app, tmp_path, monkeypatch
+):
+    """Counts, not seconds: listing the thread and opening the turn make a Message for
+    each one the row and the pane show (a few hundred), not for each of the 50,000 (before,
+    every one was mapped through the schema for the row and again for the point read);
+    the rest stay the item's own strings until the reader asks for them."""
+    from cosmem_tui.model.entities import MessageColumns
+    from cosmem_tui.schemas import mapping
+
+    made = [0]
+    one_message, from_columns = mapping._message, MessageColumns._make
+
+    def counting_message(*args):  # type: ignore[no-untyped-def]
+        made[0] += 1
+        return one_message(*args)
+
+    def counting_columns(self, index):  # type: ignore[no-untyped-def]
+        made[0] += 1
+        return from_columns(self, index)
+
+    monkeypatch.setattr(mapping, "_message", counting_message)
+    monkeypatch.setattr(MessageColumns, "_make", counting_columns)
+    app = make_app(many_messages_workspace(tmp_path), demo=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_command("thread acme t1")
+        await settle(pilot)
+        await pilot.press("j", "enter")
+        await settle(pilot)
+        shown = detail_text(app)
+        assert f"… {50_000 - DRAWN_MESSAGES:,} more messages (987 KB of text)" in shown
+        assert 0 < made[0] <= 10 * DRAWN_MESSAGES

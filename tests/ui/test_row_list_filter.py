@@ -150,3 +150,58 @@ async def test_too_much_text_to_keep_is_asked_again_and_still_found(monkeypatch)
         rows.set_filter("message 42")
         assert shown(rows) == [42]
         assert source.asked == asked + 100  # not kept: every row asked again
+
+
+class Folded(str):
+    """A text that counts the list folding it (one fold a row is 100,000 calls)."""
+
+    folds = 0
+    looks = 0  # the list looking for a filter in it
+
+    def casefold(self) -> str:
+        Folded.folds += 1
+        return str.casefold(self)
+
+    def __contains__(self, needle: object) -> bool:
+        Folded.looks += 1
+        return str.__contains__(self, needle)  # type: ignore[operator]
+
+
+async def test_texts_given_at_once_and_already_folded_are_not_folded_one_by_one():
+    source = AllAtOnce([Folded(f"tenant-{n:06d}") for n in range(100_000)])
+    app = OneList()
+    async with app.run_test(size=(80, 24)):
+        rows = app.query_one(RowList)
+        rows.set_source(source)
+        Folded.folds = 0
+        rows.set_filter("tenant-0999")
+        assert Folded.folds == 0  # one fold of them joined (before: 100,000, one a row)
+        assert shown(rows) == list(range(99_900, 100_000)) and rows.row_count == 100
+        rows.update_source(AllAtOnce([*source.texts[:-1], Folded("TENANT-099999")]))
+        assert Folded.folds == 100_000  # one text is not folded: each is, one by one
+        assert shown(rows) == list(range(99_900, 100_000))
+
+
+async def test_a_key_every_row_surely_matches_looks_at_no_row():
+    """Keys named alike ("tenant-000000" … "tenant-099999") all start "tenant-0": the
+    first eight keys of "/tenant-0999" match every row, known from that start without a
+    look at any row (before: 100,000 looks a key, 911,000 for the word)."""
+    source = AllAtOnce([Folded(f"tenant-{n:06d}") for n in range(100_000)])
+    app = OneList()
+    async with app.run_test(size=(80, 24)):
+        rows = app.query_one(RowList)
+        rows.set_source(source)
+        Folded.looks = 0
+        typed = ""
+        for ch in "tenant-0":
+            typed += ch
+            rows.set_filter(typed)
+            assert rows.row_count == 100_000
+        assert Folded.looks == 0
+        for ch in "999":
+            typed += ch
+            rows.set_filter(typed)
+        assert Folded.looks == 100_000 + 10_000 + 1_000  # the rows the shorter one kept
+        assert shown(rows) == list(range(99_900, 100_000))
+        rows.set_filter("tenant-1")  # another start: every row is looked at, none kept
+        assert rows.row_count == 0 and Folded.looks == 211_000

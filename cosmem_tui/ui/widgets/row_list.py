@@ -19,7 +19,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from typing import ClassVar, Literal, Protocol
+from typing import ClassVar, Literal, Protocol, cast
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -41,6 +41,20 @@ Cell = tuple[str, Tone]
 # names and records fit many times over; past it (the turns of a long thread, every
 # message's text) each row's text is asked again as the filter is typed, kept by no one.
 KEPT_SEARCH_TEXT = 4_000_000
+
+
+def common_start(texts: Sequence[str]) -> str:
+    """The longest start every text shares: the lowest and the highest share it (min and
+    max are C loops over the texts; the rest is a walk along two of them)."""
+    if not texts:
+        return ""
+    low, high = min(texts), max(texts)
+    end = 0
+    for a, b in zip(low, high, strict=False):
+        if a != b:
+            break
+        end += 1
+    return low[:end]
 
 
 @dataclass(frozen=True)
@@ -214,6 +228,7 @@ class RowList(ScrollView, can_focus=True):
         self._haystack: list[str] | None = None
         self._unknown: Sequence[int] = ()
         self._haystack_chars = 0
+        self._common_start: str | None = None  # the texts' common start, once asked
         # The folded text the view was filtered by (None: not a text filter alone): a
         # longer filter containing it only looks again at the rows it kept.
         self._filtered_by: str | None = None
@@ -305,6 +320,7 @@ class RowList(ScrollView, can_focus=True):
         self._haystack = None
         self._unknown = ()
         self._haystack_chars = 0
+        self._common_start = None
         self._filtered_by = None
 
     def show_message(self, text: str, tone: Tone = "bad") -> None:
@@ -377,20 +393,23 @@ class RowList(ScrollView, can_focus=True):
         source, total = self.source, len(self.source)
         last, view, texts = self._filtered_by, self._view, self._haystack
         rows: Sequence[int] = range(total)
+        every = False  # every row matches, known without a scan (``_every_text_holds``)
         if keep is None and last and last in needle and texts is not None and not self._unknown:
             # What a longer text matches, the shorter one did: only its rows are looked
             # at again (every row's text was known then, and the rows are unchanged).
             assert view is not None
             rows = view
             if len(view) == total:  # the range of every row
-                hits = [needle in text for text in texts]
+                every = self._every_text_holds(needle, texts)
+                hits = [] if every else [needle in text for text in texts]
             else:
                 hits = [needle in texts[i] for i in view]
         elif not needle:
             assert keep is not None
             hits = [keep(i) for i in rows]
         elif (texts := self._search_texts()) is not None:  # a row not loaded has "": no match
-            hits = [needle in text for text in texts]
+            every = keep is None and self._every_text_holds(needle, texts)
+            hits = [] if every else [needle in text for text in texts]
             if keep is not None:
                 hits = [hit and keep(i) for i, hit in enumerate(hits)]
         else:  # too much text to keep: each row's asked again, as it comes
@@ -403,9 +422,19 @@ class RowList(ScrollView, can_focus=True):
         # Indices in an array (8 bytes a row, not an int object each); when every row
         # matches, the range itself.
         self._view = (
-            range(total) if len(rows) == total and all(hits) else array("q", compress(rows, hits))
+            range(total)
+            if every or (len(rows) == total and all(hits))
+            else array("q", compress(rows, hits))
         )
         self._filtered_by = needle if keep is None else None
+
+    def _every_text_holds(self, needle: str, texts: list[str]) -> bool:
+        """True when every text surely holds ``needle``: their common start does (keys
+        named alike, "tenant-…": the first keys of a filter then look at no row). The
+        start is found once while the texts stay (a row not loaded has "": none)."""
+        if self._common_start is None:
+            self._common_start = common_start(texts)
+        return needle in self._common_start
 
     def _search_texts(self) -> list[str] | None:
         """Each row's folded search text ("" while the source cannot give it: not
@@ -416,6 +445,8 @@ class RowList(ScrollView, can_focus=True):
         source = self.source
         if self._haystack_chars > KEPT_SEARCH_TEXT:
             return None
+        if self._unknown:
+            self._common_start = None  # texts may be filled in below
         if texts is None or len(texts) != len(source):
             texts = self._haystack = [""] * len(source)
             self._unknown = range(len(source))
@@ -424,6 +455,16 @@ class RowList(ScrollView, can_focus=True):
         chars = self._haystack_chars
         every = getattr(source, "search_texts", None)
         asked = every() if every is not None and len(self._unknown) == len(texts) else None
+        if asked is not None and len(asked) == len(texts) and None not in asked:
+            # Every text at once: when folding them all changes none (keys, names), each
+            # is kept as given, found by one fold of them joined rather than one a row.
+            # (A fold of the whole as long as the whole maps each character to itself.)
+            joined = "\n".join(cast("Sequence[str]", asked))
+            chars = len(joined) - max(len(asked) - 1, 0)  # less the line breaks
+            if chars <= KEPT_SEARCH_TEXT and joined.casefold() == joined:
+                texts = self._haystack = list(cast("Sequence[str]", asked))
+                self._unknown, self._haystack_chars = [], chars
+                return texts
         for i in self._unknown:
             found = source.search_text(i) if asked is None else asked[i]
             if found is None:

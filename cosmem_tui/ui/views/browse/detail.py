@@ -18,6 +18,7 @@ from cosmem_tui.core.text import (
     visible,
 )
 from cosmem_tui.model import MISSING, TtlClass, TtlState, Turn
+from cosmem_tui.model.entities import MessageColumns
 from cosmem_tui.model.times import utc_text
 from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.views.browse.rows import turn_name
@@ -100,13 +101,16 @@ class RawItem:
     shown: str  # the start of the escaped JSON the pane shows
     more: int  # UTF-8 bytes left after it (0: nothing is cut)
     size: int  # the item's JSON length, as the heading counts it
+    highlighted: Text  # ``shown`` in the JSON colours (coloured once, not each render)
 
 
 def raw_item(detail: TurnDetail) -> RawItem:
     # What the pane shows of the indented JSON, and the sizes of the whole: the 64 KB
     # shown are written, not the megabytes after them (``indented_json_start``).
     start = indented_json_start(dict(detail.item.body), lines=LONG_LINES)
-    return RawItem(start.shown, start.more, start.length)
+    highlighted = Text(start.shown)
+    JSONHighlighter().highlight(highlighted)
+    return RawItem(start.shown, start.more, start.length, highlighted)
 
 
 def render_detail(
@@ -166,9 +170,7 @@ def render_detail(
     if raw is None:
         raw = raw_item(detail)
     add(f" (point read, {raw.size:,} bytes) ──\n", "bold dim")
-    highlighted = Text(raw.shown)
-    JSONHighlighter().highlight(highlighted)
-    text.append_text(highlighted)
+    text.append_text(raw.highlighted)  # copied in: the kept one is not changed
     if raw.more:
         add(f"\n{more_note(raw.more, read_key)}\n", "bold yellow")
     return text
@@ -196,9 +198,13 @@ def shown_messages(turn: Turn) -> int:
 
 def more_messages_note(turn: Turn, drawn: int, read_key: str) -> str:
     """What follows the messages drawn: how many are left, their size, how to read them."""
-    rest = turn.messages[drawn:]
-    size = sum(len(m.text.encode("utf-8", "surrogatepass")) for m in rest)
-    count = f"{len(rest):,} more message{'s' if len(rest) != 1 else ''}"
+    messages = turn.messages
+    left = len(messages) - drawn
+    if isinstance(messages, MessageColumns):  # sized once, when the item was mapped
+        size = messages.text_bytes_from(drawn)
+    else:
+        size = sum(len(m.text.encode("utf-8", "surrogatepass")) for m in messages[drawn:])
+    count = f"{left:,} more message{'s' if left != 1 else ''}"
     return (
         f"… {count} ({size_text(size)} of text), {drawn:,} of {len(turn.messages):,} shown "
         f"(press {read_key} to read them all)"

@@ -16,6 +16,7 @@ from cosmem_tui.core.hot_keys_notes import BUSY, LOGGED_429, SATURATED
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import Key, ThreadRef
 from cosmem_tui.model.key_usage import KeyUsageTable
+from cosmem_tui.model.keys import key_texts
 from cosmem_tui.model.telemetry import KeyLevel, KeyUsage
 from cosmem_tui.schemas import Schema
 from cosmem_tui.ui.widgets.cells import safe_cells
@@ -190,7 +191,7 @@ class HotRows:
         if self.sort is not SORTS[0]:
             keys = [keys[i] for i in self.order]
         if tenant is None:
-            return [key.text for key in keys]
+            return key_texts(keys)
         return [key_label(key, tenant) for key in keys]
 
     def index_of(self, key: Key) -> int | None:
