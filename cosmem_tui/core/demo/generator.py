@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from cosmem_tui.core.demo.embedder import DemoEmbedder
 from cosmem_tui.core.demo.hostile import (
     HOSTILE_ROLE,
     HOSTILE_ROLE_TURN,
@@ -120,7 +121,9 @@ class _Writer:
         self.coll_bytes = self.db_bytes + self.rng.randbytes(4)
         self.db_rid = rid_text(self.db_bytes)
         self.coll_rid = rid_text(self.coll_bytes)
-        self._embeddings: list[list[float]] = []
+        self._embedder = DemoEmbedder()
+        self._pool_drawn = False
+        self._part_sums: dict[str, list[float]] = {}
 
     def uuid(self) -> str:
         h = f"{self.rng.getrandbits(128):032x}"
@@ -139,15 +142,24 @@ class _Writer:
         body["_ts"] = ts
         return body
 
-    def embedding(self) -> list[float]:
-        if not self._embeddings:  # a pool: 8-d demo vectors need not all differ
-            self._embeddings = [
-                [round(self.rng.uniform(-1, 1), 4) for _ in range(8)] for _ in range(256)
-            ]
-        return self.rng.choice(self._embeddings)
+    def embedding(self, *parts: str) -> list[float]:
+        """The demo embedding of the parts joined by spaces (``DemoEmbedder``: near when
+        texts share words).
+
+        Vectors were once drawn at random from a pool of 256; the same numbers are still
+        drawn and dropped, so every other byte of the demo (ids, texts, times) stays as
+        it was and only the embeddings change."""
+        if not self._pool_drawn:
+            self._pool_drawn = True
+            for _ in range(_OLD_POOL_DRAWS):
+                self.rng.random()
+        self.rng.choice(range(_OLD_POOL_SIZE))
+        return self._embedder.vector_of_parts(parts, self._part_sums)
 
 
 _NO_INDEX = object()
+_OLD_POOL_SIZE = 256  # the random pool the embeddings came from before DemoEmbedder
+_OLD_POOL_DRAWS = _OLD_POOL_SIZE * 8
 
 
 class _Slots(dict[str, str]):
@@ -250,7 +262,7 @@ def _turn_items(
                 },
             ],
             "content": f"{user} {agent}",
-            "embedding": w.embedding(),
+            "embedding": w.embedding(user, agent),
         }
         if rng.random() < 0.06:
             # Patched after the fact (like AMT's extracted_at): the write resets the TTL clock.
