@@ -9,6 +9,8 @@ Shape (lab schema, key [/tenantId, /threadId], container DefaultTimeToLive -1):
   30 d), so some expire within the next hour and some have already expired
   (invisible), and long-term items (``ttl`` absent or -1: summaries, facts, and
   every turn of the tenants that keep history);
+* planted recall cases (``recall_cases``): a thread whose last turn's recall probe
+  misses what the user said earlier, for each reason the console names;
 * a thread of malformed items and a thread of hostile text (Rich markup, ANSI
   and OSC escape sequences, C1 controls, a right-to-left override, and a role
   name that is an escape sequence), listed in
@@ -38,6 +40,7 @@ from cosmem_tui.core.demo.hostile import (
     HOSTILE_THREAD,
 )
 from cosmem_tui.core.demo.manifest import DemoManifest
+from cosmem_tui.core.demo.recall_cases import RECALL_TENANT, manifest_entry, recall_items
 from cosmem_tui.core.demo.words import load_words
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
 from cosmem_tui.schemas import Schema, get_schema
@@ -112,8 +115,13 @@ def rid_text(raw: bytes) -> str:
 class _Writer:
     """Builds item bodies with Cosmos-looking system properties from one RNG."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, container_of: _Writer | None = None) -> None:
         self.rng = rng
+        if container_of is not None:  # another stream of draws for the same container
+            self.db_bytes, self.coll_bytes = container_of.db_bytes, container_of.coll_bytes
+            self.db_rid, self.coll_rid = container_of.db_rid, container_of.coll_rid
+            self._init_embeddings()
+            return
         # Resource ids nest as Cosmos writes them: a database's 4 bytes, a container's 8
         # (its database's 4 first), an item's 16 (its container's 8 first). The draws
         # stay as they were (6 and 4 bytes), so the rest of the demo does not move.
@@ -121,6 +129,9 @@ class _Writer:
         self.coll_bytes = self.db_bytes + self.rng.randbytes(4)
         self.db_rid = rid_text(self.db_bytes)
         self.coll_rid = rid_text(self.coll_bytes)
+        self._init_embeddings()
+
+    def _init_embeddings(self) -> None:
         self._embedder = DemoEmbedder()
         self._pool_drawn = False
         self._part_sums: dict[str, list[float]] = {}
@@ -360,6 +371,14 @@ def generate_items(
                 for body in _hostile_items(w, tenant, HOSTILE_THREAD, anchor):
                     manifest.items += 1
                     yield body
+        if RECALL_TENANT in tenants:
+            # Last, and from draws of their own: the demo before them stays as it was.
+            planted = _Writer(random.Random(seed + 19), container_of=w)
+            manifest.recall = manifest_entry()
+            manifest.threads += 2
+            for body in recall_items(planted.item, _iso, anchor):
+                manifest.items += 1
+                yield body
 
     return items(), manifest
 
