@@ -115,6 +115,11 @@ def rid_text(raw: bytes) -> str:
 class _Writer:
     """Builds item bodies with Cosmos-looking system properties from one RNG."""
 
+    db_bytes: bytes
+    coll_bytes: bytes
+    db_rid: str
+    coll_rid: str
+
     def __init__(self, rng: random.Random, container_of: _Writer | None = None) -> None:
         self.rng = rng
         if container_of is not None:  # another stream of draws for the same container
