@@ -28,14 +28,24 @@ import time
 from pathlib import Path
 
 ANCHOR = 1_795_996_800
-WORDS = "invoice refund tea shipping delay password reset billing account order".split()
+WORDS = [
+    "invoice",
+    "refund",
+    "tea",
+    "shipping",
+    "delay",
+    "password",
+    "reset",
+    "billing",
+    "account",
+    "order",
+]
 
 
 def build(path: Path, items: int, dims: int) -> None:
     from cosmem_tui.schemas import get_schema
-    from tests.helpers import container
-
     from cosmem_tui.sources.local.workspace import Workspace
+    from tests.helpers import container
 
     schema = get_schema("lab")
     rng = random.Random(7)
@@ -48,7 +58,9 @@ def build(path: Path, items: int, dims: int) -> None:
                 "tenantId": "bench",
                 "threadId": f"thread-{n % 100:03d}",
                 "turnIndex": n // 100,
-                "messages": [{"role": "user", "content": text, "timestamp": "2026-11-29T10:00:00Z"}],
+                "messages": [
+                    {"role": "user", "content": text, "timestamp": "2026-11-29T10:00:00Z"}
+                ],
                 "content": text,
                 "embedding": [round(rng.uniform(-1, 1), 6) for _ in range(dims)],
             }
