@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the services' modules load when a session builds them
     from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.hot_keys import HotKeysService
     from cosmem_tui.core.lifecycle import LifecycleService
+    from cosmem_tui.core.recall import RecallService
     from cosmem_tui.core.telemetry_reader import TelemetryReader
     from cosmem_tui.core.throughput import ThroughputService
     from cosmem_tui.core.writes import WriteService
@@ -100,6 +101,9 @@ class MemoryServices:
     browse: BrowseService
     advisor: AdvisorService
     lifecycle: LifecycleService  # one per session: it keeps its reports for a while
+    # The recall probe over the store (with the session's embedder), built on first use:
+    # opening a session loads none of its modules.
+    build_recall: Callable[[], RecallService]
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,7 @@ class Session:
     schema_reason: str = ""  # why this schema ("matched: pk …"); empty when the user named it
     closers: list[Closer] = field(default_factory=list)
     _doctor: DoctorService | None = field(default=None, init=False, repr=False)
+    _recall: RecallService | None = field(default=None, init=False, repr=False)
 
     def _memory(self) -> MemoryServices:
         if self.memory is None:
@@ -174,6 +179,13 @@ class Session:
     @property
     def lifecycle(self) -> LifecycleService:
         return self._memory().lifecycle
+
+    @property
+    def recall(self) -> RecallService:
+        """The recall probe (``core/recall.py``), built on first use."""
+        if self._recall is None:
+            self._recall = self._memory().build_recall()
+        return self._recall
 
     @property
     def advisor(self) -> AdvisorService | None:
