@@ -154,3 +154,30 @@ def test_default_workspace_lives_in_the_xdg_data_home(isolated_user_dirs):
     assert "creating the demo workspace" in result.stderr
     again = cosmem("tenants", "--json")
     assert again.returncode == 0 and "creating" not in again.stderr
+
+
+def test_a_demo_made_by_an_older_console_is_rebuilt_and_a_workspace_never_is(
+    isolated_user_dirs, tmp_path
+):
+    import shutil
+    import sqlite3
+
+    from cosmem_tui.core.demo import GENERATION
+
+    demo = Path(os.environ["XDG_DATA_HOME"]) / "cosmem" / "demo.sqlite"
+    assert cosmem("tenants", "--json").returncode == 0
+    mine = tmp_path / "mine.sqlite"
+    shutil.copy(demo, mine)
+    for path in (demo, mine):  # as an older console left them: its own generation
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE meta SET value = 'old' WHERE key = 'demo_generation'")
+    again = cosmem("tenants", "--json")
+    assert again.returncode == 0 and "creating the demo workspace" in again.stderr
+    with sqlite3.connect(demo) as db:
+        (value,) = db.execute("SELECT value FROM meta WHERE key = 'demo_generation'").fetchone()
+    assert value == GENERATION
+    theirs = cosmem("tenants", "--workspace", str(mine), "--json")
+    assert theirs.returncode == 0 and "creating" not in theirs.stderr
+    with sqlite3.connect(mine) as db:
+        (value,) = db.execute("SELECT value FROM meta WHERE key = 'demo_generation'").fetchone()
+    assert value == "old"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
+from cosmem_tui.core.demo import GENERATION as DEMO_GENERATION
 from cosmem_tui.core.errors import LookupFailed
 
 if TYPE_CHECKING:  # the services' modules load when a session builds them
@@ -79,7 +80,17 @@ class SessionOptions:
         return self.workspace is None and self.cosmos is None
 
     def needs_demo_build(self) -> bool:
-        return self.is_demo and not self.workspace_path.exists()
+        """The demo is built on first run, and rebuilt when an older console made it."""
+        if not self.is_demo:
+            return False
+        path = self.workspace_path
+        return not path.exists() or _demo_generation(path) != DEMO_GENERATION
+
+
+def _demo_generation(path: Path) -> str | None:
+    from cosmem_tui.sources.local.file_meta import read_meta
+
+    return read_meta(path, "demo_generation")
 
 
 class NoMemoryStore(LookupFailed):

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from cosmem_tui.core.demo import GENERATION as DEMO_GENERATION
 from cosmem_tui.core.demo.embedder import DemoEmbedder
 from cosmem_tui.core.demo.hostile import (
     HOSTILE_ROLE,
@@ -415,4 +416,5 @@ def build_demo_workspace(
         workspace.set_meta("demo_manifest", json.dumps(asdict(manifest)))
         workspace.set_meta("physical_partitions", str(shape.physical_partitions))
         workspace.set_meta("schema", schema.name)
+        workspace.set_meta("demo_generation", DEMO_GENERATION)
     return manifest
