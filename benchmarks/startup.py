@@ -21,6 +21,7 @@ Prints figures; asserts nothing. Needs tmux.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -29,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 POLL = 0.01
@@ -38,8 +39,24 @@ MINIMAL = [sys.executable, str(Path(__file__).with_name("minimal_textual_app.py"
 TENANT_ROW = re.compile(r"contoso\s+(?:\S+%\s+)?[\d,]+\s+[\d,]+")  # RU% first, with telemetry
 
 
+# A tmux server of the benchmark's own, kept up by one idle session for the whole run:
+# with the default server, closing the last pane ends the server, and the next run's
+# ``new-session`` can race that shutdown and fail.
+SOCKET = f"cosmem-bench-{os.getpid()}"
+
+
 def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
+    command = ["tmux", "-L", SOCKET, *args]
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
+@contextlib.contextmanager
+def tmux_server() -> Iterator[None]:
+    tmux("new-session", "-d", "-s", "keep", "sleep 86400")
+    try:
+        yield
+    finally:
+        subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
 
 
 class Pane:
@@ -202,7 +219,7 @@ def main() -> None:
     if shutil.which("tmux") is None:
         sys.exit("tmux is needed: apt-get install tmux")
     size = tuple(int(n) for n in args.size.split("x"))
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, tmux_server():
         env = {"XDG_DATA_HOME": tmp, "XDG_CONFIG_HOME": tmp, "TERM": "xterm-256color"}
 
         first_paint, tenants, rss = measure_start(env, size)  # builds the demo workspace

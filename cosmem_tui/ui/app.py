@@ -34,6 +34,7 @@ from cosmem_tui.config.files import ConfigError
 from cosmem_tui.config.invocation import Invocation, session_options
 from cosmem_tui.config.profiles import ConfigProfiles, ProfileChoice
 from cosmem_tui.core.session import Session, SessionOptions
+from cosmem_tui.core.startup import release_collection
 from cosmem_tui.core.text import one_line, visible
 from cosmem_tui.model import (
     BudgetQuestion,
@@ -243,6 +244,7 @@ class CosmemApp(App[None]):
     def on_ready(self) -> None:
         # Textual sends Ready once the first frame is on the terminal: the user sees the
         # console before anything reaches the network (or builds the demo).
+        release_collection()  # held by the entrance while it loaded (core/startup.py)
         run_async(self, self._open, group="session", exit_on_error=False)
 
     def _watch_terminal(self) -> None:
