@@ -9,6 +9,8 @@ both meet the same load:
 * first paint: launch → the header is on the screen (the minimal app: its one line);
 * first data (tenant list): launch → the hot tenant's row with its counts is on screen;
 * both as a ratio to the minimal app's first paint (goals: paint ≤ 1.2×, data ≤ 1.5×);
+* the first paint of a stock Textual app of browse's shape (``shaped_textual_app.py``:
+  Header, DataTable, Footer), the floor for a console laid out like this one;
 * peak RSS of the cosmem process (VmHWM) once the list is shown;
 * the headless ``cosmem tenants --json`` (median wall time of whole runs);
 * import time of ``cosmem_tui.ui.app`` per top-level package (``python -X importtime``);
@@ -36,6 +38,7 @@ from pathlib import Path
 POLL = 0.01
 COSMEM = [sys.executable, "-m", "cosmem_tui"]
 MINIMAL = [sys.executable, str(Path(__file__).with_name("minimal_textual_app.py"))]
+SHAPED = [sys.executable, str(Path(__file__).with_name("shaped_textual_app.py"))]
 TENANT_ROW = re.compile(r"contoso\s+(?:\S+%\s+)?[\d,]+\s+[\d,]+")  # RU% first, with telemetry
 
 
@@ -108,6 +111,14 @@ def measure_minimal(env: dict[str, str], size: tuple[int, int]) -> float:
     pane = Pane(MINIMAL, env, size)
     try:
         return pane.wait_for(lambda s: "minimal Textual app" in s)
+    finally:
+        pane.close()
+
+
+def measure_shaped(env: dict[str, str], size: tuple[int, int]) -> float:
+    pane = Pane(SHAPED, env, size)
+    try:
+        return pane.wait_for(lambda s: "shaped Textual app" in s and "tenant-00" in s)
     finally:
         pane.close()
 
@@ -230,14 +241,24 @@ def main() -> None:
 
         measure_start(env, size)  # warm-up
         measure_minimal(env, size)
-        runs, minimal = [], []
-        for _ in range(args.runs):  # in turn, so both meet the same load
+        measure_shaped(env, size)
+        runs, minimal, shaped = [], [], []
+        for _ in range(args.runs):  # in turn, so all meet the same load
             minimal.append(measure_minimal(env, size))
             runs.append(measure_start(env, size))
+            shaped.append(measure_shaped(env, size))
         reference = statistics.median(minimal)
         print(
             f"minimal Textual app, first paint: median {reference:.3f} s "
             f"(min {min(minimal):.3f}, max {max(minimal):.3f}, {len(minimal)} warm runs)"
+        )
+        floor = statistics.median(shaped)
+        paired_floor = statistics.median(s / m for s, m in zip(shaped, minimal, strict=True))
+        print(
+            f"stock Textual app of browse's shape (Header, DataTable, Footer), first paint: "
+            f"median {floor:.3f} s = {floor / reference:.2f}× the minimal app "
+            f"(min {min(shaped):.3f}, max {max(shaped):.3f}; median of the pairs' ratios "
+            f"{paired_floor:.2f}×)"
         )
         columns = list(zip(*runs, strict=True))
         names = ("cosmem first paint", "cosmem first data (tenant list)")
