@@ -50,3 +50,14 @@ async def test_the_hidden_columns_wait_for_the_first_data(make_app, demo_path, m
         listed, counted = made[0]
         assert listed and counted > 0, made
         assert app.browse.query("#turns") and app.browse.query("#detail")
+
+
+async def test_notices_stay_above_the_status_line_and_the_hints(make_app, demo_path):
+    """The notices' margin is the app's CSS now (no view screen has CSS of its own)."""
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        app.notify("a notice")
+        await pilot.pause()
+        rack = app.screen.query_one("#textual-toastrack")  # Textual's own, on every screen
+        assert rack.styles.margin.bottom == 2  # the status line and the hints stay readable
