@@ -43,13 +43,13 @@ def recall(capsys: Any, workspace: Path, *args: str) -> tuple[int, str, str]:
 
 def test_json_records_hits_then_expected_items(capsys, workspace) -> None:  # type: ignore[no-untyped-def]
     code, out, err = recall(
-        capsys, workspace, "acme", "t1", "--like", "t1-0", "--expect", "t1-6", "t1-9", "t2-0",
-        "--json",
+        capsys, workspace, "acme", "t1", "--like", "t1-0", "--k", "5",
+        "--expect", "t1-6", "t1-9", "--expect", "t2-0", "--json",
     )  # fmt: skip
     assert code == 0, err
     records = json.loads(out)
     hits, expected = records[:5], records[5:]
-    assert [h["rank"] for h in hits] == [1, 2, 3, 4, 5]  # the lab's k
+    assert [h["rank"] for h in hits] == [1, 2, 3, 4, 5]  # --k 5
     assert all(set(h) == HIT_KEYS for h in hits)
     assert hits[0] == {
         "rank": 1,
@@ -99,7 +99,7 @@ def test_vector_file_and_text_modes(capsys, workspace, tmp_path) -> None:  # typ
     code, out, err = recall(capsys, workspace, "acme", "t1", "--text", "note 3", "--json")
     assert code == 0, err
     assert json.loads(out)[0]["id"] == "t1-3"
-    assert "text top 5" in err
+    assert "text top 10" in err  # the lab's k
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,7 @@ from cosmem_tui.config.files import ConfigError
 from cosmem_tui.config.invocation import Invocation, SettingsConflict, for_run
 from cosmem_tui.core.errors import LookupFailed
 from cosmem_tui.core.exit_status import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from cosmem_tui.core.startup import release_collection
 from cosmem_tui.core.text import visible
 from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
@@ -79,6 +80,8 @@ def main(argv: Iterable[str] | None = None) -> int:
     except BrokenPipeError:
         sys.stderr.close()
         return EXIT_OK
+    if not command.tui:  # loaded: the collector runs again (the TUI after its first frame)
+        release_collection()
     try:
         if isinstance(command, SessionCommand):
             assert invocation is not None  # a session command always reads settings

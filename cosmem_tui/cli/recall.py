@@ -150,6 +150,7 @@ def _recall_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--expect",
         nargs="+",
+        action="extend",  # --expect A B and --expect A --expect B alike: every one is checked
         metavar="ID",
         help="items the agent should have recalled: each gets the reason it was not",
     )

@@ -28,11 +28,13 @@ from textual.message import Message
 from textual.reactive import var
 from textual.screen import ModalScreen
 from textual.timer import Timer
+from textual.widget import AwaitMount, Widget
 
 from cosmem_tui.config.files import ConfigError
 from cosmem_tui.config.invocation import Invocation, session_options
 from cosmem_tui.config.profiles import ConfigProfiles, ProfileChoice
 from cosmem_tui.core.session import Session, SessionOptions
+from cosmem_tui.core.startup import release_collection
 from cosmem_tui.core.text import one_line, visible
 from cosmem_tui.model import (
     BudgetQuestion,
@@ -59,7 +61,7 @@ from cosmem_tui.ui.refresh import DEFAULT_INTERVAL_S, RefreshLoop
 from cosmem_tui.ui.registry import the_registry
 from cosmem_tui.ui.remote_terminal import animation_level, steady_cursor, why_not_quit
 from cosmem_tui.ui.themes import DEFAULT_THEME, load_themes
-from cosmem_tui.ui.view import ViewScreen
+from cosmem_tui.ui.view import APP_CSS, ViewScreen
 from cosmem_tui.ui.views import VIEWS, view
 from cosmem_tui.ui.widgets.header import Chrome, throttle_mark
 from cosmem_tui.ui.workers import run_async
@@ -143,6 +145,10 @@ class Notice(Message):
 
 class CosmemApp(App[None]):
     TITLE = "cosmem"
+    CSS = APP_CSS
+    # Browse is the first screen Textual makes (no default screen made and then switched
+    # away from: each switch restyles the app and re-parses the CSS).
+    DEFAULT_MODE = "browse"
     COMMANDS: ClassVar = {ActionProvider, ProfileProvider}
     BINDINGS: ClassVar = the_registry().bindings(None, app_level=True)
 
@@ -214,17 +220,31 @@ class CosmemApp(App[None]):
 
     # -- start-up -------------------------------------------------------------------------
 
+    def mount(
+        self,
+        *widgets: Widget,
+        before: int | str | Widget | None = None,
+        after: int | str | Widget | None = None,
+    ) -> AwaitMount:
+        # Textual mounts the app's own part of the first screen once that screen has
+        # composed and painted itself; quitting in between (ctrl+c at the first frame)
+        # has already taken the screen away: there is nothing left to mount into.
+        screen = self.screen
+        if not screen.is_attached:
+            return AwaitMount(screen, [])
+        return super().mount(*widgets, before=before, after=after)
+
     def on_mount(self) -> None:
         if not self.is_headless:
             self.set_interval(TERMINAL_WATCH_S, self._watch_terminal)
             self._catch_signals()
-        self.switch_mode("browse")
         if self.options.needs_demo_build() and self._session_factory is None:
             self.chrome = replace(self.chrome, source="first run: creating the demo workspace…")
 
     def on_ready(self) -> None:
         # Textual sends Ready once the first frame is on the terminal: the user sees the
         # console before anything reaches the network (or builds the demo).
+        release_collection()  # held by the entrance while it loaded (core/startup.py)
         run_async(self, self._open, group="session", exit_on_error=False)
 
     def _watch_terminal(self) -> None:

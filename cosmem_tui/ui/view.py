@@ -36,16 +36,19 @@ VIEW_CSS = """
 """
 
 
+# Notices stack up from above the status line and the hints, never over them (the newest
+# lowest, always in view; old ones leave at the top, and each expires). The app's CSS,
+# not a view's DEFAULT_CSS (the rack's own default would win) nor a screen's CSS (each
+# screen's CSS is a new stylesheet source: Textual re-parses every source when one joins).
+APP_CSS = "ViewScreen > ToastRack { margin-bottom: 2; }"
+
+
 NO_FIELDS = "no fields on this row: a title or a marker, or not loaded yet"
 RUN_WHILE_TYPING = frozenset({"toggle_pause", "refresh_now"})  # see check_action
 
 
 class ViewScreen(Screen[None]):
     VIEW: ClassVar[str] = ""
-    # Notices stack up from above the status line and the hints, never over them (the
-    # newest lowest, always in view; old ones leave at the top, and each expires). Not
-    # DEFAULT_CSS: the rack's own default would win over a screen's.
-    CSS: ClassVar[str] = "ToastRack { margin-bottom: 2; }"
 
     def __init__(self) -> None:
         super().__init__()

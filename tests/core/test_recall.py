@@ -20,7 +20,10 @@ from cosmem_tui.sources.request_ledger import RequestLedger
 from tests.conftest import ANCHOR
 from tests.helpers import build_workspace, exchange
 
-LAB = get_schema("lab")  # retrieval: one thread, k 5, not superseded
+_LAB = get_schema("lab")  # retrieval: one thread, not superseded
+assert _LAB.retrieval is not None
+# k 5 here, so the planted items sit on both sides of it with few of them
+LAB = dataclasses.replace(_LAB, retrieval=dataclasses.replace(_LAB.retrieval, k=5))
 T1 = ThreadRef.of("acme", "t1")
 QUERY = [1.0, 0.0, 0.0, 0.0]
 

@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 LIST = Path(__file__).with_name("first_frame_modules.txt")
 VIEWS = "cosmem_tui.ui.views."
@@ -85,9 +86,9 @@ def run_to_first_frame(tmp_path: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def first_frame(tmp_path: Path) -> dict[str, list[str]]:
+def first_frame(tmp_path: Path) -> dict[str, Any]:
     result = run_to_first_frame(tmp_path)
-    seen: dict[str, list[str]] = json.loads(result.stdout.splitlines()[0])
+    seen: dict[str, Any] = json.loads(result.stdout.splitlines()[0])
     return seen
 
 
@@ -126,3 +127,11 @@ def test_quitting_at_the_first_frame_is_quiet(tmp_path: Path):
     the deferred mount does nothing once the app is closing."""
     result = run_to_first_frame(tmp_path)
     assert "Traceback" not in result.stderr and "Error" not in result.stderr, result.stderr
+
+
+def test_the_stylesheet_is_parsed_whole_at_most_twice_before_the_first_frame(tmp_path: Path):
+    """Textual parses every CSS source again from scratch when the theme is applied at
+    start and when the first screen is made; a default screen made and switched away
+    from, or a view screen with CSS of its own (a new source), each cost another whole
+    parse and restyle before anything is on the terminal (four in all before)."""
+    assert first_frame(tmp_path)["css_reparses"] <= 2

@@ -44,7 +44,7 @@ class BrowseLevels(ViewScreen):
         self.level = Level.TENANTS
 
     def _mount_hidden_parts(self) -> None:
-        """Mount what the first screen does not show, after it is painted (faster start)."""
+        """Mount what the first screen does not show, once its data is on it (faster start)."""
         columns = self.query_one("#columns")
         if self.query("#threads") or self._closing or not columns.is_attached:
             return  # mounted already, or the app is closing: it would mount into nothing

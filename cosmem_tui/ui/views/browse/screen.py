@@ -42,7 +42,7 @@ from cosmem_tui.ui.views.browse.levels import Level
 from cosmem_tui.ui.views.browse.named import BrowseByName
 from cosmem_tui.ui.views.browse.spec import SPEC
 from cosmem_tui.ui.views.browse.status import Status
-from cosmem_tui.ui.views.browse.tenants import KeyColumn
+from cosmem_tui.ui.views.browse.tenants import FirstScreenCounted, KeyColumn
 from cosmem_tui.ui.views.browse.thread_search import jump
 from cosmem_tui.ui.views.browse.threads import ThreadsFailed, ThreadsLoaded
 from cosmem_tui.ui.views.browse.turns import TurnColumn, TurnsChanged, TurnsFailed
@@ -89,7 +89,6 @@ class BrowseScreen(BrowseWrites, BrowseByName):
     def on_mount(self) -> None:
         self.top.border_title = plain("tenants")
         super().on_mount()
-        self.call_after_refresh(self._mount_hidden_parts)
         self.set_interval(COUNTDOWN_REFRESH_S, self._refresh_countdowns)
         self.layout_columns()
 
@@ -97,7 +96,6 @@ class BrowseScreen(BrowseWrites, BrowseByName):
 
     def session_ready(self, session: Session) -> None:
         """The session is open: load the first list."""
-        self._mount_hidden_parts()
         self.level = Level.TENANTS
         self.top.begin(session)
         self.layout_columns()
@@ -114,6 +112,13 @@ class BrowseScreen(BrowseWrites, BrowseByName):
     @on(Status)
     def _status(self, message: Status) -> None:
         self.set_status(message.text, error=message.error)
+
+    @on(FirstScreenCounted)
+    def _first_screen_counted(self) -> None:
+        # The columns not shown yet and the command bar are mounted once the first data
+        # is on the terminal, not while it is on its way (each is also mounted at once
+        # when asked for first: ``thread_column``, ``mount_bar``).
+        self.call_after_refresh(self._mount_hidden_parts)
 
     @on(ThreadsLoaded)
     def _threads_loaded(self) -> None:

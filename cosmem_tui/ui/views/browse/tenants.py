@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from textual import on
+from textual.message import Message
 
 from cosmem_tui.core.browse import BrowseService
 from cosmem_tui.core.directory import Listing
@@ -30,6 +31,11 @@ if TYPE_CHECKING:  # the telemetry model and services load once the session has 
 
 LOAD_WINDOW = Window.M15  # the tenant list's RU% and ▲: load over the last 15 minutes
 LOAD_STALE_S = 60.0  # shown again after this long, the list asks for fresher load
+
+
+class FirstScreenCounted(Message):
+    """The first screen of the list is shown and counted (or failed): the first data is
+    on the terminal, and what the start put off may run."""
 
 
 class KeyColumn(RowList):
@@ -246,6 +252,7 @@ class KeyColumn(RowList):
     def _ask_load_when_counted(self) -> None:
         if self._load_after_counts and not self._counting:
             self._load_after_counts = False
+            self.post_message(FirstScreenCounted())
             self.ask_load()
 
     # -- counts ---------------------------------------------------------------------------
