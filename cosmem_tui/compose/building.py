@@ -170,11 +170,13 @@ def choose_embedder(*, is_demo: bool) -> Embedder | None:
     configured (then --text is key terms only, and the probe says so).
 
     The one place an embedder is picked: the demo's deterministic ``DemoEmbedder``
-    (``core/demo/embedder.py``) for the demo workspace, the Azure OpenAI deployment of
-    the profile (``sources/embeddings.py``: ``embeddings_endpoint`` and
-    ``embeddings_deployment``) for a Cosmos session. Neither exists on this branch yet:
-    both are wired in here when their branches merge."""
-    del is_demo  # the demo's embedder is chosen by it once it exists
+    (``core/demo/embedder.py``, labelled "demo embeddings") for the demo workspace, which
+    embedded its own items the same way; nothing for other workspaces (their vectors came
+    from a model the console does not know)."""
+    if is_demo:
+        from cosmem_tui.core.demo.embedder import DemoEmbedder
+
+        return DemoEmbedder()
     return None
 
 
