@@ -60,6 +60,7 @@ def test_on_the_demo_it_reports_the_demo(demo_home, frozen_system_time, capsys, 
         "hot-tenants",
         "throttles-by-key",
         "storage-by-key",
+        "vector-search",  # the recall probe: exact distances and FTS5 on a workspace
     }
     assert rows["hot-tenants"]["simulated"] and not rows["browse"]["simulated"]
     assert rows["writes"]["verdict"] == "blocked" and not rows["writes"]["asked"]

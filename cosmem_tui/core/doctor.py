@@ -132,10 +132,9 @@ CAPABILITIES: tuple[Capability, ...] = (
     ),
     Capability(
         "vector-search",
-        "vector / full-text",
+        "recall probe (vector / full-text)",
         ("setting.container", "policy.vector", "policy.embedding"),
         ("policy.full_text",),
-        upcoming=True,
     ),
 )
 

@@ -386,9 +386,9 @@ def _policy_vector(e: DoctorEvidence, container: ContainerProperties) -> Outcome
     listed = f"declares {', '.join(declared)}; indexed: {', '.join(indexed) or 'none'}"
     if on_workspace(e):
         return Outcome(
-            MISSING,
-            f"the workspace records a vector policy ({listed}) but a local workspace cannot run "
-            "VectorDistance: vector queries need a Cosmos container",
+            OK,
+            f"the workspace records a vector policy ({listed}); the recall probe computes "
+            "exact distances here: a local workspace has no vector index to measure",
         )
     if not both:
         return Outcome(
@@ -412,7 +412,9 @@ def _policy_full_text(e: DoctorEvidence, container: ContainerProperties) -> Outc
     listed = f"declares {', '.join(declared)}; indexed: {', '.join(indexed) or 'none'}"
     if on_workspace(e):
         return Outcome(
-            MISSING, f"the workspace records a full-text policy ({listed}) but cannot run it"
+            OK,
+            f"the workspace records a full-text policy ({listed}); the recall probe ranks "
+            "its paths with SQLite FTS5 bm25() here, not the service's BM25",
         )
     if not [p for p in declared if p in indexed]:
         return Outcome(
@@ -430,8 +432,8 @@ def _policy_embedding(e: DoctorEvidence, container: ContainerProperties) -> Outc
     if e.embedding_path is None:
         return Outcome(
             UNKNOWN,
-            "the schema names no embedding path (schemas have no retrieval section yet): "
-            "which vector an agent searches cannot be told from here",
+            "no schema is known for this container: which vector an agent searches "
+            "cannot be told from here",
         )
     declared, indexed = _vector_paths(container)
     if e.embedding_path in declared and e.embedding_path in indexed:

@@ -125,7 +125,10 @@ class DoctorService:
             schema=schema,
             schema_note=note,
             schema_key=key,
-            embedding_path=None,  # no schema names one yet (no retrieval section)
+            # Where the schema's retrieval (or its guess) looks for the embedding.
+            embedding_path=(
+                self.schema.how_it_retrieves.embedding.text if self.schema is not None else None
+            ),
             account=account,
             offer=offer,
             diagnostics=diagnostics,

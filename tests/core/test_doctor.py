@@ -155,9 +155,9 @@ def test_a_healthy_account_works_everywhere_but_what_is_not_built_or_asked():
     }
     assert found["writes"].verdict is Verdict.BLOCKED and not found["writes"].asked
     assert "--allow-writes" in found["writes"].fix
-    # The schema names no embedding path: which vector is searched cannot be told.
-    assert found["vector-search"].verdict is Verdict.UNKNOWN and found["vector-search"].upcoming
-    assert "no embedding path" in found["vector-search"].evidence
+    # No schema known: which vector is searched cannot be told.
+    assert found["vector-search"].verdict is Verdict.UNKNOWN
+    assert "no schema is known" in found["vector-search"].evidence
     assert found["browse"].evidence.startswith("executeQuery:")
     assert report.blocked_asked() == ()
     assert report.cost == Cost(9, 3.8)  # each read once: data plane (4), ARM (3), metrics, logs
@@ -428,7 +428,9 @@ def test_the_demo_reports_what_is_simulated_and_what_cannot_be_checked():
     assert found["browse"].verdict is Verdict.WORKS and not found["browse"].simulated
     assert found["hot-tenants"].verdict is Verdict.WORKS and found["hot-tenants"].simulated
     assert found["change-feed"].verdict is Verdict.BLOCKED  # a workspace has none
-    assert found["vector-search"].verdict is Verdict.BLOCKED
+    # The recall probe runs on a workspace: exact distances, computed by the console.
+    assert found["vector-search"].verdict is not Verdict.BLOCKED
+    assert "exact distances" in check_of(report, "policy.vector").evidence
     merge = check_of(report, "account.merge")
     assert merge.status is CheckStatus.UNKNOWN and "no Azure account" in merge.evidence
     assert report.demo and report.notes and report.blocked_asked() == ()

@@ -35,17 +35,17 @@ async def test_the_demo_is_reported_as_the_demo(make_app: AppFactory, demo_path:
         await settle(pilot)
         assert isinstance(app.screen, DoctorScreen)
         rows = cells(app, "capabilities")
-        assert [r[0] for r in rows] == ["works"] * 8 + ["blocked"] * 3
+        assert [r[0] for r in rows] == ["works"] * 8 + ["blocked"] * 2 + ["works"]
         assert rows[4][1] == "throughput metrics · sim"  # the simulator answers it
         assert rows[9][1] == "all-versions change feed · next"  # not built yet
         text = screen_text(app)
-        assert "8 works, 3 blocked" in text and "the embedded demo" in text
+        assert "9 works, 2 blocked" in text and "the embedded demo" in text
         # The selected row's checks: what was read and what it cost.
         detail = doctor_text(app)
         assert detail.startswith("works · browse · this session asks for it")
         assert "✓ ok readMetadata (data action)" in detail and "1 request, 1.0 RU sim" in detail
         if size == (120, 40):  # every capability on one screen
-            assert "vector / full-text · next" in text
+            assert "recall probe (vector / full-text)" in text
         for _ in range(8):
             await pilot.press("down")
         detail = doctor_text(app)

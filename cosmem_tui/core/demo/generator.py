@@ -80,6 +80,9 @@ def demo_container() -> ContainerProperties:
             "includedPaths": [{"path": "/*"}],
             "excludedPaths": [{"path": "/embedding/*"}, {"path": '/"_etag"/?'}],
             "fullTextIndexes": [{"path": "/content"}],
+            # As the lab declares it on a real account (diskANN there; the workspace's
+            # probe is exact whatever the index type says).
+            "vectorIndexes": [{"path": "/embedding", "type": "diskANN"}],
         },
         vector_embedding_policy={
             "vectorEmbeddings": [
