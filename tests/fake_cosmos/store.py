@@ -221,6 +221,9 @@ class Container:
     indexing_policy: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_INDEXING_POLICY))
     throughput: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # The approximate vector index of the fake (``tests/fake_cosmos/search.py``): vectors
+    # rounded to multiples of this when ORDER BY ranks without brute force; None: exact.
+    vector_quantum: float | None = None
     generation: int = 1
     history: list[tuple[int, list[str]]] = field(default_factory=list)
     _seq: int = 0
