@@ -19,10 +19,10 @@ What the service documents (learn: VectorDistance, FullTextScore, ORDER BY RANK,
   fuses the components' ranks itself (RRF, constant 60 in azure-cosmos' source).
 
 **Approximate index** (``vector_quantum`` on a container, a fixture option): without
-brute force, ``ORDER BY`` ranks by vectors rounded to multiples of the quantum (the
-query's and the item's), as a quantised index does, while the projected score stays
-the exact one. The order can then differ from the exact order, deterministically, so
-recall@k < 1 is testable; ``VectorDistance(…, true)`` always ranks exactly.
+brute force, VectorDistance scores (and so ranks) vectors rounded to multiples of the
+quantum (the query's and the item's), as a quantised index does. The order can then
+differ from the exact order, deterministically, so recall@k < 1 is testable;
+``VectorDistance(…, true)`` always reads the vectors themselves.
 
 Text analysis is the fake's own: lower-cased runs of letters and digits, no stemming,
 no stop words. BM25 with k1 = 1.2, b = 0.75 over the statistics the SDK gathers.
@@ -200,7 +200,9 @@ def compile_call(
             raise SearchError(f"Unknown distance function '{distance}' in VectorDistance.")
         dims = context.dimensions_of(call, alias)
         brute = len(call.args) > 2 and _literal_true(call.args[2], constant)
-        quantum = context.quantum if (ordering or name == VECTOR_SCORE) and not brute else None
+        # Without brute force the index answers, scores included (a quantised index
+        # scores by its quantised vectors); bruteForce true reads the vectors themselves.
+        quantum = None if brute else context.quantum
         a, b = args[0], args[1]
         return lambda row, aggs: vector_distance(
             a(row, aggs), b(row, aggs), distance, dims, quantum
