@@ -34,13 +34,24 @@ from cosmem_tui.sources.cosmos.recall_sql import identity, probe_text
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.cosmos.sql import render
 from cosmem_tui.sources.cosmos.store_part import StorePart
-from cosmem_tui.sources.errors import NotFound
+from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.item_ids import check_item_id
 
 PROBE_PRIORITY = "Low"  # the SDK's spelling of priority-based execution's low tier
 RECALL = "recall"
 FIND_ITEM = "recall-find-item"
 READ_ITEM = "recall-read-item"
+POLICY_HINT = (
+    "vector search needs the container's vector embedding policy and full-text search "
+    "its full-text policy, on an account with those features on"
+)
+
+
+class RecallRefused(BadRequest):
+    """The account (or a test peer) does not run the probe's query: one line, the
+    service's own words and what the query needs. The test peer
+    (@vercel/cosmosdb-server) refuses every VectorDistance ORDER BY and ORDER BY RANK
+    this way (its engine cannot order by a function), and says so rather than rank."""
 
 
 class RecallQueries(StorePart):
@@ -88,7 +99,7 @@ class RecallQueries(StorePart):
         with self.ledger.meter() as cost:
             continuation: str | None = None
             while True:
-                page = await self._calls.page(
+                page = await self._probe_page(
                     text,
                     route,
                     operation=f"{RECALL}-{query.mode}",
@@ -105,6 +116,16 @@ class RecallQueries(StorePart):
                     break
         hits = tuple(self._hit(rank, row) for rank, row in enumerate(rows[: query.k], start=1))
         return RecallAnswer(query, hits, cost.request_units, cost.requests)
+
+    async def _probe_page(self, text: str, route: Route, **kw: Any) -> Any:
+        try:
+            return await self._calls.page(text, route, **kw)
+        except BadRequest as exc:
+            said = exc.message.removeprefix("400 bad request: ")
+            probe = str(kw.get("operation", RECALL)).removeprefix(f"{RECALL}-")
+            raise RecallRefused(
+                f"{self._settings.account} refused the {probe} recall probe ({said}); {POLICY_HINT}"
+            ) from None
 
     def _hit(self, rank: int, row: Mapping[str, Any]) -> RecallHit:
         score = row.get("score")
