@@ -235,3 +235,20 @@ async def test_lookup_finds_the_thread_then_reads_the_item(open_store) -> None:
     assert in_thread.found and "embedding" not in in_thread.item.body  # type: ignore[union-attr]
     elsewhere = await store.lookup_item(THREAD, "t2-14")
     assert not elsewhere.found
+
+
+async def test_ranked_probes_of_one_thread_stay_in_its_partition(open_store, fake_cosmos) -> None:
+    store = open_store()
+    fake_cosmos.log.clear()
+    text = RecallQuery(THREAD, ProbeMode.TEXT, 10, text_paths=("/content",), terms=("tea",))
+    answer = await store.recall(text)
+    rows = [r for r in items() if r["tenantId"] == "acme" and r["threadId"] == "t1"]
+    assert {h.id for h in answer.hits} == {r["id"] for r in rows if "tea" in r["content"]}
+    hybrid = RecallQuery(
+        THREAD, ProbeMode.HYBRID, 4, "/embedding", Distance.COSINE, QUERY, ("/content",), ("tea",)
+    )
+    fused = await store.recall(hybrid)
+    assert len(fused.hits) == 4 and {h.thread for h in fused.hits} == {THREAD.thread}
+    # statistics and components: only the thread's own range is read ("Local" scope)
+    ranged = {e.range_id for e in fake_cosmos.log.of("query") if e.status == 200}
+    assert ranged == {fake_cosmos.range_of("db", "memory0", ["acme", "t1"])}
