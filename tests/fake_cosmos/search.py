@@ -204,9 +204,17 @@ def compile_call(
         # scores by its quantised vectors); bruteForce true reads the vectors themselves.
         quantum = None if brute else context.quantum
         a, b = args[0], args[1]
-        return lambda row, aggs: vector_distance(
-            a(row, aggs), b(row, aggs), distance, dims, quantum
-        )
+        last: list[Any] = [None, UNDEFINED]  # the row last scored and its score
+
+        def score(row: Any, aggs: Any) -> Any:
+            # ORDER BY asks twice per row (the filter that drops unscored rows, the sort
+            # key): a long vector is scored once. ``last`` holds the row, so ``is`` is exact.
+            if row is not last[0]:
+                last[0] = row
+                last[1] = vector_distance(a(row, aggs), b(row, aggs), distance, dims, quantum)
+            return last[1]
+
+        return score
     if name == CONTAINS:
         if len(args) != 2:
             raise SearchError("The FullTextContains function requires 2 argument(s).")
