@@ -30,7 +30,7 @@ from cosmem_tui.model.lifecycle import ScopeLevel, TtlScope
 from cosmem_tui.model.recall import ItemLookup, ProbeMode, RecallAnswer, RecallHit, RecallQuery
 from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.cosmos.calls import CosmosCalls, Route
-from cosmem_tui.sources.cosmos.recall_sql import identity, probe_text
+from cosmem_tui.sources.cosmos.recall_sql import probe_text
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.cosmos.sql import render
 from cosmem_tui.sources.cosmos.store_part import StorePart
@@ -89,7 +89,7 @@ class RecallQueries(StorePart):
     async def recall(self, query: RecallQuery) -> RecallAnswer:
         await self._ready()
         route, where, parameters = self._recall_scope(query.scope)
-        probe = probe_text(self._schema, query, where, parameters)
+        probe = probe_text(self._slots, query, where, parameters)
         text = render(probe.name, probe.slots)
         options: dict[str, Any] = {}
         if query.mode in (ProbeMode.TEXT, ProbeMode.HYBRID):
@@ -175,10 +175,7 @@ class RecallQueries(StorePart):
         route = self._tenant_route(scope.tenant)
         if route is None:
             route = Route(Scope.CROSS_PARTITION)
-        text = render(
-            "recall_find_item",
-            {"recall_identity": identity(schema), "tenant": self._slots["tenant"]},
-        )
+        text = render("recall_find_in_tenant", self._slots)
         continuation: str | None = None
         while True:  # a page may be empty while more follow (one range after another)
             page = await self._calls.page(

@@ -60,12 +60,13 @@ def filter_condition(rule: RecallFilter, index: int) -> tuple[str, list[dict[str
 
 
 def probe_text(
-    schema: Schema,
+    base: Mapping[str, str],
     query: RecallQuery,
     scope_where: str,
     scope_parameters: Sequence[Mapping[str, Any]],
 ) -> ProbeText:
-    """The query file, slots and parameters of one probe over one scope condition."""
+    """The query file, slots and parameters of one probe over one scope condition
+    (``base``: the schema's slots, ``query_slots``, which name the thread's fields)."""
     conditions = [scope_where] if scope_where else []
     parameters: list[dict[str, Any]] = [dict(p) for p in scope_parameters]
     for i, rule in enumerate(query.filters):
@@ -74,7 +75,7 @@ def probe_text(
         parameters += named
     parameters.append({"name": "@k", "value": query.k})
     slots = {
-        "recall_identity": identity(schema),
+        **base,
         "where": " AND ".join(conditions) if conditions else "true",
         "brute": ", true" if query.mode is ProbeMode.EXACT else "",
     }
