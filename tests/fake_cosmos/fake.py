@@ -178,7 +178,8 @@ class FakeCosmos:
                 ),
             },
         )
-        made.vector_quantum = vector_quantum
+        if vector_quantum is not None:
+            made.vector_quantum = vector_quantum
         if throughput is not None:
             self.faults.container_throughput(made.rid, float(throughput))
         return made

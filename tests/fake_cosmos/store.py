@@ -478,6 +478,9 @@ class Store:
         self.clock = clock
         self.default_ranges = default_ranges
         self.lock = threading.RLock()
+        # The approximate vector index of containers created from now on (search.py);
+        # None: exact. ``FakeCosmos.create_container(vector_quantum=…)`` sets one alone.
+        self.vector_quantum: float | None = None
         self.databases: dict[str, Database] = {}
 
     def now(self) -> float:
@@ -552,6 +555,7 @@ class Store:
                 throughput=throughput,
                 extra=dict(extra or {}),
             )
+            container.vector_quantum = self.vector_quantum
             container.install(bounds)
             db.containers[coll_id] = container
             return container

@@ -82,3 +82,27 @@ async def test_a_refused_search_query_is_a_400(account) -> None:
     with pytest.raises(CosmosHttpResponseError) as caught:
         await run(account, "SELECT FullTextScore(c.text, 'x') AS s FROM c", {})
     assert caught.value.status_code == 400
+
+
+async def test_containers_made_through_the_sdk_take_the_accounts_approximate_index(
+    fake_cosmos,
+) -> None:
+    from azure.cosmos import PartitionKey
+
+    fake_cosmos.store.vector_quantum = 0.5  # what FakeCosmosBackend.approximate_index sets
+    cosine = {
+        "vectorEmbeddings": [
+            {"path": "/v", "dataType": "float32", "distanceFunction": "cosine", "dimensions": 2}
+        ]
+    }
+    async with CosmosClient(fake_cosmos.endpoint, fake_cosmos.key) as client:
+        db = await client.create_database_if_not_exists("db")
+        container = await db.create_container(
+            "m", partition_key=PartitionKey(path="/pk"), vector_embedding_policy=cosine
+        )
+        await container.upsert_item({"id": "near", "pk": "p", "v": [1.0, 0.24]})
+        await container.upsert_item({"id": "far", "pk": "p", "v": [1.0, 0.6]})
+        ask = "SELECT TOP 1 VALUE c.id FROM c ORDER BY VectorDistance(c.v, [1, 0.3]{})"
+        index = [r async for r in container.query_items(ask.format(""), partition_key="p")]
+        brute = [r async for r in container.query_items(ask.format(", true"), partition_key="p")]
+    assert (index, brute) == (["far"], ["near"])

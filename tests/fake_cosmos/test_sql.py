@@ -462,11 +462,14 @@ def test_every_product_query_runs_on_the_fake() -> None:
         )
         slots = query_slots(schema)
         for name in names:
+            # recall_vector: its per-probe slots (ORDER BY RANK probes run only from a plan)
+            probe = {"where": "true", "vector": 'c["v"]', "brute": ", true"}
             try:
-                text = render(name, slots)
+                text = render(name, {**slots, **probe} if name == "recall_vector" else slots)
             except KeyError:
                 continue  # the query needs a slot this schema does not have
             params = {p: "v1" for p in ("@tenant", "@pk0", "@pk1", "@pk2", "@th0", "@after")}
+            params |= {"@id": "i1", "@k": 3, "@v": [1, 0]}  # recall lookups and probes
             params["@limit"] = 5
             params["@skip"] = ["v1"]  # thread_items: the ids an erase could not delete
             params.update({"@text": "V1", "@g0": "text", "@g1": "text"})  # turns_matching
