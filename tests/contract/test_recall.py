@@ -292,3 +292,21 @@ async def test_lookup_item_of_an_expired_item(backend: Backend) -> None:
     answer = await recalled(backend, store, vector_query(TtlScope.of_thread(T1), ProbeMode.EXACT))
     if answer is not None:
         assert [h.id for h in answer.hits] == ["t1-1"]
+
+
+async def test_terms_are_data_never_query_syntax(backend: Backend) -> None:
+    store, _ = await store_of(backend)
+    answer = await recalled(
+        backend,
+        store,
+        RecallQuery(
+            scope=TtlScope.of_thread(T1),
+            mode=ProbeMode.TEXT,
+            k=5,
+            text_paths=("/content",),
+            terms=('say "hi"', "OR", "NEAR(a b)", "x*", "content:tea", "4471"),
+        ),
+    )
+    if answer is None:
+        return
+    assert [h.id for h in answer.hits] == ["t1-3"]  # only the literal 4471 matches
