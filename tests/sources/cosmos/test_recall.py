@@ -122,7 +122,12 @@ def vector_query(scope: TtlScope, mode: ProbeMode = ProbeMode.VECTOR, **kw: Any)
 async def test_a_tenant_across_two_partitions_is_one_ranking(open_store, fake_cosmos) -> None:
     store = open_store()
     assert len(fake_cosmos.ranges_of_prefix("db", "memory0", ["acme"])) == 2
+    fake_cosmos.log.clear()
     answer = await store.recall(vector_query(ACME, ProbeMode.EXACT, k=8))
+    # the SDK's pipeline sends each range its own query, every one at Low priority
+    sent = fake_cosmos.log.of("query")
+    assert len({e.range_id for e in sent if e.status == 200}) == 2
+    assert {e.priority for e in sent} == {"Low"}
     want = exact(items(), lambda r: r["tenantId"] == "acme", 8)
     assert [h.id for h in answer.hits] == want
     assert [h.rank for h in answer.hits] == list(range(1, 9))
