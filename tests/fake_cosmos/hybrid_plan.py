@@ -75,6 +75,9 @@ def hybrid_info(query: Query, compiler: Compiler, context: Any) -> dict[str, Any
                 f"{_word_count(i)}, {_hit_counts(i)})"
             )
             hits = ", ".join(f"COUNTIF(FullTextContains({path}, {t}))" for t in terms)
+            # SUM over a range with no text has no value (in the fake as on Cosmos) and
+            # the SDK adds the ranges' totals up: this plan says 0 there (the service's
+            # own text, per the .NET baselines, has the bare SUM).
             statistics.append(
                 f'{{"totalWordCount": (SUM(_FullTextWordCount({path})) ?? 0), '
                 f'"hitCounts": [{hits}]}}'
