@@ -101,6 +101,9 @@ class Invocation(NamedTuple):
     theme: str | None = None
     allow_writes: bool = False
     refresh_s: float | None = None  # a profile's live-view interval (None: the views' own)
+    # A profile's Azure OpenAI embeddings deployment (recall's --text as a vector).
+    embeddings_endpoint: str | None = None
+    embeddings_deployment: str | None = None
     keymap: Mapping[str, str] = MappingProxyType({})  # action id → keys
     timeout: float | None = None
     ledger: Path | None = None
@@ -199,9 +202,13 @@ def _from_settings(
         values[name], origins[name] = value, origin
     origins["refresh_s"] = resolved.origins["refresh_s"]
     origins["keys"] = resolved.origins["keys"]
+    for name in ("embeddings_endpoint", "embeddings_deployment"):
+        origins[name] = resolved.origins[name]
     return Invocation(
         **values,
         refresh_s=settings.refresh_s,
+        embeddings_endpoint=settings.embeddings_endpoint,
+        embeddings_deployment=settings.embeddings_deployment,
         keymap=dict(settings.keys),
         timeout=flags.timeout,
         ledger=flags.ledger,

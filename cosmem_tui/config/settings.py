@@ -81,6 +81,10 @@ class Fields(BaseModel):
     connection_string_env: str | None = None
     resource_id: str | None = None
     workspace_id: str | None = None
+    # The Azure OpenAI embeddings deployment that turns recall's --text into a query
+    # vector (sources/embeddings.py; signed in with Entra ID, never an API key).
+    embeddings_endpoint: str | None = None
+    embeddings_deployment: str | None = None
     refresh_s: float | None = None
     ru_budget: float | None = None
     theme: str | None = None
@@ -91,6 +95,20 @@ class Fields(BaseModel):
     @classmethod
     def _home(cls, value: Path | None) -> Path | None:
         return value.expanduser() if value is not None else None
+
+    @field_validator("embeddings_endpoint")
+    @classmethod
+    def _embeddings_endpoint(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^https://[^/\s]+", value):
+            raise ValueError("expected the https:// endpoint of an Azure OpenAI resource")
+        return value
+
+    @field_validator("embeddings_deployment")
+    @classmethod
+    def _embeddings_deployment(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", value):
+            raise ValueError("expected the name of an embeddings deployment")
+        return value
 
     @field_validator("refresh_s")
     @classmethod

@@ -225,7 +225,7 @@ def kept_usage(usage: LogAnswer, report: HotKeysReport) -> LogAnswer:
 
 # The ledger records of requests to the account itself (not Azure Monitor's calls, not
 # the local workspace's modelled ones): what the account's logs would show as ours.
-_ACCOUNT_KINDS = frozenset(Kind) - {Kind.MONITOR, Kind.LOCAL}
+_ACCOUNT_KINDS = frozenset(Kind) - {Kind.MONITOR, Kind.LOCAL, Kind.EMBEDDINGS}
 
 
 def own_requests(records: Iterable[RequestCharge], span: Span) -> tuple[tuple[float, float], ...]:

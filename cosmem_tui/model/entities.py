@@ -32,6 +32,7 @@ class Scope(StrEnum):
     CROSS_PARTITION = "cross-partition"  # a fan-out over every partition
     METRICS = "metrics"  # an Azure Monitor metrics call (no RU: billed per call)
     LOGS = "logs"  # a Log Analytics query (no RU: counted against the workspace's limits)
+    EMBEDDINGS = "embeddings"  # an Azure OpenAI embeddings call (no RU: billed in tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +292,7 @@ class Kind(StrEnum):
     LOCAL = "local"  # the local workspace: no HTTP, a modelled request
     MONITOR = "monitor"  # Azure Monitor (metrics, logs, the account's resource) or its simulator
     WRITE = "write"  # a write of one item (patch, replace, delete): only with --allow-writes
+    EMBEDDINGS = "embeddings"  # text made into a query vector by an embeddings deployment
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,8 +24,16 @@ class Backend(Protocol):
     name: str
 
     async def make_store(
-        self, items: Iterable[Mapping[str, Any]], *, schema: Schema, default_ttl: int | None
-    ) -> MemoryStore: ...
+        self,
+        items: Iterable[Mapping[str, Any]],
+        *,
+        schema: Schema,
+        default_ttl: int | None,
+        policies: Mapping[str, Any] | None = None,
+    ) -> MemoryStore:
+        """``policies``: a Cosmos container's search policies (the SDK's
+        ``vector_embedding_policy`` / ``full_text_policy`` options); a workspace has none."""
+        ...
 
     async def advance(self, seconds: float) -> None: ...
 
@@ -42,7 +50,12 @@ class LocalBackend:
         self._count = 0
 
     async def make_store(
-        self, items: Iterable[Mapping[str, Any]], *, schema: Schema, default_ttl: int | None
+        self,
+        items: Iterable[Mapping[str, Any]],
+        *,
+        schema: Schema,
+        default_ttl: int | None,
+        policies: Mapping[str, Any] | None = None,
     ) -> MemoryStore:
         self._count += 1
         path = self.tmp / f"contract-{self._count}.sqlite"
@@ -80,7 +93,12 @@ class CosmosBackend:
         self.stores: list[MemoryStore] = []
 
     async def make_store(
-        self, items: Iterable[Mapping[str, Any]], *, schema: Schema, default_ttl: int | None
+        self,
+        items: Iterable[Mapping[str, Any]],
+        *,
+        schema: Schema,
+        default_ttl: int | None,
+        policies: Mapping[str, Any] | None = None,
     ) -> MemoryStore:
         from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
         from cosmem_tui.sources.cosmos.store import CosmosStore
@@ -89,7 +107,12 @@ class CosmosBackend:
         database = unique_name("contract")
         self.databases.append(database)
         _, container = await create_container(
-            self.client, database, "memory", paths=schema.partition_key, default_ttl=default_ttl
+            self.client,
+            database,
+            "memory",
+            paths=schema.partition_key,
+            default_ttl=default_ttl,
+            policies=policies,
         )
         await seed(container, items)
         settings = CosmosSettings(

@@ -18,6 +18,12 @@ class FakeCosmosBackend(CosmosBackend):
         self.fake = FakeCosmos(ranges=ranges, clock=FakeCosmosClock(start)).start()
         super().__init__("gateway", self.fake.endpoint, self.fake.key)
 
+    def approximate_index(self, quantum: float | None) -> None:
+        """Containers made from now on answer vector queries through an approximate
+        index (``search.py``: vectors rounded to multiples of ``quantum``), so an index
+        probe can miss a true neighbour and recall@k falls below 1; None: exact."""
+        self.fake.store.vector_quantum = quantum
+
     async def advance(self, seconds: float) -> None:
         self.fake.clock.advance(seconds)
 

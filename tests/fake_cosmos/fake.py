@@ -138,11 +138,19 @@ class FakeCosmos:
         default_ttl: int | None = None,
         indexing_policy: Mapping[str, Any] | None = None,
         throughput: int | None = None,
+        vector_embedding_policy: Mapping[str, Any] | None = None,
+        full_text_policy: Mapping[str, Any] | None = None,
+        vector_quantum: float | None = None,
     ) -> Container:
         """A container with ``ranges`` physical ranges (evenly spread), or explicit EPK
         ``boundaries``. Each prefix in ``split_inside`` (e.g. ``["acme"]`` on
         ``[/tenantId, /threadId]``) gets a boundary inside it — prefix EPK + ``split_at`` —
-        replacing the nearest even one, so that tenant spans two ranges."""
+        replacing the nearest even one, so that tenant spans two ranges.
+
+        ``vector_embedding_policy`` / ``full_text_policy``: the container's policies, as
+        the service returns them. ``vector_quantum``: the approximate vector index (an
+        ORDER BY VectorDistance without brute force ranks by vectors rounded to this), so
+        an index can miss true neighbours (``search.py``)."""
         paths = (partition_key,) if isinstance(partition_key, str) else tuple(partition_key)
         key = KeyDefinition(paths, "MultiHash" if len(paths) > 1 else "Hash")
         inside = [boundary_inside_prefix(key, prefix, split_at) for prefix in split_inside]
@@ -157,7 +165,21 @@ class FakeCosmos:
             default_ttl=default_ttl,
             indexing_policy=indexing_policy,
             throughput=throughput,
+            extra={
+                **(
+                    {"vectorEmbeddingPolicy": dict(vector_embedding_policy)}
+                    if vector_embedding_policy is not None
+                    else {}
+                ),
+                **(
+                    {"fullTextPolicy": dict(full_text_policy)}
+                    if full_text_policy is not None
+                    else {}
+                ),
+            },
         )
+        if vector_quantum is not None:
+            made.vector_quantum = vector_quantum
         if throughput is not None:
             self.faults.container_throughput(made.rid, float(throughput))
         return made

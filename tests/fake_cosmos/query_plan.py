@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.fake_cosmos import hybrid_plan, search
 from tests.fake_cosmos.ranges import MAX_EPK, MIN_EPK, KeyDefinition
 from tests.fake_cosmos.sql_ast import (
     ArrayLit,
@@ -77,7 +78,11 @@ def features(query: Query) -> list[str]:
         used.append("Distinct")
     if query.top is not None:
         used.append("Top")
-    if query.order_by:
+    if search.ranked(query):
+        used.append("HybridSearch")
+    elif search.vector_order(query) is not None:
+        used.append("NonStreamingOrderBy")
+    elif query.order_by:
         used.append("OrderBy")
         if len(query.order_by) > 1:
             used.append("MultipleOrderBy")
@@ -216,9 +221,20 @@ def query_ranges(query: Query, compiler: Compiler, key: KeyDefinition) -> list[d
     return [{"min": lo, "max": hi, "isMinInclusive": True, "isMaxInclusive": False}]
 
 
-def build(query: Query, params: dict[str, Any], key: KeyDefinition) -> dict[str, Any]:
-    """The ``partitionedQueryExecutionInfoVersion`` 2 document for a query."""
-    compiler = Compiler(query.from_alias, params)
+def build(
+    query: Query, params: dict[str, Any], key: KeyDefinition, context: Any = None
+) -> dict[str, Any]:
+    """The ``partitionedQueryExecutionInfoVersion`` 2 document for a query (``context``:
+    the container's ``search.SearchContext``, for vector and full-text queries)."""
+    compiler = Compiler(query.from_alias, params, context)
+    search.check_query(query, context, query.from_alias)
+    if search.ranked(query):
+        return {
+            "partitionedQueryExecutionInfoVersion": 2,
+            "hybridSearchQueryInfo": hybrid_plan.hybrid_info(query, compiler, context),
+            "queryRanges": query_ranges(query, compiler, key),
+        }
+    vector = search.vector_order(query)
     aggregates = query_aggregates(query)
     top = compiler.constant(query.top) if query.top is not None else None
     offset = compiler.constant(query.offset) if query.offset is not None else None
@@ -231,7 +247,11 @@ def build(query: Query, params: dict[str, Any], key: KeyDefinition) -> dict[str,
         "top": top,
         "offset": offset,
         "limit": limit,
-        "orderBy": ["Descending" if o.descending else "Ascending" for o in query.order_by],
+        "orderBy": (
+            ["Descending" if o.descending else "Ascending" for o in query.order_by]
+            if vector is None
+            else [_vector_direction(vector, query, context)]
+        ),
         "orderByExpressions": [expr_text(o.expr) for o in query.order_by],
         "groupByExpressions": [expr_text(g) for g in query.group_by],
         "groupByAliases": [],
@@ -240,13 +260,20 @@ def build(query: Query, params: dict[str, Any], key: KeyDefinition) -> dict[str,
         "rewrittenQuery": rewrite(query, compiler),
         "hasSelectValue": query.select_value is not None,
         "dCountInfo": None,
-        "hasNonStreamingOrderBy": False,
+        "hasNonStreamingOrderBy": vector is not None,
     }
     return {
         "partitionedQueryExecutionInfoVersion": 2,
         "queryInfo": info,
         "queryRanges": query_ranges(query, compiler, key),
     }
+
+
+def _vector_direction(call: Call, query: Query, context: Any) -> str:
+    """Closest first: descending similarity for cosine and dot product, else ascending."""
+    ctx = context or search.SearchContext()
+    closer = search.larger_is_closer(ctx.distance_of(call, query.from_alias, None))
+    return "Descending" if closer else "Ascending"
 
 
 def not_servable_body(plan: dict[str, Any], activity_id: str) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.fake_cosmos import continuation
+from tests.fake_cosmos import continuation, search
 from tests.fake_cosmos.sql_ast import (
     ArrayLit,
     Between,
@@ -197,7 +197,9 @@ def prepare(text: str, params: dict[str, Any], container: Container) -> Prepared
 
 def _prepare(query: Query, text: str, params: dict[str, Any], container: Container) -> Prepared:
     alias = query.from_alias
-    compiler = Compiler(alias, params)
+    context = search.SearchContext.of(container.extra, container.vector_quantum)
+    search.check_query(query, context, alias)
+    compiler = Compiler(alias, params, context)
     over_docs = query.from_query is None
 
     # WHERE: index-served conjuncts and the rest
@@ -221,7 +223,21 @@ def _prepare(query: Query, text: str, params: dict[str, Any], container: Contain
         for call, _slot in sorted(compiler.agg_slots.items(), key=lambda kv: kv[1])
     ]
     group_fns = [compiler.compile(g) for g in query.group_by]
-    order_fns = [(compiler.compile(o.expr), o.descending) for o in query.order_by]
+    # ORDER BY RANK is never run range-locally: the route answers it with a query plan.
+    order_fns = [
+        (_unranked if o.rank else compiler.compile_order(o.expr), o.descending)
+        for o in query.order_by
+    ]
+    for i, item in enumerate(query.order_by):
+        expr = item.expr
+        if isinstance(expr, Call) and expr.name in (search.VECTOR, search.VECTOR_SCORE):
+            # closest first whatever is written; an item without a score is not ranked
+            distance = context.distance_of(expr, alias, None)
+            fn = order_fns[i][0]
+            order_fns[i] = (fn, search.larger_is_closer(distance))
+            residual.append(_scored(fn))
+        elif isinstance(expr, Call) and expr.name == search.TEXT_SCORE:
+            residual.append(_scored(order_fns[i][0]))
     if query.select_star and query.group_by:
         raise SqlError("'SELECT *' is not valid with GROUP BY.")
     if query.group_by and query.order_by:
@@ -319,6 +335,15 @@ def _prepare(query: Query, text: str, params: dict[str, Any], container: Contain
         walk_desc=walk_desc,
         inner=inner,
     )
+
+
+def _unranked(row: Any, aggs: Any) -> Any:
+    return UNDEFINED
+
+
+def _scored(fn: Fn) -> Fn:
+    """A filter keeping the rows a search function scores (a number)."""
+    return lambda row, aggs: isinstance(fn(row, aggs), int | float) or UNDEFINED
 
 
 def _without_aggregates(expr: Expr) -> Expr:

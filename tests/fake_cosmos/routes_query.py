@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.fake_cosmos import charges, query_plan
+from tests.fake_cosmos import charges, query_plan, search
 from tests.fake_cosmos.charges import Meter
 from tests.fake_cosmos.continuation import decode_composite, encode_composite
 from tests.fake_cosmos.query_exec import Scope, prepared_for, run_page
@@ -42,8 +42,12 @@ def plan(env: Env, ctx: Ctx, container: Container) -> Reply:
         query_plan.check_supported(query, ctx.header("x-ms-cosmos-supported-query-features"))
     except query_plan.PlanRefused as exc:
         raise HttpError(400, str(exc)) from exc
-    plan = query_plan.build(query, params_dict(params), container.key)
+    plan = query_plan.build(query, params_dict(params), container.key, search_context(container))
     return Reply(200, plan, charges.QUERY_PLAN_RU)
+
+
+def search_context(container: Container) -> search.SearchContext:
+    return search.SearchContext.of(container.extra, container.vector_quantum)
 
 
 def query(env: Env, ctx: Ctx, container: Container, *, text_override: str | None = None) -> Reply:
@@ -58,6 +62,10 @@ def query(env: Env, ctx: Ctx, container: Container, *, text_override: str | None
     range_id = range_header(ctx.headers)
     pk_header = ctx.header("x-ms-documentdb-partitionkey")
     key = container.key
+    if search.ranked(prepared.query):
+        # ORDER BY RANK needs global statistics and rank fusion: only the SDK's hybrid
+        # search pipeline runs it, from the plan, whatever partition is named.
+        raise not_servable(env, ctx, prepared.query, params_map, container)
     if range_id is not None:
         rng = container.range_by_id(range_id)
         if rng is None:
@@ -117,7 +125,7 @@ def read_feed(env: Env, ctx: Ctx, container: Container) -> Reply:
 def not_servable(
     env: Env, ctx: Ctx, query: Any, params: dict[str, Any], container: Container
 ) -> HttpError:
-    plan = query_plan.build(query, params, container.key)
+    plan = query_plan.build(query, params, container.key, search_context(container))
     body = query_plan.not_servable_body(plan, ctx.entry.activity_id)
     return HttpError(400, body["message"], sub_status=1004, body=body)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-AGGREGATES = frozenset({"COUNT", "MIN", "MAX", "SUM", "AVG"})
+AGGREGATES = frozenset({"COUNT", "COUNTIF", "MIN", "MAX", "SUM", "AVG"})
 
 
 class Expr:
@@ -122,6 +122,7 @@ class SelectItem:
 class OrderItem:
     expr: Expr
     descending: bool = False
+    rank: bool = False  # ORDER BY RANK <scoring function>
 
 
 @dataclass(frozen=True)

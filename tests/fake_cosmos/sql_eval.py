@@ -18,6 +18,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from tests.fake_cosmos import search
+from tests.fake_cosmos.search import SearchContext
 from tests.fake_cosmos.sql_ast import (
     ArrayLit,
     Between,
@@ -350,9 +352,25 @@ class ExtremeAcc(Accumulator):
         return UNDEFINED if self.poisoned else self.best
 
 
+class CountIfAcc(Accumulator):
+    """COUNTIF(condition): the rows whose condition is exactly true."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def add(self, value: Any) -> None:
+        if value is True:
+            self.n += 1
+
+    def result(self) -> Any:
+        return self.n
+
+
 def new_accumulator(name: str) -> Accumulator:
     if name == "COUNT":
         return CountAcc()
+    if name == "COUNTIF":
+        return CountIfAcc()
     if name in ("SUM", "AVG"):
         return SumAcc(average=name == "AVG")
     return ExtremeAcc(largest=name == "MAX")
@@ -364,10 +382,22 @@ def new_accumulator(name: str) -> Accumulator:
 class Compiler:
     """Compiles the expressions of one query for one parameter set."""
 
-    def __init__(self, alias: str, params: Mapping[str, Any]) -> None:
+    def __init__(
+        self, alias: str, params: Mapping[str, Any], search: SearchContext | None = None
+    ) -> None:
         self.alias = alias
         self.params = params
         self.agg_slots: dict[Call, int] = {}
+        self.search = search  # the container's vector and full-text policies
+
+    def compile_order(self, expr: Expr) -> Fn:
+        """An ORDER BY item: a VectorDistance there ranks through the vector index."""
+        if isinstance(expr, Call) and expr.name == search.VECTOR:
+            args = [self.compile(a) for a in expr.args]
+            return search.compile_call(
+                self.search, self.alias, expr, args, self.constant, ordering=True
+            )
+        return self.compile(expr)
 
     def param(self, name: str) -> Any:
         if name not in self.params:
@@ -546,6 +576,9 @@ class Compiler:
                 return aggs[slot]
 
             return aggregate_value
+        if expr.name in search.SEARCH_FUNCTIONS:
+            args = [self.compile(a) for a in expr.args]
+            return search.compile_call(self.search, self.alias, expr, args, self.constant)
         found = SCALAR_FUNCTIONS.get(expr.name)
         if found is None:
             raise SqlError(f"'{expr.name}' is not a recognized built-in function name.")

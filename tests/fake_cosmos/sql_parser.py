@@ -304,6 +304,10 @@ class _Parser:
         return SelectItem(expr, alias)
 
     def order_item(self) -> OrderItem:
+        nxt = self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens) else None
+        if self.tok.is_kw("RANK") and nxt is not None and nxt.kind == "ident":
+            self.pos += 1  # ORDER BY RANK <scoring function>: no direction
+            return OrderItem(self.expr(), False, rank=True)
         expr = self.expr()
         if self.accept_kw("DESC"):
             return OrderItem(expr, True)

@@ -111,7 +111,10 @@ def query_text(query: Query) -> str:
         parts.append("GROUP BY " + ", ".join(expr_text(g) for g in query.group_by))
     if query.order_by:
         order = ", ".join(
-            f"{expr_text(o.expr)} {'DESC' if o.descending else 'ASC'}" for o in query.order_by
+            f"RANK {expr_text(o.expr)}"
+            if o.rank
+            else f"{expr_text(o.expr)} {'DESC' if o.descending else 'ASC'}"
+            for o in query.order_by
         )
         parts.append(f"ORDER BY {order}")
     if query.offset is not None and query.limit is not None:

@@ -221,6 +221,9 @@ class Container:
     indexing_policy: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_INDEXING_POLICY))
     throughput: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # The approximate vector index of the fake (``tests/fake_cosmos/search.py``): vectors
+    # rounded to multiples of this when ORDER BY ranks without brute force; None: exact.
+    vector_quantum: float | None = None
     generation: int = 1
     history: list[tuple[int, list[str]]] = field(default_factory=list)
     _seq: int = 0
@@ -475,6 +478,9 @@ class Store:
         self.clock = clock
         self.default_ranges = default_ranges
         self.lock = threading.RLock()
+        # The approximate vector index of containers created from now on (search.py);
+        # None: exact. ``FakeCosmos.create_container(vector_quantum=…)`` sets one alone.
+        self.vector_quantum: float | None = None
         self.databases: dict[str, Database] = {}
 
     def now(self) -> float:
@@ -549,6 +555,7 @@ class Store:
                 throughput=throughput,
                 extra=dict(extra or {}),
             )
+            container.vector_quantum = self.vector_quantum
             container.install(bounds)
             db.containers[coll_id] = container
             return container

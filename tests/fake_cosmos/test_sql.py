@@ -462,11 +462,14 @@ def test_every_product_query_runs_on_the_fake() -> None:
         )
         slots = query_slots(schema)
         for name in names:
+            # recall_vector: its per-probe slots (ORDER BY RANK probes run only from a plan)
+            probe = {"where": "true", "vector": 'c["v"]', "brute": ", true"}
             try:
-                text = render(name, slots)
+                text = render(name, {**slots, **probe} if name == "recall_vector" else slots)
             except KeyError:
                 continue  # the query needs a slot this schema does not have
             params = {p: "v1" for p in ("@tenant", "@pk0", "@pk1", "@pk2", "@th0", "@after")}
+            params |= {"@id": "i1", "@k": 3, "@v": [1, 0]}  # recall lookups and probes
             params["@limit"] = 5
             params["@skip"] = ["v1"]  # thread_items: the ids an erase could not delete
             params.update({"@text": "V1", "@g0": "text", "@g1": "text"})  # turns_matching
@@ -476,3 +479,139 @@ def test_every_product_query_runs_on_the_fake() -> None:
                 build(query, params, made.key)
             ran += 1
     assert ran > len(names)
+
+
+# -- vector and full-text search -----------------------------------------------------------
+
+SEARCH_POLICIES = {
+    "vectorEmbeddingPolicy": {
+        "vectorEmbeddings": [
+            {"path": "/v", "dataType": "float32", "distanceFunction": "cosine", "dimensions": 2},
+            {"path": "/e", "dataType": "float32", "distanceFunction": "euclidean", "dimensions": 2},
+        ]
+    },
+    "fullTextPolicy": {"defaultLanguage": "en-US", "fullTextPaths": [{"path": "/text"}]},
+}
+
+
+def searchable(docs: list[dict[str, Any]], quantum: float | None = None) -> Container:
+    made = container(docs, extra=SEARCH_POLICIES)
+    made.vector_quantum = quantum
+    return made
+
+
+def rows_of(made: Container, text: str, params: dict[str, Any] | None = None) -> list[Any]:
+    return [row for page in pages(made, text, params) for row in page]
+
+
+def test_vector_distance_follows_the_policy_and_ranks_closest_first() -> None:
+    docs = [
+        {"id": "a", "pk": "p", "v": [1, 0], "e": [0, 0]},
+        {"id": "b", "pk": "p", "v": [0.6, 0.8], "e": [3, 4]},
+        {"id": "c", "pk": "p", "v": [0, 1], "e": [1, 0]},
+    ]
+    made = searchable(docs)
+    cosine = "SELECT c.id, VectorDistance(c.v, @q) AS s FROM c ORDER BY VectorDistance(c.v, @q)"
+    got = rows_of(made, cosine, {"@q": [1, 0]})
+    assert [r["id"] for r in got] == ["a", "b", "c"]  # larger similarity first
+    assert [round(r["s"], 6) for r in got] == [1.0, 0.6, 0.0]
+    euclid = "SELECT VALUE c.id FROM c ORDER BY VectorDistance(c.e, [0, 0])"
+    assert rows_of(made, euclid) == ["a", "c", "b"]  # smaller distance first
+    dot = "SELECT VALUE VectorDistance(c.v, [2, 0], false, {distanceFunction: 'dotproduct'}) FROM c"
+    assert rows_of(made, dot) == [2, 1.2, 0]
+
+
+def test_vector_distance_has_no_value_for_what_is_not_a_vector_of_the_policy() -> None:
+    docs = [
+        {"id": "ok", "pk": "p", "v": [1, 0]},
+        {"id": "short", "pk": "p", "v": [1]},  # 1 of the policy's 2 dimensions
+        {"id": "nested", "pk": "p", "v": [[1, 0]]},
+        {"id": "text", "pk": "p", "v": "1,0"},
+        {"id": "none", "pk": "p"},
+    ]
+    made = searchable(docs)
+    scores = rows_of(made, "SELECT c.id, VectorDistance(c.v, [1, 0]) AS s FROM c")
+    assert {r["id"]: "s" in r for r in scores} == {
+        "ok": True,
+        "short": False,
+        "nested": False,
+        "text": False,
+        "none": False,
+    }
+    ranked = "SELECT TOP 10 VALUE c.id FROM c ORDER BY VectorDistance(c.v, [1, 0])"
+    assert rows_of(made, ranked) == ["ok"]  # an item without a score is not ranked
+
+
+def test_the_approximate_index_ranks_by_quantised_vectors_unless_brute_force() -> None:
+    docs = [
+        {"id": "near", "pk": "p", "v": [1.0, 0.24]},  # truly closer to [1, 0.3]
+        {"id": "far", "pk": "p", "v": [1.0, 0.6]},
+    ]
+    made = searchable(docs, quantum=0.5)
+    index = "SELECT TOP 1 VALUE c.id FROM c ORDER BY VectorDistance(c.v, [1, 0.3])"
+    brute = "SELECT TOP 1 VALUE c.id FROM c ORDER BY VectorDistance(c.v, [1, 0.3], true)"
+    assert rows_of(made, brute) == ["near"]
+    # rounded to halves the query is [1, 0.5]: "far" is [1, 0.5] too, "near" is [1, 0]
+    assert rows_of(made, index) == ["far"]
+    assert rows_of(searchable(docs), index) == ["near"]  # no approximate index: exact
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("SELECT FullTextScore(c.text, 'tea') AS s FROM c", "cannot be part of a projection"),
+        (
+            "SELECT * FROM c WHERE RRF(FullTextScore(c.text, 'a'), FullTextScore(c.text, 'b')) > 1",
+            "cannot be part",
+        ),
+        ("SELECT TOP 5 c.id FROM c ORDER BY RANK c.id", "requires a scoring function"),
+        ("SELECT TOP 5 c.id FROM c ORDER BY FullTextScore(c.text, 'tea')", "ORDER BY RANK"),
+        ("SELECT TOP 5 c.id FROM c ORDER BY RANK FullTextScore(c.body, 'tea')", "full-text policy"),
+        ("SELECT * FROM c WHERE FullTextContains(c.body, 'tea')", "full-text policy"),
+    ],
+)
+def test_search_queries_the_service_refuses(text: str, message: str) -> None:
+    made = searchable([{"id": "a", "pk": "p", "text": "tea"}])
+    with pytest.raises(SqlError, match=message):
+        prepare(text, {}, made)
+
+
+def test_order_by_rank_prints_back_and_needs_the_hybrid_plan() -> None:
+    text = (
+        "SELECT TOP @k c.id FROM c WHERE c.pk = @p "
+        "ORDER BY RANK RRF(VectorDistance(c.v, @q), FullTextScore(c.text, @t0, @t1))"
+    )
+    query = parse(text)
+    assert query.order_by[0].rank
+    assert parse(query_text(query)) == query
+    made = searchable([])
+    params = {"@k": 3, "@p": "p", "@q": [1, 0], "@t0": "tea", "@t1": "ferry"}
+    from tests.fake_cosmos.routes_query import search_context
+
+    plan = build(query, params, made.key, search_context(made))
+    info = plan["hybridSearchQueryInfo"]
+    assert "queryInfo" not in plan and info["take"] == 3 and info["requiresGlobalStatistics"]
+    assert [c["orderBy"] for c in info["componentQueryInfos"]] == [["Descending"], ["Descending"]]
+    assert "COUNTIF(FullTextContains(c.text, @t0))" in info["globalStatisticsQuery"]
+    assert plan["queryRanges"][0]["min"] == plan["queryRanges"][0]["max"]  # the key pins it
+
+
+def test_full_text_statistics_and_bm25_scores() -> None:
+    docs = [
+        {"id": "a", "pk": "p", "text": "Tea, tea and more tea"},
+        {"id": "b", "pk": "p", "text": "a cup of tea"},
+        {"id": "c", "pk": "p", "text": "coffee"},
+        {"id": "d", "pk": "p"},
+    ]
+    made = searchable(docs)
+    stats = rows_of(
+        made,
+        "SELECT COUNT(1) AS n, SUM(_FullTextWordCount(c.text)) AS words, "
+        "COUNTIF(FullTextContains(c.text, 'tea')) AS hits FROM c",
+    )
+    assert stats == [{"n": 4, "words": 10, "hits": 2}]
+    ranked = rows_of(
+        made,
+        "SELECT VALUE c.id FROM c ORDER BY _FullTextScore(c.text, ['tea'], 4, 10, [2]) DESC",
+    )
+    assert ranked == ["a", "b"]  # items without the term are not ranked

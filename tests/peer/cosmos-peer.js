@@ -40,6 +40,15 @@
  * queries arrive as an effective-partition-key range the peer cannot hash, so they
  * are answered unscoped and the WHERE clause must filter (ours always does);
  * change feed is not partition-scoped; the request charge is always 1; no auth.
+ *
+ * Recall probes (vector and full-text search) are refused, not shimmed: the engine
+ * cannot ORDER BY a function ("Unsupported ORDER BY clause. ORDER BY item expression
+ * could not be mapped to a document path") and does not parse ORDER BY RANK, so every
+ * VectorDistance / FullTextScore / RRF probe gets a 400. The container keeps its
+ * vectorEmbeddingPolicy, but nothing uses it. The store turns the 400 into one line
+ * (``RecallRefused``, sources/cosmos/recall.py) and the tests assert exactly that
+ * for this backend (tests/sources/cosmos/test_recall_peer.py); the probes' answers
+ * are tested on the fake gateway (tests/fake_cosmos), which implements them.
  */
 "use strict";
 

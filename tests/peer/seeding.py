@@ -39,9 +39,12 @@ async def create_container(
     *,
     paths: Sequence[str],
     default_ttl: int | None,
+    policies: Mapping[str, Any] | None = None,
 ) -> tuple[DatabaseProxy, ContainerProxy]:
+    """``policies``: the SDK's container options for search (``vector_embedding_policy``,
+    ``full_text_policy``, ``indexing_policy``), as a memory container declares them."""
     db = await client.create_database_if_not_exists(database)
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = dict(policies or {})
     if default_ttl is not None:  # None: TTL off (no DefaultTimeToLive at all)
         options["default_ttl"] = default_ttl
     proxy = await db.create_container(container, partition_key=partition_key(paths), **options)

@@ -226,13 +226,18 @@ class CosmosCalls:
         estimate_ru: float | None = None,
         scanned: int | None = None,
         learn: bool = False,
+        priority: str | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> QueryPage:
         """One page of a query (one call; the SDK may send more than one request for it).
 
         ``scanned``: how many items the page must read, when the store knows (its
         estimate then scales with them; ``estimate_ru`` overrides); ``learn``: it reads
-        exactly those, so its answer teaches the ledger what reading an item costs."""
-        options = route.options()
+        exactly those, so its answer teaches the ledger what reading an item costs.
+        ``priority``: this call's priority instead of the session's (recall probes go at
+        Low); ``options``: further SDK keywords of this query."""
+        sdk_options = {**route.options(), **(options or {})}
+        sent_priority = priority or self.settings.priority
         if estimate_ru is None and scanned is not None:
             estimate_ru = self.ledger.estimate_ru(operation, scanned=scanned)
 
@@ -243,8 +248,8 @@ class CosmosCalls:
                 query,
                 parameters=[dict(p) for p in parameters],
                 max_item_count=page_size,
-                priority=self.settings.priority,
-                **options,
+                priority=sent_priority,
+                **sdk_options,
             ).by_page(continuation)
             try:
                 page = await pages.__anext__()

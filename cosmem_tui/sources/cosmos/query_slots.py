@@ -10,6 +10,7 @@ from typing import Any
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition, ThreadRef
 from cosmem_tui.schemas import FieldPath, Granularity, Schema
 from cosmem_tui.sources.cosmos.calls import Parameters
+from cosmem_tui.sources.cosmos.recall_sql import identity as recall_identity
 from cosmem_tui.sources.cosmos.search_sql import text_match
 from cosmem_tui.sources.cosmos.shapes import shape_projection
 from cosmem_tui.sources.cosmos.sql import object_of, prop
@@ -79,6 +80,7 @@ def query_slots(schema: Schema | None) -> dict[str, str]:
     slots["shape"] = shape_projection(shape_spec(schema, _keyed_by(schema)))
     slots["item_ref"] = item_reference(key_paths)
     slots["text_match"] = search_condition(schema)[0]
+    slots["recall_identity"] = recall_identity(schema)
     return slots
 
 

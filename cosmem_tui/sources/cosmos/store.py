@@ -9,7 +9,8 @@ and the store maps the rows:
 * counts of one key: index-served aggregates scoped to the key (prefix or full key);
 * threads of a tenant: grouped by the service, one prefix query per page;
 * turns: single-partition pages in the schema's order, full key in WHERE and in
-  ``partition_key=``, projected (never an embedding).
+  ``partition_key=``, projected (never an embedding);
+* recall probes (``recall``): the memory system's retrieval query at Low priority.
 
 Visibility is the service's business (expired items are already gone from its answers).
 """
@@ -32,6 +33,7 @@ from cosmem_tui.sources.cosmos.key_listings import KeyListings
 from cosmem_tui.sources.cosmos.lifecycle import LifecycleQueries
 from cosmem_tui.sources.cosmos.listing import KeyLister, Strategy
 from cosmem_tui.sources.cosmos.query_slots import query_slots, search_condition, thread_parameters
+from cosmem_tui.sources.cosmos.recall import RecallQueries
 from cosmem_tui.sources.cosmos.region import write_region
 from cosmem_tui.sources.cosmos.settings import CosmosSettings
 from cosmem_tui.sources.cosmos.sql import render
@@ -42,7 +44,7 @@ from cosmem_tui.sources.errors import NotFound
 from cosmem_tui.sources.request_ledger import RequestLedger
 
 
-class CosmosStore(KeyListings, TurnPages, ItemReads, LifecycleQueries):
+class CosmosStore(KeyListings, TurnPages, ItemReads, LifecycleQueries, RecallQueries):
     """Reads one container. Exposes no write operations: the console is read-only."""
 
     def __init__(

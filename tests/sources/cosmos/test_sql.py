@@ -32,8 +32,13 @@ def test_every_cosmos_query_renders_for_every_schema_with_parameters_only():
                 with pytest.raises(KeyError):
                     render(name, slots)
                 continue
-            # Lifecycle queries take their condition per call (sources/cosmos/ttl_sql.py).
-            text = render(name, {**slots, "where": "true"} if name.startswith("ttl_") else slots)
+            # Lifecycle queries take their condition per call (sources/cosmos/ttl_sql.py),
+            # recall probes their scope, filters and paths (sources/cosmos/recall_sql.py).
+            per_call = {"where": "true"} if name.startswith(("ttl_", "recall_")) else {}
+            if name.startswith("recall_"):
+                per_call |= {"vector": prop("/embedding"), "brute": ", true"}
+                per_call |= {"text": prop("/messages"), "terms": "@t0, @t1"}
+            text = render(name, {**slots, **per_call})
             assert "{{" not in text and "--" not in text and ";" not in text
             # values only ever arrive as @parameters: no quoted literal but property names
             literals = re.findall(r'"((?:[^"\\]|\\.)*)"', text)
