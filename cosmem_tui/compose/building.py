@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.recall import RecallService
     from cosmem_tui.core.writes import WriteService
-    from cosmem_tui.model.recall import Embedder
+    from cosmem_tui.model.recall import Embedder, EmbeddingsDeployment
 
 Notice = Callable[[str], None]
 
@@ -165,19 +165,40 @@ def memory_services(
     )
 
 
-def choose_embedder(*, is_demo: bool) -> Embedder | None:
+def choose_embedder(
+    *,
+    is_demo: bool,
+    deployment: EmbeddingsDeployment | None = None,
+    builder: SessionBuilder | None = None,
+    credential: Any = None,
+    auth: Any = None,
+) -> Embedder | None:
     """The embedder a session's recall probe uses for ``--text``, None when none is
     configured (then --text is key terms only, and the probe says so).
 
     The one place an embedder is picked: the demo's deterministic ``DemoEmbedder``
     (``core/demo/embedder.py``, labelled "demo embeddings") for the demo workspace, which
-    embedded its own items the same way; nothing for other workspaces (their vectors came
-    from a model the console does not know)."""
+    embedded its own items the same way; else the profile's Azure OpenAI deployment
+    (``sources/embeddings.py``), signed with the session's Entra ID credential when it
+    has one, or one built for it (a key-signed Cosmos session or a workspace: ``auth``
+    says how), owned and closed by the session."""
     if is_demo:
         from cosmem_tui.core.demo.embedder import DemoEmbedder
 
         return DemoEmbedder()
-    return None
+    if deployment is None or builder is None:
+        return None
+    from cosmem_tui.sources.cosmos.auth import build_token_credential
+    from cosmem_tui.sources.cosmos.settings import AuthMode
+    from cosmem_tui.sources.embeddings import AzureOpenAIEmbedder
+
+    if credential is None or not hasattr(credential, "get_token"):  # none, or a key
+        mode = AuthMode.DEVICE_CODE if auth is AuthMode.DEVICE_CODE else AuthMode.AAD
+        credential = built = build_token_credential(mode, builder.ledger.notice)
+        builder.own(lambda: close_credential(built))
+    return AzureOpenAIEmbedder(
+        deployment.endpoint, deployment.deployment, credential, builder.ledger
+    )
 
 
 def audit_log() -> AuditLog:

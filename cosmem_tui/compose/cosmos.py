@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.session import TelemetryServices
     from cosmem_tui.core.throughput import Container
+    from cosmem_tui.model.recall import EmbeddingsDeployment
     from cosmem_tui.schemas import Schema
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
     from cosmem_tui.sources.cosmos.store import CosmosStore
@@ -46,6 +47,7 @@ async def open_cosmos_session(
     telemetry: TelemetrySettings | None = None,
     telemetry_transport: Any = None,
     allow_writes: bool = False,
+    embeddings: EmbeddingsDeployment | None = None,
 ) -> Session:
     """Connect, choose the schema (detecting it unless named) and return the session.
 
@@ -76,7 +78,14 @@ async def open_cosmos_session(
         else:
             choice = SchemaChoice(get_schema(requested, user_dir), "")
         store = probe.with_schema(choice.schema)
-        memory = memory_services(store, clock, cache_root, embedder=choose_embedder(is_demo=False))
+        embedder = choose_embedder(
+            is_demo=False,
+            deployment=embeddings,
+            builder=builder,
+            credential=credential,
+            auth=settings.auth,
+        )
+        memory = memory_services(store, clock, cache_root, embedder=embedder)
         writes = None
         if allow_writes:  # the only place a Cosmos writer is built
             from cosmem_tui.core.writes import WriteService

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.schema_choice import SchemaChoice
     from cosmem_tui.core.writes import WriteService
+    from cosmem_tui.model.recall import Embedder
     from cosmem_tui.sources.telemetry import OpenedTelemetry
 
 
@@ -79,7 +80,7 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         # The file's name: the header has no room for a whole path (the CLI names the path).
         label = f"demo workspace {path.name}" if options.is_demo else f"workspace {path.name}"
         store = LocalStore(workspace, choice.schema, ledger=ledger, clock=clock, label=label)
-        memory = memory_services(store, clock, embedder=choose_embedder(is_demo=options.is_demo))
+        memory = memory_services(store, clock, embedder=_embedder(options, builder))
         manifest = _manifest(workspace)
         hot_tenant = manifest.hot_tenant if manifest is not None else None
         opened = open_telemetry_now(SimulatedSettings(workspace, hot_tenant), builder)
@@ -177,3 +178,7 @@ def _local_doctor(
             "user_dir": config_dir() / "schemas",
         },
     )
+
+
+def _embedder(options: SessionOptions, builder: SessionBuilder) -> Embedder | None:
+    return choose_embedder(is_demo=options.is_demo, deployment=options.embeddings, builder=builder)

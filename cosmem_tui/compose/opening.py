@@ -34,6 +34,7 @@ async def open_session(
         notice=notice,
         telemetry=options.telemetry,
         allow_writes=options.allow_writes,
+        embeddings=options.embeddings,
     )
 
 

@@ -26,6 +26,7 @@ from cosmem_tui.core.session import SessionOptions
 
 if TYPE_CHECKING:
     from cosmem_tui.config.settings import Resolved
+    from cosmem_tui.model.recall import EmbeddingsDeployment
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
     from cosmem_tui.sources.monitor.settings import MonitorSettings
 
@@ -296,7 +297,25 @@ def session_options(invocation: Invocation, *, telemetry_alone: bool = False) ->
         cosmos=cosmos,
         telemetry=monitor,
         allow_writes=invocation.allow_writes,
+        embeddings=embeddings_deployment(invocation),
     )
+
+
+def embeddings_deployment(invocation: Invocation) -> EmbeddingsDeployment | None:
+    """The profile's embeddings deployment: both keys, or neither (one alone is refused)."""
+    endpoint, deployment = invocation.embeddings_endpoint, invocation.embeddings_deployment
+    if endpoint is None and deployment is None:
+        return None
+    if endpoint is None or deployment is None:
+        given, missing = (
+            ("embeddings_endpoint", "embeddings_deployment")
+            if deployment is None
+            else ("embeddings_deployment", "embeddings_endpoint")
+        )
+        raise SettingsConflict(f"the profile sets {given} but not {missing}: give both")
+    from cosmem_tui.model.recall import EmbeddingsDeployment
+
+    return EmbeddingsDeployment(endpoint, deployment)
 
 
 def monitor_settings(

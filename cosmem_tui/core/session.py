@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the services' modules load when a session builds them
     from cosmem_tui.core.throughput import ThroughputService
     from cosmem_tui.core.writes import WriteService
     from cosmem_tui.model import Clock
+    from cosmem_tui.model.recall import EmbeddingsDeployment
     from cosmem_tui.schemas import Schema
     from cosmem_tui.sources.cosmos.settings import CosmosSettings
     from cosmem_tui.sources.request_ledger import RequestLedger
@@ -70,6 +71,8 @@ class SessionOptions:
     # ``sources/telemetry_backends.py``. None: none (a workspace has its simulated one).
     telemetry: TelemetrySettings | None = None
     allow_writes: bool = False  # --allow-writes: pin, set a ttl, erase a thread (audited)
+    # The profile's embeddings deployment (None: --text outside the demo is key terms only).
+    embeddings: EmbeddingsDeployment | None = None
 
     @property
     def workspace_path(self) -> Path:

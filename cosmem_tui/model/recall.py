@@ -167,6 +167,15 @@ class ItemLookup:
         return self.item is not None
 
 
+@dataclass(frozen=True, slots=True)
+class EmbeddingsDeployment:
+    """An Azure OpenAI embeddings deployment named by the profile (``embeddings_endpoint``,
+    ``embeddings_deployment``): what ``--text`` is embedded with outside the demo."""
+
+    endpoint: str
+    deployment: str
+
+
 class Embedder(Protocol):
     """Turns key text into a query vector: an embeddings deployment, or the demo's own."""
 
