@@ -64,7 +64,14 @@ def test_a_family_applies_to_exactly_the_views_that_take_it():
             takers = {spec.name for spec in VIEWS if action.family in spec.takes}
             assert action.views == takers, action.id
     # Esc is hot tenants' own (back to the tenants), the list keys' everywhere else
-    assert registry.get("list.back").views == {"browse", "requests", "advise", "ttl", "doctor"}
+    assert registry.get("list.back").views == {
+        "browse",
+        "requests",
+        "advise",
+        "ttl",
+        "recall",
+        "doctor",
+    }
     assert registry.get("hot.back").views == {"hot"}
 
 

@@ -1,0 +1,243 @@
+"""What the recall view shows, as text: the probe's lines, the ranked hits and the why-not
+lines. Pure functions of a ``RecallReport``: no widgets.
+
+Every cell that quotes item data (an id, a thread key, a reason's evidence) leaves
+through ``safe_cells`` (ids and keys escaped ``exact``, so ESC and the text ``\\x1b``
+never print alike); the query vector is summarised (dimensions, norm, first values),
+never printed whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from cosmem_tui.core.text import one_line
+from cosmem_tui.model import ThreadRef
+from cosmem_tui.model.recall import WhyNot
+from cosmem_tui.ui.widgets.cells import safe_cells
+from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
+
+if TYPE_CHECKING:
+    from cosmem_tui.core.recall import ExpectedVerdict, RankedHit, RecallReport, VectorSummary
+
+# At 80 columns a hit keeps its rank, score, id, signal ranks and exact mark; the thread
+# and the fused score give way (v shows every field).
+HIT_COLUMNS = (
+    Column("#", 3, "right"),
+    Column("SCORE", 7, "right"),
+    Column("ID", min_width=12),
+    Column("THREAD", 16, drop_order=2),
+    Column("VEC", 4, "right"),
+    Column("TXT", 4, "right"),
+    Column("FUSED", 6, "right", drop_order=1),
+    Column("EXACT", 5),
+)
+# One line per expected item: which, where it ranked, the reason, its evidence, the cost.
+WHY_COLUMNS = (
+    Column("EXPECTED", 14),
+    Column("RANK", 5, "right"),
+    Column("REASON", 16),
+    Column("WHY", min_width=20),
+    Column("RU", 6, "right"),
+    Column("COST NOTE", 24, drop_order=1),
+)
+HIT_FIELDS = ("rank", "id", "score", "thread", "signals", "in_exact", "expected")
+WHY_FIELDS = ("id", "expected", "rank", "reason", "why", "request_units", "cost_note")
+
+INDEX_IS_EXACT = "index = exact search (local workspace)"
+FIRST_VALUES = 4  # how many of the query vector's values the summary shows
+REASON_WORDS = {
+    WhyNot.OUT_OF_SCOPE: "out of scope",
+    WhyNot.EXPIRED: "expired",
+    WhyNot.FILTERED: "filtered out",
+    WhyNot.NO_EMBEDDING: "no embedding",
+    WhyNot.WRONG_PATH: "wrong path",
+    WhyNot.WRONG_DIMENSIONS: "wrong dimensions",
+    WhyNot.RANKED_BELOW_K: "ranked below k",
+    WhyNot.INDEX_MISSED: "index missed",
+    WhyNot.FOUND: "found",
+}
+
+
+def _rank(value: object) -> Cell:
+    return (f"{value}", "") if isinstance(value, int) else ("—", "dim")
+
+
+def score_text(score: float | None) -> str:
+    return "—" if score is None else f"{score:.4f}"
+
+
+def _exact_mark(in_exact: bool | None) -> Cell:
+    """Is an index hit in the exact (brute-force) top k too?"""
+    if in_exact is None:
+        return "—", "dim"
+    return ("✓", "good") if in_exact else ("✗", "warn")
+
+
+def thread_text(ref: ThreadRef) -> str:
+    return one_line(ref.thread.text, exact=True)
+
+
+def reason_tone(reason: WhyNot) -> Tone:
+    if reason is WhyNot.FOUND:
+        return "good"
+    return "warn" if reason is WhyNot.INDEX_MISSED else "bad"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One row of either list: its cells, what ``/`` matches, its record, what enter opens."""
+
+    key: str
+    cells: tuple[Cell, ...]
+    search: str
+    fields: dict[str, Any]
+    ref: ThreadRef | None = None
+
+
+def hit_row(hit: RankedHit, expected: frozenset[str]) -> Row:
+    signals = hit.signals
+    fused = signals.get("fused")
+    is_expected = hit.id in expected
+    cells = safe_cells(
+        [
+            (f"{hit.rank}", ""),
+            (score_text(hit.score), ""),
+            (one_line(hit.id, 200, exact=True), "accent" if is_expected else ""),
+            (thread_text(hit.thread), "dim"),
+            _rank(signals.get("vector")),
+            _rank(signals.get("text")),
+            ("—", "dim") if not isinstance(fused, float) else (f"{fused:.4f}", "dim"),
+            _exact_mark(hit.in_exact),
+        ]
+    )
+    fields = {
+        "rank": hit.rank,
+        "id": hit.id,
+        "score": hit.score,
+        "thread": hit.thread.thread.json_value(),
+        "signals": dict(signals),
+        "in_exact": hit.in_exact,
+        "expected": is_expected,
+    }
+    search = " ".join([*(text for text, _ in cells), hit.id])
+    return Row(hit.id, tuple(cells), search, fields, hit.thread)
+
+
+def why_row(verdict: ExpectedVerdict) -> Row:
+    reason = verdict.reason
+    note = verdict.cost_note or ""
+    cells = safe_cells(
+        [
+            (one_line(verdict.id, 200, exact=True), "accent"),
+            _rank(verdict.rank),
+            (REASON_WORDS[reason], reason_tone(reason)),
+            (one_line(verdict.why, 400), ""),
+            (f"{verdict.request_units:,.1f}", "dim"),
+            (one_line(note, 200) if note else "—", "warn" if note else "dim"),
+        ]
+    )
+    fields = {
+        "id": verdict.id,
+        "expected": True,
+        "rank": verdict.rank,
+        "reason": reason.value,
+        "why": verdict.why,
+        "request_units": verdict.request_units,
+        "cost_note": verdict.cost_note,
+    }
+    search = " ".join([*(text for text, _ in cells), verdict.id, reason.value])
+    return Row(verdict.id, tuple(cells), search, fields)
+
+
+def vector_line(summary: VectorSummary | None) -> str:
+    """The query vector in a few words: never its every value."""
+    if summary is None:
+        return "no query vector: full-text only"
+    first = ", ".join(f"{v:.3f}" for v in summary.first[:FIRST_VALUES])
+    more = ", …" if summary.dims > FIRST_VALUES else ""
+    return f"query vector: {summary.dims:,} dims · norm {summary.norm:.3f} · [{first}{more}]"
+
+
+def probe_line(report: RecallReport, query: str, tenant_label: str) -> str:
+    """What was asked: the mode, k, where the system looks, and the query."""
+    return (
+        f"{report.mode.value} probe · k {report.k} · {report.scope.describe(tenant_label)}"
+        f" · {query}"
+    )
+
+
+def outcome_line(report: RecallReport) -> str:
+    """How good the index is here, and what the whole probe cost."""
+    parts = [f"{len(report.hits):,} hits"]
+    if report.index_is_exact:
+        parts.append(INDEX_IS_EXACT)
+    elif report.recall_at_k is not None:
+        parts.append(f"recall@{report.k} of the index vs exact search {report.recall_at_k:.2f}")
+    plural = "" if report.requests == 1 else "s"
+    parts.append(f"cost {report.requests:,} request{plural}, {report.request_units:,.1f} RU")
+    return " · ".join(parts)
+
+
+def note_lines(report: RecallReport) -> list[str]:
+    """Each note on its own line (a guess, an approximation, what made the vectors): a
+    narrow terminal must not drop one."""
+    return [f"note: {note}" for note in report.notes if note != INDEX_IS_EXACT]
+
+
+def summary_text(report: RecallReport, query: str, tenant_label: str) -> str:
+    lines = [
+        probe_line(report, query, tenant_label),
+        vector_line(report.query_vector),
+        outcome_line(report),
+        *note_lines(report),
+    ]
+    return "\n".join(one_line(line) for line in lines)
+
+
+class Rows:
+    """The rows of one list (``RowList`` source), keyed by item id."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows = list(rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def row(self, index: int) -> list[Cell]:
+        return list(self.rows[index].cells)
+
+    def search_text(self, index: int) -> str:
+        return self.rows[index].search
+
+    def record(self, index: int, fmt: str) -> dict[str, Any] | None:
+        record = dict(self.rows[index].fields)
+        if fmt != "json":  # a table or CSV writes nested values as text
+            record["signals"] = _signals_text(record.get("signals"))
+        return {k: v for k, v in record.items() if not (k == "signals" and v is None)}
+
+    def index_of(self, key: str) -> int | None:
+        for index, row in enumerate(self.rows):
+            if row.key == key:
+                return index
+        return None
+
+
+def _signals_text(signals: object) -> str | None:
+    if not isinstance(signals, dict):
+        return None
+    return " ".join(f"{name} {value}" for name, value in signals.items())
+
+
+def hit_rows(report: RecallReport) -> Rows:
+    expected = frozenset(v.id for v in report.expected)
+    return Rows([hit_row(hit, expected) for hit in report.hits])
+
+
+def why_rows(report: RecallReport) -> Rows:
+    return Rows([why_row(verdict) for verdict in report.expected])
+
+
+RecordOf = Callable[[int, str], dict[str, Any] | None]
