@@ -130,7 +130,7 @@ ACTIONS: tuple[UiAction, ...] = (
         "Browse",
         BROWSE,
         hint="recall",
-        hint_rank=4,
+        hint_rank=9,  # after the keys every list has: at 80 columns they keep their place
         priority=True,
     ),
     UiAction(

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 
 from cosmem_tui.core.session import Session
@@ -87,6 +88,7 @@ class RecallScreen(ViewScreen):
         self.expected_refs: dict[str, ThreadRef] = {}  # expected items browse named
         self.pending_expect: tuple[str, ...] = ()  # marked before any probe ran
         self._waiting: list[tuple[str, object]] = []  # asked before the session was open
+        self._list_focused: RowList | None = None
 
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
@@ -240,7 +242,7 @@ class RecallScreen(ViewScreen):
         """Plan the probes and run them (a fan-out is asked first, by the use case)."""
         assert self.session is not None
         self.request, self.query = request, query
-        service = self.session.recall
+        session = self.session
         self.loader.bump()
         hits = self.hits_list
         hits.border_subtitle = plain("probing…")
@@ -249,6 +251,7 @@ class RecallScreen(ViewScreen):
         self._summary(f"{request.scope.describe(label)} · {query} · probing…")
 
         async def fetch() -> RecallReport | None:
+            service = session.recall  # a session without a memory store says so, here
             plan = await service.plan(request)
             return await service.run(plan)
 
@@ -360,10 +363,14 @@ class RecallScreen(ViewScreen):
             case _:
                 pass
 
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        super().on_descendant_focus(event)
+        if isinstance(event.widget, RowList):
+            self._list_focused = event.widget  # where the command bar gives focus back
+
     def refocus(self) -> None:
-        focused = self.focused
-        if not isinstance(focused, RowList):
-            self.set_focus(self.hits_list)
+        shown = self._list_focused
+        self.set_focus(shown if shown is not None and shown.display else self.hits_list)
 
     def shown_table(self) -> ShownTable | None:
         """The focused list: the hits, or the expected items' verdicts (``v``, ``y``, ``e``)."""
