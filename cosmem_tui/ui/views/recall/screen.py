@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from cosmem_tui.core.recall import RecallReport, RecallRequest
 
 WHY_ROWS_SHOWN = 4  # the why-not panel's most lines before it scrolls
+SUMMARY_LINES = 8  # the probe, the vector, the outcome and (one each) the notes
 
 
 class RecallScreen(ViewScreen):
@@ -67,8 +68,7 @@ class RecallScreen(ViewScreen):
         VIEW_CSS
         + """
     RecallScreen { layout: vertical; }
-    #recall-summary { height: auto; max-height: 7; padding: 0 1; text-wrap: nowrap;
-                      text-overflow: ellipsis; }
+    #recall-summary { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     #recall-hits, #recall-why { border: round $panel-lighten-2; border-title-color: $text;
                                 border-subtitle-color: $text-muted; }
     #recall-hits { height: 1fr; min-height: 5; }
@@ -81,7 +81,7 @@ class RecallScreen(ViewScreen):
         super().__init__()
         self.loader = Loader(self, "recall")
         self.request: RecallRequest | None = None  # the probe on screen (r runs it again)
-        self.query = ""  # the probe's query in words ("like item t-42", "text 'refund'")
+        self.asked = ""  # the probe's query in words ("like item t-42", "text 'refund'")
         self.report: RecallReport | None = None
         self.hits = Rows([])
         self.whys = Rows([])
@@ -236,12 +236,12 @@ class RecallScreen(ViewScreen):
             self.set_status(f"item {one_line(item_id, 40, exact=True)} is expected already")
             self._select_why(item_id)
             return
-        self.probe(replace(request, expect=(*request.expect, item_id)), self.query)
+        self.probe(replace(request, expect=(*request.expect, item_id)), self.asked)
 
     def probe(self, request: RecallRequest, query: str) -> None:
         """Plan the probes and run them (a fan-out is asked first, by the use case)."""
         assert self.session is not None
-        self.request, self.query = request, query
+        self.request, self.asked = request, query
         session = self.session
         self.loader.bump()
         hits = self.hits_list
@@ -285,7 +285,7 @@ class RecallScreen(ViewScreen):
         why.set_source(self.whys)
         why.set_title("why not", f"{len(report.expected):,} expected")
         label = self.session.schema.tenant_label
-        self._summary(summary_text(report, self.query, label))
+        self._summary(summary_text(report, self.asked, label))
         self.set_status("")
 
     def _failed(self, error: str) -> None:
@@ -298,23 +298,29 @@ class RecallScreen(ViewScreen):
         self.set_status(f"{error} · r probes again", error=True)
 
     def _show_idle(self) -> None:
-        """Before any probe: how to ask one."""
+        """Before any probe: how to ask one, where the hits will be."""
         registry = self.cosmem.registry
         like = show_key(registry.first_key("browse.recall_like"))
         why = show_key(registry.first_key("browse.why_not"))
-        lines = [
-            "no probe yet",
-            f"in browse, on a turn: {like} what does this recall? (its embedding is the "
-            f"query) · {why} why not this? (marks it expected)",
-            "or :recall TENANT [THREAD] --like ID | --text WORDS [--k N] [--expect ID]",
-        ]
+        summary = "no probe yet"
         if self.pending_expect:
             shown = ", ".join(one_line(i, 40, exact=True) for i in self.pending_expect)
-            lines.append(f"expected: {shown}")
-        self._summary("\n".join(lines))
+            summary += f" · expected: {shown}"
+        self._summary(summary)
+        self.hits_list.show_message(
+            "What would the agent's own retrieval query recall, and why not the item "
+            "the user remembers?\n\n"
+            f"In browse, on a turn:\n  {like}  what does this recall? (the turn's embedding "
+            f"is the query vector)\n  {why}  why not this? (the turn as an item the probe "
+            "should recall)\n\n"
+            "Or :recall TENANT [THREAD] --like ID | --text WORDS [--k N] [--expect ID]",
+            tone="dim",
+        )
 
     def _summary(self, text: str) -> None:
-        self.query_one("#recall-summary", FittedLine).show(text)
+        summary = self.query_one("#recall-summary", FittedLine)
+        summary.styles.height = min(text.count("\n") + 1, SUMMARY_LINES)  # a note per line
+        summary.show(text)
 
     def _select_why(self, item_id: str) -> None:
         index = self.whys.index_of(item_id)
@@ -328,7 +334,7 @@ class RecallScreen(ViewScreen):
         if self.request is None:
             self.set_status("no probe yet: m on a turn in browse, or :recall …")
             return
-        self.probe(self.request, self.query)
+        self.probe(self.request, self.asked)
 
     def action_open_in_browse(self) -> None:
         """The hit, or the expected item browse named, opened in its thread."""
@@ -350,6 +356,14 @@ class RecallScreen(ViewScreen):
         row = self.hits.rows[index]
         if row.ref is not None:
             self.cosmem.show_in_browse(row.ref, row.key)
+
+    def hint_applies(self, action_id: str) -> bool:
+        """Open and probe again only once there is a probe (and a hit to open)."""
+        if action_id == "recall.open":
+            return self.report is not None and bool(self.report.hits or self.report.expected)
+        if action_id == "recall.rerun":
+            return self.request is not None
+        return super().hint_applies(action_id)
 
     def action_expect_prompt(self) -> None:
         self.open_command_bar("expect ")
