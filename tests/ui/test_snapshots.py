@@ -121,6 +121,30 @@ async def test_doctor_view(svg_snapshot, make_app, demo_path, size):
         assert normalise(app.export_screenshot()) == svg_snapshot
 
 
+@pytest.mark.parametrize("size", ["80x24", "120x40"])
+async def test_recall_view(svg_snapshot, make_app, demo_path, size):
+    """What the first turn of the first thread recalls (m), and why not its third (W):
+    the hits, the why-not line, the query vector's summary, the notes and the cost."""
+    app = make_app(demo_path)
+    async with app.run_test(size=SIZES[size]) as pilot:
+        await settle(pilot)
+        for key in ("enter", "enter", "m", "B", "j", "j", "W"):
+            await pilot.press(key)
+            await settle(pilot)
+        assert normalise(app.export_screenshot()) == svg_snapshot
+
+
+@pytest.mark.parametrize("size", ["80x24", "120x40"])
+async def test_recall_view_before_a_probe(svg_snapshot, make_app, demo_path, size):
+    """M before any probe: how to ask one."""
+    app = make_app(demo_path)
+    async with app.run_test(size=SIZES[size]) as pilot:
+        await settle(pilot)
+        await pilot.press("M")
+        await settle(pilot)
+        assert normalise(app.export_screenshot()) == svg_snapshot
+
+
 AFTER_BURST_S = 240  # the hot tenant's burst starts 45 s into the session
 
 

@@ -1,0 +1,134 @@
+"""The recall view, driven through the real app on the demo workspace: browse's ``m`` on a
+turn ("what does this recall?") and ``W`` ("why not this?"), ``:recall`` and ``:expect``,
+the hits, the why-not panel, the query vector's summary, the notes and the cost."""
+
+from __future__ import annotations
+
+import re
+
+from cosmem_tui.ui.views.browse.levels import Level
+from tests.ui.conftest import cells, screen_text, settle
+
+
+async def open_turns(pilot) -> None:  # type: ignore[no-untyped-def]
+    await settle(pilot)
+    for key in ("enter", "enter"):
+        await pilot.press(key)
+        await settle(pilot)
+
+
+def recall_screen(app):  # type: ignore[no-untyped-def]
+    from cosmem_tui.ui.views.recall.screen import RecallScreen
+
+    screen = app.screens_by_view["recall"]
+    assert isinstance(screen, RecallScreen)
+    return screen
+
+
+def summary(app) -> str:  # type: ignore[no-untyped-def]
+    from cosmem_tui.ui.widgets.hint_line import FittedLine
+
+    return app.screen.query_one("#recall-summary", FittedLine).text
+
+
+async def test_m_on_a_turn_shows_what_it_recalls(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_turns(pilot)
+        asked = app.browse.turn_column.current_turn
+        assert asked is not None
+        await pilot.press("m")
+        await settle(pilot)
+        assert app.current_view == "recall"
+        screen = recall_screen(app)
+        assert screen.request is not None and screen.request.like == asked.item_id
+        report = screen.report
+        assert report is not None, app.screen.query_one("#status").render()
+        rows = cells(app, "recall-hits")
+        assert rows and len(rows) == len(report.hits) <= report.k
+        assert [int(row[0]) for row in rows] == list(range(1, len(rows) + 1))
+        assert [row[2] for row in rows] == [hit.id for hit in report.hits]
+        text = summary(app)
+        assert f"{report.mode.value} probe · k {report.k}" in text
+        assert re.search(r"query vector: [\d,]+ dims · norm \d+\.\d{3} · \[", text), text
+        assert "index = exact search (local workspace)" in text
+        assert "demo embeddings" in text
+        assert f"{report.request_units:,.1f} RU" in text
+        # The query vector is summarised, never printed whole.
+        shown = re.search(r"\[([^\]]*)\]", text.split("query vector:")[1])
+        assert shown is not None and len(shown.group(1).split(",")) <= 5  # 4 values and "…"
+        probes = [r for r in app.session.ledger.records() if r.cause == "recall: probe"]
+        assert probes and sum(r.request_units for r in probes) > 0
+
+
+async def test_w_on_another_turn_says_why_it_is_not_recalled(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_turns(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        await pilot.press("B")
+        await settle(pilot)
+        assert app.browse.level is Level.TURNS  # browse kept its place
+        await pilot.press("j", "j")
+        remembered = app.browse.turn_column.current_turn
+        assert remembered is not None
+        await pilot.press("W")
+        await settle(pilot)
+        assert app.current_view == "recall"
+        screen = recall_screen(app)
+        assert screen.request.expect == (remembered.item_id,)
+        (row,) = cells(app, "recall-why")
+        verdict = screen.report.expected[0]
+        assert row[0] == remembered.item_id and verdict.id == remembered.item_id
+        from cosmem_tui.ui.views.recall.rows import REASON_WORDS
+
+        assert row[2] == REASON_WORDS[verdict.reason]
+        assert float(row[4]) == round(verdict.request_units, 1)
+
+
+async def test_w_before_any_probe_waits_for_one(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_turns(pilot)
+        remembered = app.browse.turn_column.current_turn
+        await pilot.press("W")
+        await settle(pilot)
+        assert app.current_view == "recall"
+        assert f"expected: {remembered.item_id}" in summary(app)
+        assert "m  what does this recall?" in screen_text(app)
+        await pilot.press("B", "j", "m")
+        await settle(pilot)
+        screen = recall_screen(app)
+        assert screen.request.expect == (remembered.item_id,)
+        assert [v.id for v in screen.report.expected] == [remembered.item_id]
+
+
+async def test_enter_on_a_hit_opens_it_in_browse(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_turns(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        hit = recall_screen(app).report.hits[0]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.current_view == "browse"
+        assert app.browse.level is Level.DETAIL
+        assert app.browse.detail_pane.key[0] == hit.id
+        assert app.browse.turn_column.ref == hit.thread
+
+
+async def test_recall_commands_say_their_mistakes_in_one_line(make_app, demo_path):
+    app = make_app(demo_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.run_command("recall --like a --text b")
+        await settle(pilot)
+        assert "not both" in str(app.screen.query_one("#status").render())
+        app.run_command("recall no-such-tenant --like x")
+        await settle(pilot)
+        assert app.current_view == "recall"
+        status = str(app.screen.query_one("#status").render())
+        assert "no-such-tenant" in status and "\n" not in status
+        assert recall_screen(app).report is None
