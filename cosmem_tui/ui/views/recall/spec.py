@@ -30,8 +30,9 @@ ACTIONS: tuple[UiAction, ...] = (
         commands=(
             CommandSpec(
                 ("recall",),
-                ("[TENANT [THREAD]]", "--like ID|--text WORDS", "[--k N]", "[--expect ID]"),
-                "recall probe: the ranked hits and why an expected item is not among them",
+                ("[TENANT [THREAD]]", "[--like ID|--text WORDS]", "[--k N]", "[--expect ID]"),
+                "recall probe: the ranked hits and why an expected item is not among them "
+                "(alone: the view)",
             ),
         ),
         palette=False,
