@@ -14,7 +14,17 @@ import sys
 from collections.abc import Iterable
 
 from cosmem_tui import __version__
-from cosmem_tui.cli import browse, config, container, opening, options, telemetry, workspace, writes
+from cosmem_tui.cli import (
+    browse,
+    config,
+    container,
+    opening,
+    options,
+    recall,
+    telemetry,
+    workspace,
+    writes,
+)
 from cosmem_tui.cli.command import CliError, Command, SessionCommand
 from cosmem_tui.cli.console import CONSOLE, action_ids
 from cosmem_tui.config.files import ConfigError
@@ -26,7 +36,7 @@ from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
 
 # The command modules, in the order ``cosmem --help`` lists their commands.
-GROUPS = (browse, telemetry, container, writes, config, workspace)
+GROUPS = (browse, recall, telemetry, container, writes, config, workspace)
 DECLARED: tuple[Command, ...] = tuple(c for group in GROUPS for c in group.COMMANDS)
 DECLARATION = "declaration"  # where a subcommand's parser leaves its declaration
 

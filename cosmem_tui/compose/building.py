@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from cosmem_tui.core.demo.manifest import DemoManifest
     from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.writes import WriteService
+    from cosmem_tui.model.recall import Embedder
 
 Notice = Callable[[str], None]
 
@@ -136,11 +137,17 @@ class SessionBuilder:
 
 
 def memory_services(
-    store: MemoryStore, clock: Clock, cache_root: Path | None = None
+    store: MemoryStore,
+    clock: Clock,
+    cache_root: Path | None = None,
+    *,
+    embedder: Embedder | None = None,
 ) -> MemoryServices:
-    """The use cases over one container's store, sharing one key directory."""
+    """The use cases over one container's store, sharing one key directory; ``embedder``
+    turns ``--text`` into a query vector for the recall probe (None: none configured)."""
     from cosmem_tui.core.advisor import AdvisorService
     from cosmem_tui.core.lifecycle import LifecycleService
+    from cosmem_tui.core.recall import RecallService
 
     directory = KeyDirectory(store, clock, cache_root)
     browse = BrowseService(store, clock, directory)
@@ -149,7 +156,21 @@ def memory_services(
         browse=browse,
         advisor=AdvisorService(store, directory),
         lifecycle=LifecycleService(store, browse),
+        recall=RecallService(store, store.schema, embedder=embedder, now=lambda: int(clock.now())),
     )
+
+
+def choose_embedder(*, is_demo: bool) -> Embedder | None:
+    """The embedder a session's recall probe uses for ``--text``, None when none is
+    configured (then --text is key terms only, and the probe says so).
+
+    The one place an embedder is picked: the demo's deterministic ``DemoEmbedder``
+    (``core/demo/embedder.py``) for the demo workspace, the Azure OpenAI deployment of
+    the profile (``sources/embeddings.py``: ``embeddings_endpoint`` and
+    ``embeddings_deployment``) for a Cosmos session. Neither exists on this branch yet:
+    both are wired in here when their branches merge."""
+    del is_demo  # the demo's embedder is chosen by it once it exists
+    return None
 
 
 def audit_log() -> AuditLog:

@@ -10,7 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cosmem_tui.compose.building import Notice, SessionBuilder, audit_log, memory_services
+from cosmem_tui.compose.building import (
+    Notice,
+    SessionBuilder,
+    audit_log,
+    choose_embedder,
+    memory_services,
+)
 from cosmem_tui.compose.telemetry import inspector_of, open_telemetry, telemetry_services
 from cosmem_tui.core.session import Session
 from cosmem_tui.model import Clock
@@ -70,7 +76,7 @@ async def open_cosmos_session(
         else:
             choice = SchemaChoice(get_schema(requested, user_dir), "")
         store = probe.with_schema(choice.schema)
-        memory = memory_services(store, clock, cache_root)
+        memory = memory_services(store, clock, cache_root, embedder=choose_embedder(is_demo=False))
         writes = None
         if allow_writes:  # the only place a Cosmos writer is built
             from cosmem_tui.core.writes import WriteService

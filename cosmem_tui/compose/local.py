@@ -12,7 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cosmem_tui.compose.building import SessionBuilder, audit_log, memory_services
+from cosmem_tui.compose.building import (
+    SessionBuilder,
+    audit_log,
+    choose_embedder,
+    memory_services,
+)
 from cosmem_tui.compose.telemetry import inspector_of, open_telemetry_now, telemetry_services
 from cosmem_tui.core.session import Session, SessionOptions, TelemetryServices, config_dir
 from cosmem_tui.model import Clock, SystemClock
@@ -74,7 +79,7 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         # The file's name: the header has no room for a whole path (the CLI names the path).
         label = f"demo workspace {path.name}" if options.is_demo else f"workspace {path.name}"
         store = LocalStore(workspace, choice.schema, ledger=ledger, clock=clock, label=label)
-        memory = memory_services(store, clock)
+        memory = memory_services(store, clock, embedder=choose_embedder(is_demo=options.is_demo))
         manifest = _manifest(workspace)
         hot_tenant = manifest.hot_tenant if manifest is not None else None
         opened = open_telemetry_now(SimulatedSettings(workspace, hot_tenant), builder)

@@ -16,6 +16,7 @@ from cosmem_tui.model.times import in_calendar, iso_utc, out_of_range
 from cosmem_tui.model.ttl import ItemTtl, format_duration
 
 if TYPE_CHECKING:  # annotations only: these models load with the commands that use them
+    from cosmem_tui.core.recall_report import ExpectedVerdict, RankedHit
     from cosmem_tui.model import Finding
     from cosmem_tui.model.doctor import CapabilityRow, CheckResult
     from cosmem_tui.model.telemetry import KeyUsage
@@ -357,3 +358,62 @@ def doctor_record(row: CapabilityRow) -> dict[str, Any]:
         "fix": row.fix or None,
         "checks": [check_record(c) for c in row.checks],
     }
+
+
+# -- recall probes (cosmem recall) ---------------------------------------------------------
+
+# One record per line of the table: the ranked hits, then one per expected item.
+RECALL_FIELDS = ("rank", "id", "score", "thread", "signals", "expected", "why", "reason")
+RECALL_TABLE_FIELDS = ("rank", "id", "score", "thread", "signals", "reason", "why")
+
+
+def recall_hit_record(hit: RankedHit) -> dict[str, Any]:
+    """A hit as the memory system's query ranked it, with its per-signal ranks."""
+    return {
+        "rank": hit.rank,
+        "id": hit.id,
+        "score": hit.score,
+        "thread": hit.thread.thread.json_value(),
+        "signals": hit.signals.record(),
+    }
+
+
+def recall_expected_record(verdict: ExpectedVerdict) -> dict[str, Any]:
+    """An item the user expected: its rank (None outside the top k) and the one reason."""
+    return {
+        "id": verdict.id,
+        "expected": True,
+        "rank": verdict.rank,
+        "why": verdict.why,
+        "reason": verdict.reason.value,
+    }
+
+
+def recall_hit_row(hit: RankedHit, fmt: str) -> dict[str, Any]:
+    record = recall_hit_record(hit)
+    if fmt == "table":
+        record["thread"] = hit.thread.thread.text
+        record["score"] = None if hit.score is None else f"{hit.score:.4f}"
+        record["signals"] = _signals_text(hit)
+    return record
+
+
+def recall_expected_row(verdict: ExpectedVerdict, fmt: str) -> dict[str, Any]:
+    record = recall_expected_record(verdict)
+    if fmt == "table":
+        record["rank"] = "expected" if verdict.rank is None else f"{verdict.rank} (expected)"
+    return record
+
+
+def _signals_text(hit: RankedHit) -> str:
+    s = hit.signals
+    parts = [
+        f"{name} {value}"
+        for name, value in (("vector", s.vector), ("text", s.text), ("exact", s.exact))
+        if value is not None
+    ]
+    if s.fused is not None:
+        parts.append(f"fused≈{s.fused:.4f}")
+    if hit.in_exact is False:
+        parts.append("not in exact top k")
+    return ", ".join(parts)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the services' modules load when a session builds them
     from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.hot_keys import HotKeysService
     from cosmem_tui.core.lifecycle import LifecycleService
+    from cosmem_tui.core.recall import RecallService
     from cosmem_tui.core.telemetry_reader import TelemetryReader
     from cosmem_tui.core.throughput import ThroughputService
     from cosmem_tui.core.writes import WriteService
@@ -100,6 +101,7 @@ class MemoryServices:
     browse: BrowseService
     advisor: AdvisorService
     lifecycle: LifecycleService  # one per session: it keeps its reports for a while
+    recall: RecallService  # the recall probe over the store, with the session's embedder
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,10 @@ class Session:
     @property
     def lifecycle(self) -> LifecycleService:
         return self._memory().lifecycle
+
+    @property
+    def recall(self) -> RecallService:
+        return self._memory().recall
 
     @property
     def advisor(self) -> AdvisorService | None:

@@ -207,7 +207,7 @@ def admitted(rule: RecallFilter, body: Mapping[str, JsonValue]) -> bool:
 
 
 def _at(body: Mapping[str, JsonValue], path: str) -> tuple[JsonValue, bool]:
-    node: JsonValue = body  # type: ignore[assignment]  # a Mapping is a JSON object
+    node: JsonValue = body  # a Mapping is a JSON object
     for segment in path.strip("/").split("/"):
         if isinstance(node, Mapping) and segment in node:
             node = node[segment]

@@ -14,6 +14,12 @@ from typing import Any
 
 from cosmem_tui.model import InvalidKey, JsonValue, Key, ThreadRef
 from cosmem_tui.schemas.paths import FieldPath, Selector
+from cosmem_tui.schemas.retrieval import (
+    Retrieval,
+    RetrievalError,
+    guessed_retrieval,
+    retrieval_from_mapping,
+)
 
 
 class SchemaError(ValueError):
@@ -89,6 +95,9 @@ class Schema:
     expected_ttl: Mapping[str, int] = field(default_factory=dict)
     detect: DetectHints = field(default_factory=DetectHints)
     source: str = "<builtin>"
+    # How the memory system retrieves (schemas/retrieval.py); None only for a Schema built
+    # in code without one: ``how_it_retrieves`` then answers the guess.
+    retrieval: Retrieval | None = None
 
     @property
     def role(self) -> Selector | None:
@@ -97,6 +106,15 @@ class Schema:
     @property
     def text(self) -> Selector | None:
         return self.texts[0] if self.texts else None
+
+    @property
+    def how_it_retrieves(self) -> Retrieval:
+        """The retrieval section, or the best guess when the schema has none."""
+        if self.retrieval is not None:
+            return self.retrieval
+        text = self.text
+        plain = text is not None and self.messages is None and not text.fans_out
+        return guessed_retrieval(FieldPath.parse(text.text) if plain and text else None)
 
     @property
     def has_tenant_level(self) -> bool:
@@ -302,6 +320,7 @@ _KNOWN_KEYS = {
     "sentinels",
     "memory",
     "detect",
+    "retrieval",
 }
 _ORDER_KEYS = {"path", "type", "tiebreak"}
 _DETECT_KEYS = {"container_names", "database_names", "fields", "markers", "values", "json_strings"}
@@ -332,6 +351,17 @@ def _detect_hints(data: Mapping[str, Any], where: Any) -> DetectHints:
             for p in _strings(detect.get("json_strings", []), where("detect.json_strings"))
         ),
     )
+
+
+def _retrieval(data: Mapping[str, Any], where: Any) -> Retrieval | None:
+    if "retrieval" not in data:
+        return None  # Schema.how_it_retrieves: the best guess, said as one
+    try:
+        return retrieval_from_mapping(
+            _table(data, "retrieval", where("retrieval")), where("retrieval")
+        )
+    except RetrievalError as exc:
+        raise SchemaError(str(exc)) from None
 
 
 def schema_from_mapping(data: Mapping[str, Any], source: str) -> Schema:
@@ -429,6 +459,7 @@ def schema_from_mapping(data: Mapping[str, Any], source: str) -> Schema:
         expected_ttl=dict(expected),
         detect=_detect_hints(data, where),
         source=source,
+        retrieval=_retrieval(data, where),
     )
     # Every partition key path must be a level we can name, or threads cannot be addressed.
     named = {p.text for p in schema.thread_paths} | (

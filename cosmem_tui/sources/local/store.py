@@ -30,10 +30,12 @@ from cosmem_tui.model import (
     TtlClass,
 )
 from cosmem_tui.model.lifecycle import ScopeLevel, TtlItems, TtlScope, TtlSelection, TtlSummary
+from cosmem_tui.model.recall import ItemLookup, ProbeMode, RecallAnswer, RecallHit, RecallQuery
 from cosmem_tui.schemas import Granularity, Schema, SchemaError
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.item_ids import check_item_id
 from cosmem_tui.sources.local import lifecycle
+from cosmem_tui.sources.local import recall as probes
 from cosmem_tui.sources.local.charge import (
     DEFAULT_PHYSICAL_PARTITIONS,
     point_read_charge,
@@ -49,6 +51,7 @@ from cosmem_tui.sources.text_search import check_search_text, item_matches
 _SYSTEM_PROPERTIES = ("_ts", "_etag")
 _SEARCH_BATCH = 200  # rows a search reads from SQLite at a time (never the whole thread)
 _SHAPE_BYTES = 160  # what one projected item shape weighs on the wire (modelled charge)
+_HIT_BYTES = 120  # one recall hit: id, thread key paths and a score (never the embedding)
 
 
 def _encode_position(rank: int, value: Any, item_id: str) -> str:
@@ -555,6 +558,126 @@ class LocalStore:
                 simulated=True,
             )
         return found
+
+    # -- recall probes ----------------------------------------------------------------------
+
+    async def recall(self, query: RecallQuery) -> RecallAnswer:
+        """One recall probe over the scope's items, ranked in the console: exact distances
+        (this workspace has no approximate index, so VECTOR is EXACT and says so), FTS5
+        ``bm25()`` for text, and for hybrid the RRF of both whole rankings (a local
+        fusion: the core labels it an approximation). One modelled request."""
+        scope = query.scope
+        params = {**lifecycle.scope_parameters(self._schema, scope), "now": self._now()}
+        name = "recall_container" if scope.level is ScopeLevel.CONTAINER else "recall_scoped"
+        request_scope = lifecycle.scope_of_request(scope.level, self._turn_scope)
+        target = f"{query.mode} top {query.k} in {scope.describe(self._schema.tenant_label)}"
+        arity = len(self._schema.thread_paths)
+        operation = f"recall-{query.mode.value}"
+        await self._ledger.admit(operation, target, background=False)
+        async with self._ledger.request(operation, request_scope, target=target) as ticket:
+            ranked, scanned = await asyncio.to_thread(self._rank, query, name, params)
+            hits = tuple(
+                RecallHit(rank, hit.id, ref, score)
+                for rank, (hit, score) in enumerate(ranked, start=1)
+                if (ref := probes.thread_ref(hit.tenant, hit.thread, arity)) is not None
+            )
+            ticket.items = len(hits)
+            ticket.charge(
+                query_charge(
+                    request_scope,
+                    returned=len(hits),
+                    returned_bytes=_HIT_BYTES * len(hits),
+                    scanned=scanned,
+                    physical_partitions=self._physical_partitions,
+                ),
+                simulated=True,
+            )
+            charge = ticket.request_units
+        return RecallAnswer(query, hits, charge, 1, index_is_exact=True)
+
+    def _rank(
+        self, query: RecallQuery, name: str, params: dict[str, Any]
+    ) -> tuple[list[tuple[probes.Ranked, float | None]], int]:
+        """In a worker thread: the ranked hits (with their scores) and the items read."""
+        scan = probes.Scan()
+        if query.mode in (ProbeMode.VECTOR, ProbeMode.EXACT):
+            rows = self._workspace.scan(name, params)
+            found = probes.candidates(rows, query.filters, scan)
+            return [(hit, hit.score) for hit in probes.top_vector(found, query)], scan.scanned
+        if query.mode is ProbeMode.TEXT:
+            text = self._text_ranking(query, name, params, scan)
+            return [(hit, None) for hit in text[: query.k]], scan.scanned
+        # HYBRID: both whole rankings of the same candidates, fused here.
+        vectors = probes.top_vector(
+            probes.candidates(self._workspace.scan(name, params), query.filters, scan),
+            query,
+            everything=True,
+        )
+        text = self._text_ranking(query, name, params, probes.Scan())
+        distances = {(h.id, h.tenant, h.thread): h.score for h in vectors}
+        fused = probes.fuse((vectors, text), query.k)
+        return [(h, distances.get((h.id, h.tenant, h.thread))) for h, _ in fused], scan.scanned
+
+    def _text_ranking(
+        self, query: RecallQuery, name: str, params: dict[str, Any], scan: probes.Scan
+    ) -> list[probes.Ranked]:
+        """Every candidate holding one of the terms, best bm25() first."""
+        workspace = self._workspace
+        workspace.run_script("recall_text_create")
+        try:
+            found = probes.candidates(workspace.scan(name, params), query.filters, scan)
+            workspace.execute_many(
+                "recall_text_insert",
+                (
+                    {
+                        "id": c.id,
+                        "tenant": c.tenant,
+                        "thread": c.thread,
+                        "text": probes.text_of(c.body, query.text_paths),
+                    }
+                    for c in found
+                ),
+            )
+            match = {"match": probes.match_expression(query.terms)}
+            rows = workspace.query("recall_text_rank", match)
+        finally:
+            workspace.run_script("recall_text_drop")
+        return [probes.Ranked(r[0], r[1], r[2], None) for r in rows]
+
+    async def lookup_item(self, scope: TtlScope, item_id: str) -> ItemLookup:
+        """An item by id within a tenant or a thread (or the container: a fan-out), with
+        where and when it expired when only an expired copy is left (until the purge)."""
+        now = self._now()
+        params = {**lifecycle.scope_parameters(self._schema, scope), "id": item_id, "now": now}
+        container = scope.level is ScopeLevel.CONTAINER
+        name = "lookup_item_container" if container else "lookup_item_scoped"
+        request_scope = lifecycle.scope_of_request(scope.level, self._turn_scope)
+        target = f"{item_id} in {scope.describe(self._schema.tenant_label)}"
+        arity = len(self._schema.thread_paths)
+        async with self._ledger.request("lookup-item", request_scope, target=target) as ticket:
+            rows = await asyncio.to_thread(self._workspace.query, name, params)
+            if not rows:
+                ticket.charge(1.0, simulated=True)
+                return ItemLookup(item_id, request_units=1.0)
+            found_id, pk_json, ts, etag, body, tenant, thread, expires_at = rows[0]
+            ticket.items = 1
+            ticket.charge(
+                point_read_charge(len(body.encode("utf-8")))
+                if scope.level is ScopeLevel.THREAD
+                else query_charge(
+                    request_scope,
+                    returned=1,
+                    returned_bytes=len(body.encode("utf-8")),
+                    physical_partitions=self._physical_partitions,
+                ),
+                simulated=True,
+            )
+            charge = ticket.request_units
+        ref = probes.thread_ref(tenant, thread, arity)
+        if expires_at is not None and expires_at <= now:
+            return ItemLookup(item_id, None, ref, int(expires_at), charge)
+        item = Item(found_id, tuple(json.loads(pk_json)), ts, etag, json.loads(body))
+        return ItemLookup(item_id, item, ref, None, charge)
 
     async def close(self) -> None:
         await asyncio.to_thread(self._workspace.close)

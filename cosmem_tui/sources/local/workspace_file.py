@@ -82,6 +82,35 @@ class WorkspaceFile:
         with self._lock, self._reading():
             return self._db.execute(sql, params).fetchall()
 
+    def scan(
+        self, name: str, params: Mapping[str, Any], *, batch: int = 256
+    ) -> Iterator[tuple[Any, ...]]:
+        """The rows of a query a batch at a time, never all at once (a recall probe reads
+        a whole tenant's bodies, embeddings included). Holds the lock until exhausted or
+        closed: iterate it inside one worker call."""
+        sql = load_query("local", name)
+        with self._lock, self._reading():
+            cursor = self._db.execute(sql, params)
+            try:
+                while rows := cursor.fetchmany(batch):
+                    yield from rows
+            finally:
+                cursor.close()
+
+    def run_script(self, name: str) -> None:
+        """A query text of statements that change only this connection's temp database."""
+        with self._lock, self._reading():
+            self._db.executescript(load_query("local", name))
+
+    def execute(self, name: str, params: Mapping[str, Any]) -> None:
+        """One statement of a query text on this connection's temp database."""
+        with self._lock, self._reading():
+            self._db.execute(load_query("local", name), params)
+
+    def execute_many(self, name: str, rows: Iterator[Mapping[str, Any]]) -> None:
+        with self._lock, self._reading():
+            self._db.executemany(load_query("local", name), rows)
+
     def item_count(self) -> int:
         with self._lock, self._reading():
             return int(self._db.execute("SELECT COUNT(*) FROM items").fetchone()[0])

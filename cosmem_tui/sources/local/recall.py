@@ -1,0 +1,168 @@
+"""Recall probes on a local workspace: exact vector search and FTS5 full-text, in the console.
+
+A workspace has no vector index, so every vector probe is the exact one: each candidate's
+distance to the query vector is computed while the scope's rows stream past, and a heap
+keeps only the best k (memory stays flat however large the tenant). Full-text ranks with
+SQLite FTS5's ``bm25()`` over the schema's text paths, in a temp table built for the
+probe. Hybrid is Reciprocal Rank Fusion of the two whole rankings, computed here: the
+service's own RRF constant is not documented, so the console labels it an approximation.
+
+Scores are Cosmos ``VectorDistance`` values (``Distance``): larger is closer for cosine
+and dot product, smaller for euclidean.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from cosmem_tui.model import JsonValue, Key, ThreadRef
+from cosmem_tui.model.recall import Distance, RecallFilter, RecallQuery, admitted
+from cosmem_tui.schemas import FieldPath
+
+RRF_K = 60  # the constant of the RRF paper (Cormack et al.); the service's is not documented
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One item of the scope that passed the filters: its id, keys and parsed body."""
+
+    id: str
+    tenant: str | None
+    thread: str | None
+    body: Mapping[str, JsonValue]
+
+
+@dataclass(slots=True)
+class Scan:
+    """What a probe read: the candidates it looked at (for the modelled charge)."""
+
+    scanned: int = 0
+
+
+def candidates(
+    rows: Iterable[tuple[Any, ...]], filters: tuple[RecallFilter, ...], scan: Scan
+) -> Iterator[Candidate]:
+    """The rows (id, tenant_key, thread_key, body) that pass every filter, parsed."""
+    for item_id, tenant, thread, raw in rows:
+        scan.scanned += 1
+        body = orjson.loads(raw)
+        if not isinstance(body, dict):
+            continue
+        if all(admitted(rule, body) for rule in filters):
+            yield Candidate(item_id, tenant, thread, body)
+
+
+def vector_of(body: Mapping[str, JsonValue], path: FieldPath) -> list[float] | None:
+    """The vector at ``path``: a non-empty array of numbers, else None (VectorDistance is
+    undefined for anything else, and the item is not ranked)."""
+    value = path.get(body)
+    if not isinstance(value, list) or not value:
+        return None
+    for x in value:
+        if isinstance(x, bool) or not isinstance(x, int | float):
+            return None
+    return value
+
+
+class VectorScorer:
+    """VectorDistance(item, query) for one query vector, with the query's norm worked out
+    once. ``math.dist`` and ``math.hypot`` run in C: the dot product is recovered from
+    them (|a|² + |b|² − |a−b|²) / 2, far faster than a Python loop over 1,536 numbers."""
+
+    def __init__(self, query: tuple[float, ...], distance: Distance) -> None:
+        self._query = query
+        self._distance = distance
+        self._query_norm = math.hypot(*query)
+
+    def score(self, vector: list[float]) -> float | None:
+        """None when the dimensions differ from the query's (the service skips the item)."""
+        if len(vector) != len(self._query):
+            return None
+        gap = math.dist(vector, self._query)
+        if self._distance is Distance.EUCLIDEAN:
+            return gap
+        norm = math.hypot(*vector)
+        dot = (norm * norm + self._query_norm * self._query_norm - gap * gap) / 2.0
+        if self._distance is Distance.DOT_PRODUCT:
+            return dot
+        norms = norm * self._query_norm
+        return dot / norms if norms else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    id: str
+    tenant: str | None
+    thread: str | None
+    score: float | None
+
+
+def _order_key(distance: Distance, score: float, hit: Candidate) -> tuple[float, str, str, str]:
+    # Closest first, ties broken by id (then keys: an id is unique only within a partition)
+    # so every run ranks alike.
+    first = -score if distance.larger_is_closer else score
+    return (first, hit.id, hit.tenant or "", hit.thread or "")
+
+
+def top_vector(
+    found: Iterable[Candidate], query: RecallQuery, *, everything: bool = False
+) -> list[Ranked]:
+    """The k closest candidates, best first (``everything``: every scored one, ranked).
+
+    ``heapq.nsmallest`` keeps a heap of k entries while the candidates stream past: the
+    scope's vectors are never held at once."""
+    assert query.vector is not None and query.vector_path is not None
+    path = FieldPath.parse(query.vector_path)
+    scorer = VectorScorer(query.vector, query.distance)
+    distance = query.distance
+
+    def scored() -> Iterator[tuple[tuple[float, str, str, str], Ranked]]:
+        for candidate in found:
+            vector = vector_of(candidate.body, path)
+            score = scorer.score(vector) if vector is not None else None
+            if score is not None:
+                hit = Ranked(candidate.id, candidate.tenant, candidate.thread, score)
+                yield _order_key(distance, score, candidate), hit
+
+    entries = sorted(scored()) if everything else heapq.nsmallest(query.k, scored())
+    return [hit for _, hit in entries]
+
+
+def text_of(body: Mapping[str, JsonValue], paths: tuple[str, ...]) -> str:
+    """The texts at the schema's full-text paths, joined (strings only, as FullTextScore)."""
+    parts = []
+    for raw in paths:
+        value = FieldPath.parse(raw).get(body)
+        if isinstance(value, str):
+            parts.append(value)
+    return "\n".join(parts)
+
+
+def match_expression(terms: tuple[str, ...]) -> str:
+    """An FTS5 query matching any of the terms, each quoted as a string (no operators)."""
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+def fuse(rankings: Iterable[list[Ranked]], k: int) -> list[tuple[Ranked, float]]:
+    """Reciprocal Rank Fusion of whole rankings: Σ 1 / (RRF_K + rank), best first."""
+    fused: dict[str, float] = {}
+    first: dict[str, Ranked] = {}
+    for ranking in rankings:
+        for rank, hit in enumerate(ranking, start=1):
+            fused[hit.id] = fused.get(hit.id, 0.0) + 1.0 / (RRF_K + rank)
+            first.setdefault(hit.id, hit)
+    order = sorted(fused, key=lambda i: (-fused[i], i))[:k]
+    return [(first[i], fused[i]) for i in order]
+
+
+def thread_ref(tenant: str | None, thread: str | None, arity: int) -> ThreadRef | None:
+    """The ThreadRef of a row's key texts (None when the item has no thread key)."""
+    if thread is None:
+        return None
+    return ThreadRef(Key.parse(tenant) if tenant is not None else None, Key.parse(thread, arity))

@@ -1,0 +1,1 @@
+INSERT INTO temp.recall_text (item_id, tenant, thread, body) VALUES (:id, :tenant, :thread, :text)
