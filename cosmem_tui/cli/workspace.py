@@ -13,7 +13,7 @@ from cosmem_tui.cli import options
 from cosmem_tui.cli.command import CliError, PlainCommand
 from cosmem_tui.cli.opening import check_workspace_path
 from cosmem_tui.config.invocation import Invocation
-from cosmem_tui.core.exit_status import EXIT_ERROR, EXIT_OK
+from cosmem_tui.core.exit_status import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from cosmem_tui.core.session import SessionOptions
 from cosmem_tui.core.text import visible
 from cosmem_tui.model import SystemClock
@@ -44,9 +44,20 @@ def run_demo(args: argparse.Namespace, invocation: Invocation | None) -> int:
 
 def run_import(args: argparse.Namespace, invocation: Invocation | None) -> int:
     from cosmem_tui.core import importer
+    from cosmem_tui.core.container_file import ContainerFileError, read_container_file
     from cosmem_tui.core.session import config_dir
 
     check_workspace_path(args.workspace)
+    container_file = None
+    if args.container_properties is not None:
+        try:
+            container_file = read_container_file(args.container_properties)
+        except ContainerFileError as exc:  # not that file: a usage error, nothing written
+            print(f"cosmem: {visible(str(exc))}", file=sys.stderr)
+            return EXIT_USAGE
+    database = getattr(args, "database", None) or (
+        container_file.database if container_file else None
+    )
 
     def problem(found: importer.ImportProblem) -> None:
         print(visible(str(found)), file=sys.stderr)
@@ -63,9 +74,18 @@ def run_import(args: argparse.Namespace, invocation: Invocation | None) -> int:
             else importer.GUESS,
             schema=args.schema or "auto",
             container=getattr(args, "container", None),
-            database=getattr(args, "database", None) or importer.DEFAULT_DATABASE,
+            database=database or importer.DEFAULT_DATABASE,
             replace=args.replace,
+            container_file=container_file,
         )
+        overrides = importer.flag_overrides(settings)
+        if overrides and container_file is not None:
+            print(
+                visible(
+                    f"cosmem: given flags win over {container_file.path}: " + "; ".join(overrides)
+                ),
+                file=sys.stderr,
+            )
         report = importer.import_export(
             settings, clock=SystemClock(), user_dir=config_dir() / "schemas", on_problem=problem
         )
@@ -133,6 +153,14 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
         default=hidden,
         metavar="NAME",
         help="database name recorded (default: import)",
+    )
+    parser.add_argument(
+        "--container-properties",
+        type=Path,
+        metavar="FILE",
+        help="the container's settings: what `az cosmosdb sql container show` prints (or its"
+        " resource object); partition key, default ttl, indexing, vector and full-text"
+        " policies are taken from it, flags given alongside win",
     )
     parser.add_argument("--replace", action="store_true", help="overwrite an existing workspace")
 

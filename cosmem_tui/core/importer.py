@@ -6,7 +6,9 @@ place only when the import finishes, so a crash never leaves half a workspace.
 Memory stays flat with file size: the only things held are one batch of rows and
 the first ``SAMPLE_ITEMS`` items (for detection).
 
-Container settings come from the caller or are guessed:
+Container settings come from the caller (flags, then ``--container-properties``: what
+``az cosmosdb sql container show`` prints, read by ``container_file``, which also brings
+the indexing, vector embedding and full-text policies) or are guessed:
 
 * schema: ``auto`` detects it from the container name (default: the file's name),
   the partition key if given, and the first ``SAMPLE_ITEMS`` items;
@@ -30,6 +32,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Final, TypeAlias
 
+from cosmem_tui.core.container_file import ContainerFile
 from cosmem_tui.core.import_files import (
     ExportFileError,
     Record,
@@ -74,10 +77,23 @@ class ImportSettings:
     container: str | None = None  # None: the source's file name without its suffix
     database: str = DEFAULT_DATABASE
     replace: bool = False
+    # --container-properties: the container's own settings, for any not given above.
+    container_file: ContainerFile | None = None
 
     @property
     def container_name(self) -> str:
-        return self.container or self.source.name.split(".")[0] or "import"
+        if self.container:
+            return self.container
+        if self.container_file is not None:
+            return self.container_file.container
+        return self.source.name.split(".")[0] or "import"
+
+    @property
+    def given_partition_key(self) -> tuple[str, ...] | None:
+        """The key paths a flag or the container's properties give (None: the schema's)."""
+        if self.partition_key:
+            return self.partition_key
+        return self.container_file.partition_key.paths if self.container_file else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,31 +168,49 @@ def import_export(
     head, sample = _sample(records)
     if not sample:  # the file is at fault, not the schema: say what is wrong with it
         raise ImportFailed(_no_items(settings.source, files, head))
-    facts = ContainerFacts(settings.partition_key, settings.container_name, settings.database)
+    file = settings.container_file
+    facts = ContainerFacts(settings.given_partition_key, settings.container_name, settings.database)
     try:
         choice = choose_for_sample(settings.schema, facts, sample, user_dir)
     except SchemaError as exc:
         raise ImportFailed(str(exc)) from None
     schema = choice.schema
-    paths = settings.partition_key or schema.partition_key
+    paths = settings.given_partition_key or schema.partition_key
     if tuple(schema.partition_key) != tuple(paths):
+        fix = (
+            "drop --partition-key or pick another --schema"
+            if settings.partition_key or file is None
+            else f"the key of {file.path.name}: pick another --schema"
+        )
         raise ImportFailed(
             f"schema {schema.name} reads partition key {describe_key(schema.partition_key)}, "
-            f"not {describe_key(paths)}: drop --partition-key or pick another --schema"
+            f"not {describe_key(paths)}: {fix}"
         )
-    if isinstance(settings.default_ttl, _Guess):
+    default_ttl: int | None
+    if isinstance(settings.default_ttl, _Guess) and file is not None:
+        default_ttl = file.default_ttl
+        ttl_note = f"{_ttl_text(default_ttl)}, from {file.path.name}"
+    elif isinstance(settings.default_ttl, _Guess):
         carries = any("ttl" in body for body in sample)
-        default_ttl: int | None = -1 if carries else None
+        default_ttl = -1 if carries else None
         ttl_note = (
             "-1, guessed: items carry ttl" if carries else "off, guessed: no item carries ttl"
         )
     else:
         default_ttl, ttl_note = settings.default_ttl, "given"
+    key = PartitionKeyDefinition(paths, "MultiHash" if len(paths) > 1 else "Hash", 2)
+    if file is not None and file.partition_key.paths == tuple(paths):
+        key = file.partition_key  # its kind and version as the container has them
     container = ContainerProperties(
         database=settings.database,
         container=settings.container_name,
-        partition_key=PartitionKeyDefinition(paths, "MultiHash" if len(paths) > 1 else "Hash", 2),
+        partition_key=key,
         default_ttl=default_ttl,
+        # Recorded as container.read() has them: the advisor, the doctor and recall read
+        # the workspace's policies exactly as a live container's.
+        indexing_policy=file.indexing_policy if file else {},
+        vector_embedding_policy=file.vector_embedding_policy if file else None,
+        full_text_policy=file.full_text_policy if file else None,
     )
     now = int(clock.now())
     counts = _Counts()
@@ -185,7 +219,8 @@ def import_export(
             _load(workspace, chain(head, records), schema, now, counts, on_problem)
             if counts.imported == 0:  # leaving the block this way removes the temp file
                 raise ImportFailed(f"nothing imported ({counts.rejected} rejected)")
-            if default_ttl is None and counts.carried_ttl and settings.default_ttl is GUESS:
+            guessed_ttl = settings.default_ttl is GUESS and file is None
+            if default_ttl is None and counts.carried_ttl and guessed_ttl:
                 workspace.change_default_ttl(-1)
                 default_ttl, ttl_note = -1, "-1, guessed: later items carry ttl"
                 counts.expired = workspace.query("count_expired", {"now": now})[0][0]
@@ -203,9 +238,37 @@ def import_export(
         expired=counts.expired,
         choice=choice,
         container=container,
-        partition_key_guessed=settings.partition_key is None,
+        partition_key_guessed=settings.given_partition_key is None,
         ttl_note=ttl_note,
     )
+
+
+def flag_overrides(settings: ImportSettings) -> list[str]:
+    """The flags that differ from the container properties file, each with what the
+    file says (the flag wins): ``--default-ttl off (the file: -1)``."""
+    file = settings.container_file
+    if file is None:
+        return []
+    found: list[str] = []
+    if settings.partition_key and tuple(settings.partition_key) != file.partition_key.paths:
+        found.append(
+            f"--partition-key {','.join(settings.partition_key)} "
+            f"(the file: {','.join(file.partition_key.paths)})"
+        )
+    if not isinstance(settings.default_ttl, _Guess) and settings.default_ttl != file.default_ttl:
+        found.append(
+            f"--default-ttl {_ttl_text(settings.default_ttl)} "
+            f"(the file: {_ttl_text(file.default_ttl)})"
+        )
+    if settings.container and settings.container != file.container:
+        found.append(f"--container {settings.container} (the file: {file.container})")
+    if file.database is not None and settings.database != file.database:
+        found.append(f"--database {settings.database} (the file: {file.database})")
+    return found
+
+
+def _ttl_text(default_ttl: int | None) -> str:
+    return "off" if default_ttl is None else str(default_ttl)
 
 
 def _sample(records: Iterator[Record]) -> tuple[list[Record], list[dict[str, JsonValue]]]:

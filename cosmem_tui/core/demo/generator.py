@@ -9,6 +9,8 @@ Shape (lab schema, key [/tenantId, /threadId], container DefaultTimeToLive -1):
   30 d), so some expire within the next hour and some have already expired
   (invisible), and long-term items (``ttl`` absent or -1: summaries, facts, and
   every turn of the tenants that keep history);
+* planted recall cases (``recall_cases``): a thread whose last turn's recall probe
+  misses what the user said earlier, for each reason the console names;
 * a thread of malformed items and a thread of hostile text (Rich markup, ANSI
   and OSC escape sequences, C1 controls, a right-to-left override, and a role
   name that is an escape sequence), listed in
@@ -30,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from cosmem_tui.core.demo.embedder import DemoEmbedder
 from cosmem_tui.core.demo.hostile import (
     HOSTILE_ROLE,
     HOSTILE_ROLE_TURN,
@@ -37,6 +40,7 @@ from cosmem_tui.core.demo.hostile import (
     HOSTILE_THREAD,
 )
 from cosmem_tui.core.demo.manifest import DemoManifest
+from cosmem_tui.core.demo.recall_cases import RECALL_TENANT, manifest_entry, recall_items
 from cosmem_tui.core.demo.words import load_words
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
 from cosmem_tui.schemas import Schema, get_schema
@@ -111,8 +115,18 @@ def rid_text(raw: bytes) -> str:
 class _Writer:
     """Builds item bodies with Cosmos-looking system properties from one RNG."""
 
-    def __init__(self, rng: random.Random) -> None:
+    db_bytes: bytes
+    coll_bytes: bytes
+    db_rid: str
+    coll_rid: str
+
+    def __init__(self, rng: random.Random, container_of: _Writer | None = None) -> None:
         self.rng = rng
+        if container_of is not None:  # another stream of draws for the same container
+            self.db_bytes, self.coll_bytes = container_of.db_bytes, container_of.coll_bytes
+            self.db_rid, self.coll_rid = container_of.db_rid, container_of.coll_rid
+            self._init_embeddings()
+            return
         # Resource ids nest as Cosmos writes them: a database's 4 bytes, a container's 8
         # (its database's 4 first), an item's 16 (its container's 8 first). The draws
         # stay as they were (6 and 4 bytes), so the rest of the demo does not move.
@@ -120,7 +134,12 @@ class _Writer:
         self.coll_bytes = self.db_bytes + self.rng.randbytes(4)
         self.db_rid = rid_text(self.db_bytes)
         self.coll_rid = rid_text(self.coll_bytes)
-        self._embeddings: list[list[float]] = []
+        self._init_embeddings()
+
+    def _init_embeddings(self) -> None:
+        self._embedder = DemoEmbedder()
+        self._pool_drawn = False
+        self._part_sums: dict[str, list[float]] = {}
 
     def uuid(self) -> str:
         h = f"{self.rng.getrandbits(128):032x}"
@@ -139,15 +158,24 @@ class _Writer:
         body["_ts"] = ts
         return body
 
-    def embedding(self) -> list[float]:
-        if not self._embeddings:  # a pool: 8-d demo vectors need not all differ
-            self._embeddings = [
-                [round(self.rng.uniform(-1, 1), 4) for _ in range(8)] for _ in range(256)
-            ]
-        return self.rng.choice(self._embeddings)
+    def embedding(self, *parts: str) -> list[float]:
+        """The demo embedding of the parts joined by spaces (``DemoEmbedder``: near when
+        texts share words).
+
+        Vectors were once drawn at random from a pool of 256; the same numbers are still
+        drawn and dropped, so every other byte of the demo (ids, texts, times) stays as
+        it was and only the embeddings change."""
+        if not self._pool_drawn:
+            self._pool_drawn = True
+            for _ in range(_OLD_POOL_DRAWS):
+                self.rng.random()
+        self.rng.choice(range(_OLD_POOL_SIZE))
+        return self._embedder.vector_of_parts(parts, self._part_sums)
 
 
 _NO_INDEX = object()
+_OLD_POOL_SIZE = 256  # the random pool the embeddings came from before DemoEmbedder
+_OLD_POOL_DRAWS = _OLD_POOL_SIZE * 8
 
 
 class _Slots(dict[str, str]):
@@ -250,7 +278,7 @@ def _turn_items(
                 },
             ],
             "content": f"{user} {agent}",
-            "embedding": w.embedding(),
+            "embedding": w.embedding(user, agent),
         }
         if rng.random() < 0.06:
             # Patched after the fact (like AMT's extracted_at): the write resets the TTL clock.
@@ -348,6 +376,14 @@ def generate_items(
                 for body in _hostile_items(w, tenant, HOSTILE_THREAD, anchor):
                     manifest.items += 1
                     yield body
+        if RECALL_TENANT in tenants:
+            # Last, and from draws of their own: the demo before them stays as it was.
+            planted = _Writer(random.Random(seed + 19), container_of=w)
+            manifest.recall = manifest_entry()
+            manifest.threads += 2
+            for body in recall_items(planted.item, _iso, anchor):
+                manifest.items += 1
+                yield body
 
     return items(), manifest
 

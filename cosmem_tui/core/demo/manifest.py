@@ -15,6 +15,9 @@ class DemoManifest:
     hot_tenant: str
     malformed: dict[str, str] = field(default_factory=dict)  # tenant, thread
     hostile: dict[str, str] = field(default_factory=dict)
+    # The planted recall cases (``recall_cases.manifest_entry``): tenant, thread,
+    # other_thread, k, query, and the id of the item for each why-not reason.
+    recall: dict[str, str] = field(default_factory=dict)
     items: int = 0
     threads: int = 0
 
