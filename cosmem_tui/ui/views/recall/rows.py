@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cosmem_tui.core import records
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model import ThreadRef
 from cosmem_tui.model.recall import WhyNot
@@ -20,7 +21,12 @@ from cosmem_tui.ui.widgets.cells import safe_cells
 from cosmem_tui.ui.widgets.row_list import Cell, Column, Tone
 
 if TYPE_CHECKING:
-    from cosmem_tui.core.recall import ExpectedVerdict, RankedHit, RecallReport, VectorSummary
+    from cosmem_tui.core.recall_report import (
+        ExpectedVerdict,
+        RankedHit,
+        RecallReport,
+        VectorSummary,
+    )
 
 # At 80 columns a hit keeps its rank, score, id, signal ranks and exact mark; the thread
 # and the fused score give way (v shows every field).
@@ -41,13 +47,11 @@ WHY_COLUMNS = (
     Column("REASON", 16),
     Column("WHY", min_width=20),
     Column("RU", 6, "right"),
-    Column("COST NOTE", 24, drop_order=1),
 )
-HIT_FIELDS = ("rank", "id", "score", "thread", "signals", "in_exact", "expected")
-WHY_FIELDS = ("id", "expected", "rank", "reason", "why", "request_units", "cost_note")
+# A row's record (v shows it, y copies it, e writes them) is the one cosmem recall prints.
+RECALL_FIELDS = records.RECALL_FIELDS
 
 INDEX_IS_EXACT = "index = exact search (local workspace)"
-FIRST_VALUES = 4  # how many of the query vector's values the summary shows
 REASON_WORDS = {
     WhyNot.OUT_OF_SCOPE: "out of scope",
     WhyNot.EXPIRED: "expired",
@@ -93,13 +97,12 @@ class Row:
     key: str
     cells: tuple[Cell, ...]
     search: str
-    fields: dict[str, Any]
+    record: Callable[[str], dict[str, Any]]  # as cosmem recall writes it, in a format
     ref: ThreadRef | None = None
 
 
 def hit_row(hit: RankedHit, expected: frozenset[str]) -> Row:
     signals = hit.signals
-    fused = signals.get("fused")
     is_expected = hit.id in expected
     cells = safe_cells(
         [
@@ -107,28 +110,20 @@ def hit_row(hit: RankedHit, expected: frozenset[str]) -> Row:
             (score_text(hit.score), ""),
             (one_line(hit.id, 200, exact=True), "accent" if is_expected else ""),
             (thread_text(hit.thread), "dim"),
-            _rank(signals.get("vector")),
-            _rank(signals.get("text")),
-            ("—", "dim") if not isinstance(fused, float) else (f"{fused:.4f}", "dim"),
+            _rank(signals.vector),
+            _rank(signals.text),
+            ("—", "dim") if signals.fused is None else (f"{signals.fused:.4f}", "dim"),
             _exact_mark(hit.in_exact),
         ]
     )
-    fields = {
-        "rank": hit.rank,
-        "id": hit.id,
-        "score": hit.score,
-        "thread": hit.thread.thread.json_value(),
-        "signals": dict(signals),
-        "in_exact": hit.in_exact,
-        "expected": is_expected,
-    }
     search = " ".join([*(text for text, _ in cells), hit.id])
-    return Row(hit.id, tuple(cells), search, fields, hit.thread)
+    return Row(
+        hit.id, tuple(cells), search, lambda fmt: records.recall_hit_row(hit, fmt), hit.thread
+    )
 
 
 def why_row(verdict: ExpectedVerdict) -> Row:
     reason = verdict.reason
-    note = verdict.cost_note or ""
     cells = safe_cells(
         [
             (one_line(verdict.id, 200, exact=True), "accent"),
@@ -136,29 +131,19 @@ def why_row(verdict: ExpectedVerdict) -> Row:
             (REASON_WORDS[reason], reason_tone(reason)),
             (one_line(verdict.why, 400), ""),
             (f"{verdict.request_units:,.1f}", "dim"),
-            (one_line(note, 200) if note else "—", "warn" if note else "dim"),
         ]
     )
-    fields = {
-        "id": verdict.id,
-        "expected": True,
-        "rank": verdict.rank,
-        "reason": reason.value,
-        "why": verdict.why,
-        "request_units": verdict.request_units,
-        "cost_note": verdict.cost_note,
-    }
     search = " ".join([*(text for text, _ in cells), verdict.id, reason.value])
-    return Row(verdict.id, tuple(cells), search, fields)
+    return Row(
+        verdict.id, tuple(cells), search, lambda fmt: records.recall_expected_row(verdict, fmt)
+    )
 
 
 def vector_line(summary: VectorSummary | None) -> str:
-    """The query vector in a few words: never its every value."""
+    """The query vector in a few numbers (its dimensions, norm, first values): never whole."""
     if summary is None:
         return "no query vector: full-text only"
-    first = ", ".join(f"{v:.3f}" for v in summary.first[:FIRST_VALUES])
-    more = ", …" if summary.dims > FIRST_VALUES else ""
-    return f"query vector: {summary.dims:,} dims · norm {summary.norm:.3f} · [{first}{more}]"
+    return f"query vector: {summary.describe()}"
 
 
 def probe_line(report: RecallReport, query: str, tenant_label: str) -> str:
@@ -181,18 +166,31 @@ def outcome_line(report: RecallReport) -> str:
     return " · ".join(parts)
 
 
-def note_lines(report: RecallReport) -> list[str]:
+def note_lines(report: RecallReport, extra: Sequence[str] = ()) -> list[str]:
     """Each note on its own line (a guess, an approximation, what made the vectors): a
-    narrow terminal must not drop one."""
-    return [f"note: {note}" for note in report.notes if note != INDEX_IS_EXACT]
+    narrow terminal must not drop one. A cost finding (the vector path still in the
+    regular index) is flagged apart from the reasons: it costs RU, it does not hide an
+    item."""
+    said_exact = report.index_is_exact
+    lines = [
+        f"note: {note}"
+        for note in (*report.notes, *extra)
+        if not (said_exact and note.startswith(INDEX_IS_EXACT))  # the outcome line says it
+    ]
+    costs = dict.fromkeys(v.cost_note for v in report.expected if v.cost_note)
+    lines += [f"cost note (not a recall reason): {note}" for note in costs]
+    return lines
 
 
-def summary_text(report: RecallReport, query: str, tenant_label: str) -> str:
+def summary_text(
+    report: RecallReport, query: str, tenant_label: str, extra: Sequence[str] = ()
+) -> str:
+    """The lines above the hits; ``extra``: notes the view adds (what made the vectors)."""
     lines = [
         probe_line(report, query, tenant_label),
         vector_line(report.query_vector),
         outcome_line(report),
-        *note_lines(report),
+        *note_lines(report, extra),
     ]
     return "\n".join(one_line(line) for line in lines)
 
@@ -213,22 +211,13 @@ class Rows:
         return self.rows[index].search
 
     def record(self, index: int, fmt: str) -> dict[str, Any] | None:
-        record = dict(self.rows[index].fields)
-        if fmt != "json":  # a table or CSV writes nested values as text
-            record["signals"] = _signals_text(record.get("signals"))
-        return {k: v for k, v in record.items() if not (k == "signals" and v is None)}
+        return self.rows[index].record(fmt)
 
     def index_of(self, key: str) -> int | None:
         for index, row in enumerate(self.rows):
             if row.key == key:
                 return index
         return None
-
-
-def _signals_text(signals: object) -> str | None:
-    if not isinstance(signals, dict):
-        return None
-    return " ".join(f"{name} {value}" for name, value in signals.items())
 
 
 def hit_rows(report: RecallReport) -> Rows:
@@ -238,6 +227,3 @@ def hit_rows(report: RecallReport) -> Rows:
 
 def why_rows(report: RecallReport) -> Rows:
     return Rows([why_row(verdict) for verdict in report.expected])
-
-
-RecordOf = Callable[[int, str], dict[str, Any] | None]

@@ -40,9 +40,8 @@ from cosmem_tui.ui.view import VIEW_CSS, ViewScreen
 from cosmem_tui.ui.views.recall.commands import ExpectItem, ProbeWords, read_probe
 from cosmem_tui.ui.views.recall.rows import (
     HIT_COLUMNS,
-    HIT_FIELDS,
+    RECALL_FIELDS,
     WHY_COLUMNS,
-    WHY_FIELDS,
     Rows,
     hit_rows,
     summary_text,
@@ -54,7 +53,9 @@ from cosmem_tui.ui.widgets.row_list import RowList
 from cosmem_tui.ui.workers import run_async
 
 if TYPE_CHECKING:
-    from cosmem_tui.core.recall import RecallReport, RecallRequest
+    from cosmem_tui.core.recall import RecallRequest
+    from cosmem_tui.core.recall_report import RecallReport
+    from cosmem_tui.core.table_export import ExportTable
 
 WHY_ROWS_SHOWN = 4  # the why-not panel's most lines before it scrolls
 SUMMARY_LINES = 8  # the probe, the vector, the outcome and (one each) the notes
@@ -253,6 +254,11 @@ class RecallScreen(ViewScreen):
         async def fetch() -> RecallReport | None:
             service = session.recall  # a session without a memory store says so, here
             plan = await service.plan(request)
+            if plan.fan_out:  # the whole container: the app's question, with the estimate
+                confirmed = await service.confirm(plan)
+                if confirmed is None:
+                    return None
+                plan = confirmed
             return await service.run(plan)
 
         self.loader.start(self.session, fetch, self._loaded, self._failed, cause="recall: probe")
@@ -285,8 +291,18 @@ class RecallScreen(ViewScreen):
         why.set_source(self.whys)
         why.set_title("why not", f"{len(report.expected):,} expected")
         label = self.session.schema.tenant_label
-        self._summary(summary_text(report, self.asked, label))
+        self._summary(summary_text(report, self.asked, label, self._vector_notes(report)))
         self.set_status("")
+
+    def _vector_notes(self, report: RecallReport) -> list[str]:
+        """What made the demo's vectors, when no note of the probe says it already."""
+        if self.session is None or not self.session.is_demo:
+            return []
+        from cosmem_tui.core.demo.embedder import LABEL
+
+        if any(LABEL in note for note in report.notes):
+            return []
+        return [f"{LABEL}: the demo's vectors hash words and trigrams locally (no model)"]
 
     def _failed(self, error: str) -> None:
         hits = self.hits_list
@@ -387,9 +403,23 @@ class RecallScreen(ViewScreen):
         self.set_focus(shown if shown is not None and shown.display else self.hits_list)
 
     def shown_table(self) -> ShownTable | None:
-        """The focused list: the hits, or the expected items' verdicts (``v``, ``y``, ``e``)."""
+        """The focused list (``v``, ``y``): a hit, or an expected item's verdict, each as
+        the record ``cosmem recall`` prints for it."""
         if self.focused is self.why_list:
-            whys = self.whys
-            return ShownTable("recall-why-not", WHY_FIELDS, self.why_list, whys.record)
-        hits = self.hits
-        return ShownTable("recall", HIT_FIELDS, self.hits_list, hits.record)
+            return ShownTable("recall", RECALL_FIELDS, self.why_list, self.whys.record)
+        return ShownTable("recall", RECALL_FIELDS, self.hits_list, self.hits.record)
+
+    def export_table(self) -> tuple[ExportTable, str] | None:
+        """``e``: the hits, then the expected items, as ``cosmem recall --json`` writes
+        them (a filter on either list leaves its rows out, and the note says so)."""
+        if self.report is None:
+            return None
+        from cosmem_tui.core.table_export import ExportTable
+
+        hits = ShownTable("recall", RECALL_FIELDS, self.hits_list, self.hits.record)
+        whys = ShownTable("recall", RECALL_FIELDS, self.why_list, self.whys.record)
+        filtered = bool(self.hits_list.filter_text or self.why_list.filter_text)
+        table = ExportTable(
+            "recall", RECALL_FIELDS, lambda fmt: hits.records(fmt) + whys.records(fmt)
+        )
+        return table, "filtered" if filtered else ""
