@@ -50,7 +50,7 @@ async def test_m_on_a_turn_shows_what_it_recalls(make_app, demo_path):
         assert [row[2] for row in rows] == [hit.id for hit in report.hits]
         text = summary(app)
         assert f"{report.mode.value} probe · k {report.k}" in text
-        assert re.search(r"query vector: [\d,]+ dims · norm \d+\.\d{3} · \[", text), text
+        assert re.search(r"query vector: \d+ dimensions, norm \d+\.\d{4}, \[", text), text
         assert "index = exact search (local workspace)" in text
         assert "demo embeddings" in text
         assert f"{report.request_units:,.1f} RU" in text

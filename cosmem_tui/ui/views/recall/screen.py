@@ -133,7 +133,7 @@ class RecallScreen(ViewScreen):
 
     def _ready(self, kind: str, value: object) -> bool:
         """Is the session open (and the view composed)? If not, do it when it is."""
-        if self.session is None or not self.is_mounted:
+        if self.session is None or not self.query("#recall-hits"):
             self._waiting.append((kind, value))
             return False
         return True
