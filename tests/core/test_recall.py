@@ -178,7 +178,7 @@ async def test_a_container_scope_is_a_fan_out_that_must_be_confirmed(store, cloc
     plan = await svc.plan(RecallRequest(TtlScope.of_thread(T1), like="t1-20"))
     assert plan.fan_out and not plan.confirmed
     assert plan.estimate_ru is not None and plan.estimate_ru > 0
-    with pytest.raises(FanOutNotConfirmed, match="about .* RU"):
+    with pytest.raises(FanOutNotConfirmed, match=r"about .* RU"):
         await svc.run(plan)
     assert not [r for r in store.ledger.records() if r.operation.startswith("recall-")]
     report = await svc.run(svc.allow_fan_out(plan))

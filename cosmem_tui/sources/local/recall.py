@@ -58,16 +58,18 @@ def candidates(
             yield Candidate(item_id, tenant, thread, body)
 
 
+_NUMBERS = frozenset({int, float})
+
+
 def vector_of(body: Mapping[str, JsonValue], path: FieldPath) -> list[float] | None:
     """The vector at ``path``: a non-empty array of numbers, else None (VectorDistance is
-    undefined for anything else, and the item is not ranked)."""
+    undefined for anything else, and the item is not ranked). The element types are
+    collected in C (``set(map(type, …))``): a Python loop over 1,536 numbers per item
+    was most of a probe's time."""
     value = path.get(body)
-    if not isinstance(value, list) or not value:
-        return None
-    for x in value:
-        if isinstance(x, bool) or not isinstance(x, int | float):
-            return None
-    return value
+    if not isinstance(value, list) or not value or not set(map(type, value)) <= _NUMBERS:
+        return None  # a bool is no number here, as in Cosmos SQL
+    return value  # every element is an int or a float
 
 
 class VectorScorer:

@@ -11,6 +11,7 @@ import base64
 import binascii
 import functools
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -605,37 +606,44 @@ class LocalStore:
             found = probes.candidates(rows, query.filters, scan)
             return [(hit, hit.score) for hit in probes.top_vector(found, query)], scan.scanned
         if query.mode is ProbeMode.TEXT:
-            text = self._text_ranking(query, name, params, scan)
+            found = probes.candidates(self._workspace.scan(name, params), query.filters, scan)
+            text = self._text_ranking(
+                query,
+                (
+                    (c.id, c.tenant, c.thread, probes.text_of(c.body, query.text_paths))
+                    for c in found
+                ),
+            )
             return [(hit, None) for hit in text[: query.k]], scan.scanned
-        # HYBRID: both whole rankings of the same candidates, fused here.
-        vectors = probes.top_vector(
-            probes.candidates(self._workspace.scan(name, params), query.filters, scan),
-            query,
-            everything=True,
-        )
-        text = self._text_ranking(query, name, params, probes.Scan())
+        # HYBRID: both whole rankings of the same candidates, from one read of the scope:
+        # the texts are kept (not the bodies) while the distances are computed.
+        texts: list[tuple[str, str | None, str | None, str]] = []
+
+        def keeping_texts(found: Iterator[probes.Candidate]) -> Iterator[probes.Candidate]:
+            for c in found:
+                texts.append((c.id, c.tenant, c.thread, probes.text_of(c.body, query.text_paths)))
+                yield c
+
+        rows = self._workspace.scan(name, params)
+        found = keeping_texts(probes.candidates(rows, query.filters, scan))
+        vectors = probes.top_vector(found, query, everything=True)
+        text = self._text_ranking(query, texts)
         distances = {(h.id, h.tenant, h.thread): h.score for h in vectors}
         fused = probes.fuse((vectors, text), query.k)
         return [(h, distances.get((h.id, h.tenant, h.thread))) for h, _ in fused], scan.scanned
 
     def _text_ranking(
-        self, query: RecallQuery, name: str, params: dict[str, Any], scan: probes.Scan
+        self, query: RecallQuery, texts: Iterable[tuple[str, str | None, str | None, str]]
     ) -> list[probes.Ranked]:
         """Every candidate holding one of the terms, best bm25() first."""
         workspace = self._workspace
         workspace.run_script("recall_text_create")
         try:
-            found = probes.candidates(workspace.scan(name, params), query.filters, scan)
             workspace.execute_many(
                 "recall_text_insert",
                 (
-                    {
-                        "id": c.id,
-                        "tenant": c.tenant,
-                        "thread": c.thread,
-                        "text": probes.text_of(c.body, query.text_paths),
-                    }
-                    for c in found
+                    {"id": item_id, "tenant": tenant, "thread": thread, "text": text}
+                    for item_id, tenant, thread, text in texts
                 ),
             )
             match = {"match": probes.match_expression(query.terms)}

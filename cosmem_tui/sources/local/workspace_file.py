@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -107,7 +107,7 @@ class WorkspaceFile:
         with self._lock, self._reading():
             self._db.execute(load_query("local", name), params)
 
-    def execute_many(self, name: str, rows: Iterator[Mapping[str, Any]]) -> None:
+    def execute_many(self, name: str, rows: Iterable[Mapping[str, Any]]) -> None:
         with self._lock, self._reading():
             self._db.executemany(load_query("local", name), rows)
 
