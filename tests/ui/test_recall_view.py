@@ -26,9 +26,13 @@ def recall_screen(app):  # type: ignore[no-untyped-def]
 
 
 def summary(app) -> str:  # type: ignore[no-untyped-def]
+    """The lines above the hits, whole: the probe, its query and vector, the outcome and
+    the notes."""
     from cosmem_tui.ui.widgets.hint_line import FittedLine
 
-    return app.screen.query_one("#recall-summary", FittedLine).text
+    lines = app.screen.query_one("#recall-summary", FittedLine).text
+    notes = app.screen.query_one("#recall-notes")
+    return lines + ("\n" + str(notes.render()) if notes.display else "")
 
 
 async def test_m_on_a_turn_shows_what_it_recalls(make_app, demo_path):
@@ -49,7 +53,7 @@ async def test_m_on_a_turn_shows_what_it_recalls(make_app, demo_path):
         assert [int(row[0]) for row in rows] == list(range(1, len(rows) + 1))
         assert [row[2] for row in rows] == [hit.id for hit in report.hits]
         text = summary(app)
-        assert f"{report.mode.value} probe · k {report.k}" in text
+        assert f"{report.mode.value} probe · top {report.k} · in tenant " in text
         assert re.search(r"query vector: \d+ dimensions, norm \d+\.\d{4}, \[", text), text
         assert "index = exact search (local workspace)" in text
         assert "demo embeddings" in text
@@ -83,8 +87,8 @@ async def test_w_on_another_turn_says_why_it_is_not_recalled(make_app, demo_path
         assert row[0] == remembered.item_id and verdict.id == remembered.item_id
         from cosmem_tui.ui.views.recall.rows import REASON_WORDS
 
-        assert row[2] == REASON_WORDS[verdict.reason]
-        assert float(row[4]) == round(verdict.request_units, 1)
+        assert row[1] == REASON_WORDS[verdict.reason]
+        assert float(row[3]) == round(verdict.request_units, 1)
 
 
 async def test_w_before_any_probe_waits_for_one(make_app, demo_path):
@@ -132,3 +136,86 @@ async def test_recall_commands_say_their_mistakes_in_one_line(make_app, demo_pat
         status = str(app.screen.query_one("#status").render())
         assert "no-such-tenant" in status and "\n" not in status
         assert recall_screen(app).report is None
+
+
+# The demo's planted cases (DemoManifest.recall): what each is planted to show.
+PLANTED = {
+    "found": "found",
+    "expired": "expired",
+    "no_embedding_at_path": "wrong_path",
+    "wrong_dimensions": "wrong_dimensions",
+    "filtered": "filtered",
+    "ranked_below_k": "ranked_below_k",
+    "out_of_scope": "out_of_scope",
+}
+
+
+async def test_the_planted_cases_each_get_their_one_reason(make_app, demo_path, manifest):
+    """ "It forgot X", asked of the demo's planted thread: one line per expected item, the
+    reason it was planted for, its evidence, and the RU it took to find out."""
+    from cosmem_tui.ui.views.recall.rows import REASON_WORDS
+
+    planted = manifest.recall
+    expected = [planted[name] for name in PLANTED]
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_command(
+            f"recall {planted['tenant']} {planted['thread']} --like {planted['query']} "
+            f"--k {planted['k']} --expect {' '.join(expected)}"
+        )
+        await settle(pilot)
+        screen = recall_screen(app)
+        report = screen.report
+        assert report is not None, str(app.screen.query_one("#status").render())
+        reasons = {v.id: v.reason.value for v in report.expected}
+        assert reasons == {planted[name]: reason for name, reason in PLANTED.items()}
+        rows = cells(app, "recall-why")
+        assert [row[0] for row in rows] == expected
+        by_reason = {v.id: REASON_WORDS[v.reason] for v in report.expected}
+        assert [row[1] for row in rows] == [by_reason[i] for i in expected]
+        assert all(float(row[3]) >= 0 for row in rows)
+        # The found item is marked among the hits; the one ranked k + 1 is not there.
+        hit_ids = [row[2] for row in cells(app, "recall-hits")]
+        assert planted["found"] in hit_ids and planted["ranked_below_k"] not in hit_ids
+        # Tab to the why-not lines: the selected one's evidence is written out whole.
+        await pilot.press("tab", "j")
+        await settle(pilot)
+        verdict = report.expected[1]
+        detail = str(app.screen.query_one("#recall-why-detail").render())
+        assert verdict.why.split()[0] in detail and f"{verdict.request_units:,.1f} RU" in detail
+
+
+async def test_m_and_w_in_the_planted_thread(make_app, demo_path, manifest):
+    """The support engineer's path: open the thread, m on the turn the agent answered,
+    back, W on the turn where it was said."""
+    planted = manifest.recall
+    app = make_app(demo_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.run_command(f"thread {planted['tenant']} {planted['thread']}")
+        await settle(pilot)
+        column = app.browse.turn_column
+
+        async def select(item_id: str) -> None:
+            for _ in range(len(column.window) + 1):
+                turn = column.current_turn
+                if turn is not None and turn.item_id == item_id:
+                    return
+                await pilot.press("j")
+            raise AssertionError(f"no turn {item_id}")
+
+        await pilot.press("g")
+        await select(planted["query"])
+        await pilot.press("m")
+        await settle(pilot)
+        assert recall_screen(app).request.like == planted["query"]
+        await pilot.press("B", "g")
+        await select(planted["no_embedding_at_path"])  # (browse hides the expired one)
+        await pilot.press("W")
+        await settle(pilot)
+        (verdict,) = recall_screen(app).report.expected
+        assert verdict.id == planted["no_embedding_at_path"]
+        assert verdict.reason.value == "wrong_path"
+        shown = " ".join(screen_text(app).split())
+        assert "wrong path" in shown and "/messages/0/embedding" in shown  # its evidence

@@ -41,12 +41,12 @@ HIT_COLUMNS = (
     Column("EXACT", 5),
 )
 # One line per expected item: which, where it ranked, the reason, its evidence, the cost.
+# The whole evidence of the selected line is written out below the list (why_detail).
 WHY_COLUMNS = (
-    Column("EXPECTED", 14),
-    Column("RANK", 5, "right"),
+    Column("EXPECTED", 16),
     Column("REASON", 16),
     Column("WHY", min_width=20),
-    Column("RU", 6, "right"),
+    Column("RU", 5, "right"),
 )
 # A row's record (v shows it, y copies it, e writes them) is the one cosmem recall prints.
 RECALL_FIELDS = records.RECALL_FIELDS
@@ -127,7 +127,6 @@ def why_row(verdict: ExpectedVerdict) -> Row:
     cells = safe_cells(
         [
             (one_line(verdict.id, 200, exact=True), "accent"),
-            _rank(verdict.rank),
             (REASON_WORDS[reason], reason_tone(reason)),
             (one_line(verdict.why, 400), ""),
             (f"{verdict.request_units:,.1f}", "dim"),
@@ -139,6 +138,14 @@ def why_row(verdict: ExpectedVerdict) -> Row:
     )
 
 
+def why_detail(verdict: ExpectedVerdict) -> str:
+    """One expected item's verdict in full, to be wrapped: the line above it is cut."""
+    return one_line(
+        f"{one_line(verdict.id, 200, exact=True)}: {REASON_WORDS[verdict.reason]} — "
+        f"{verdict.why} · {verdict.request_units:,.1f} RU to find out"
+    )
+
+
 def vector_line(summary: VectorSummary | None) -> str:
     """The query vector in a few numbers (its dimensions, norm, first values): never whole."""
     if summary is None:
@@ -146,12 +153,16 @@ def vector_line(summary: VectorSummary | None) -> str:
     return f"query vector: {summary.describe()}"
 
 
-def probe_line(report: RecallReport, query: str, tenant_label: str) -> str:
-    """What was asked: the mode, k, where the system looks, and the query."""
-    return (
-        f"{report.mode.value} probe · k {report.k} · {report.scope.describe(tenant_label)}"
-        f" · {query}"
-    )
+def probe_line(report: RecallReport, tenant_label: str) -> str:
+    """What the system's own query is: the mode, k, and the scope it covers."""
+    return f"{report.mode.value} probe · top {report.k} · in {report.scope.describe(tenant_label)}"
+
+
+def query_line(report: RecallReport, query: str) -> str:
+    """Where the query came from (a turn's embedding, text), and its key terms."""
+    if report.terms:
+        return f"{query} · key terms: {' '.join(report.terms)}"
+    return query
 
 
 def outcome_line(report: RecallReport) -> str:
@@ -167,8 +178,9 @@ def outcome_line(report: RecallReport) -> str:
 
 
 def note_lines(report: RecallReport, extra: Sequence[str] = ()) -> list[str]:
-    """Each note on its own line (a guess, an approximation, what made the vectors): a
-    narrow terminal must not drop one. A cost finding (the vector path still in the
+    """Each note on its own line (a guess, an approximation, what made the vectors),
+    wrapped rather than cut: a narrow terminal must not drop one. ``extra``: notes the
+    view adds. A cost finding (the vector path still in the
     regular index) is flagged apart from the reasons: it costs RU, it does not hide an
     item."""
     said_exact = report.index_is_exact
@@ -179,20 +191,18 @@ def note_lines(report: RecallReport, extra: Sequence[str] = ()) -> list[str]:
     ]
     costs = dict.fromkeys(v.cost_note for v in report.expected if v.cost_note)
     lines += [f"cost note (not a recall reason): {note}" for note in costs]
-    return lines
+    return [one_line(line) for line in lines]
 
 
-def summary_text(
-    report: RecallReport, query: str, tenant_label: str, extra: Sequence[str] = ()
-) -> str:
-    """The lines above the hits; ``extra``: notes the view adds (what made the vectors)."""
+def summary_lines(report: RecallReport, query: str, tenant_label: str) -> list[str]:
+    """The lines above the hits: the probe, its query, the query vector, the outcome."""
     lines = [
-        probe_line(report, query, tenant_label),
+        probe_line(report, tenant_label),
+        query_line(report, query),
         vector_line(report.query_vector),
         outcome_line(report),
-        *note_lines(report, extra),
     ]
-    return "\n".join(one_line(line) for line in lines)
+    return [one_line(line) for line in lines]
 
 
 class Rows:

@@ -22,8 +22,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events
+from textual import events, on
 from textual.app import ComposeResult
+from textual.content import Content
+from textual.widgets import Static
 
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import one_line
@@ -44,7 +46,9 @@ from cosmem_tui.ui.views.recall.rows import (
     WHY_COLUMNS,
     Rows,
     hit_rows,
-    summary_text,
+    note_lines,
+    summary_lines,
+    why_detail,
     why_rows,
 )
 from cosmem_tui.ui.views.recall.spec import SPEC
@@ -58,7 +62,15 @@ if TYPE_CHECKING:
     from cosmem_tui.core.table_export import ExportTable
 
 WHY_ROWS_SHOWN = 4  # the why-not panel's most lines before it scrolls
-SUMMARY_LINES = 8  # the probe, the vector, the outcome and (one each) the notes
+WHY_ROWS_SHOWN_SHORT = 2  # … on a short terminal (24 lines): the hits keep their room
+TALL = 30
+SUMMARY_LINES = 4  # the probe, its query, the query vector, the outcome
+
+
+def query_words(like: str | None, text: str | None) -> str:
+    if like is not None:
+        return f"query: the embedding of item {like}"
+    return f"query: the text '{text}'"
 
 
 class RecallScreen(ViewScreen):
@@ -70,10 +82,12 @@ class RecallScreen(ViewScreen):
         + """
     RecallScreen { layout: vertical; }
     #recall-summary { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    #recall-notes { height: auto; max-height: 8; padding: 0 1; color: $text-muted; }
     #recall-hits, #recall-why { border: round $panel-lighten-2; border-title-color: $text;
                                 border-subtitle-color: $text-muted; }
     #recall-hits { height: 1fr; min-height: 5; }
     #recall-why { height: 3; }
+    #recall-why-detail { height: auto; max-height: 4; padding: 0 1; }
     #recall-hits:focus, #recall-why:focus { border: round $accent; }
     """
     )
@@ -94,8 +108,10 @@ class RecallScreen(ViewScreen):
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
         yield FittedLine(id="recall-summary")
+        yield Static(id="recall-notes")
         yield RowList(HIT_COLUMNS, id="recall-hits", empty_text="no probe yet", noun="hits")
         yield RowList(WHY_COLUMNS, id="recall-why", empty_text="", noun="expected items")
+        yield Static(id="recall-why-detail")
         yield from self.compose_chrome_bottom()
 
     def on_mount(self) -> None:
@@ -105,6 +121,7 @@ class RecallScreen(ViewScreen):
         why = self.why_list
         why.set_title("why not")
         why.display = False
+        self.query_one("#recall-why-detail", Static).display = False
         self._show_idle()
         self.set_focus(hits)
 
@@ -188,7 +205,7 @@ class RecallScreen(ViewScreen):
             mode=ProbeMode(words.mode) if words.mode is not None else None,
             expect=expect,
         )
-        query = f"like item {words.like}" if words.like is not None else f"text '{words.text}'"
+        query = query_words(words.like, words.text)
         self.probe(request, query)
 
     def _named_failed(self, generation: int, error: str) -> None:
@@ -206,7 +223,7 @@ class RecallScreen(ViewScreen):
         request = RecallRequest(
             scope=TtlScope.of_thread(ref), like=item_id, expect=self._kept_expectations()
         )
-        self.probe(request, f"like item {item_id}")
+        self.probe(request, query_words(item_id, None))
 
     def _kept_expectations(self) -> tuple[str, ...]:
         kept = self.request.expect if self.request is not None else ()
@@ -287,12 +304,16 @@ class RecallScreen(ViewScreen):
         self.whys = why_rows(report)
         why = self.why_list
         why.display = bool(report.expected)
-        why.styles.height = min(len(report.expected), WHY_ROWS_SHOWN) + 3  # borders, titles
+        shown = WHY_ROWS_SHOWN if self.size.height >= TALL else WHY_ROWS_SHOWN_SHORT
+        why.styles.height = min(len(report.expected), shown) + 3  # borders, column titles
         why.set_source(self.whys)
+        self._why_detail()
         why.set_title("why not", f"{len(report.expected):,} expected")
         label = self.session.schema.tenant_label
-        self._summary(summary_text(report, self.asked, label, self._vector_notes(report)))
+        self._summary("\n".join(summary_lines(report, self.asked, label)))
+        self._notes(note_lines(report, self._vector_notes(report)))
         self.set_status("")
+        self.show_hints()
 
     def _vector_notes(self, report: RecallReport) -> list[str]:
         """What made the demo's vectors, when no note of the probe says it already."""
@@ -302,7 +323,7 @@ class RecallScreen(ViewScreen):
 
         if any(LABEL in note for note in report.notes):
             return []
-        return [f"{LABEL}: the demo's vectors hash words and trigrams locally (no model)"]
+        return [f"{LABEL}: the demo's vectors hash words locally, no model"]
 
     def _failed(self, error: str) -> None:
         hits = self.hits_list
@@ -323,6 +344,7 @@ class RecallScreen(ViewScreen):
             shown = ", ".join(one_line(i, 40, exact=True) for i in self.pending_expect)
             summary += f" · expected: {shown}"
         self._summary(summary)
+        self._notes([])
         self.hits_list.show_message(
             "What would the agent's own retrieval query recall, and why not the item "
             "the user remembers?\n\n"
@@ -332,6 +354,26 @@ class RecallScreen(ViewScreen):
             "Or :recall TENANT [THREAD] --like ID | --text WORDS [--k N] [--expect ID]",
             tone="dim",
         )
+
+    @on(RowList.Highlighted, "#recall-why")
+    def _why_moved(self) -> None:
+        self._why_detail()
+
+    def _why_detail(self) -> None:
+        """The selected expected item's verdict in full, wrapped: its line is cut."""
+        detail = self.query_one("#recall-why-detail", Static)
+        report = self.report
+        index = self.why_list.current_index
+        if report is None or not report.expected or index is None or index >= len(self.whys):
+            detail.display = False
+            return
+        detail.display = True
+        detail.update(Content(why_detail(report.expected[index])))
+
+    def _notes(self, lines: list[str]) -> None:
+        notes = self.query_one("#recall-notes", Static)
+        notes.display = bool(lines)
+        notes.update(Content("\n".join(lines)))  # Content: item text never parses as markup
 
     def _summary(self, text: str) -> None:
         summary = self.query_one("#recall-summary", FittedLine)
