@@ -219,3 +219,40 @@ async def test_m_and_w_in_the_planted_thread(make_app, demo_path, manifest):
         assert verdict.reason.value == "wrong_path"
         shown = " ".join(screen_text(app).split())
         assert "wrong path" in shown and "/messages/0/embedding" in shown  # its evidence
+
+
+async def test_the_hostile_thread_stays_inert_in_the_recall_view(make_app, demo_path, manifest):
+    """The demo's hostile thread: m on a turn without an embedding says so in one line;
+    a text probe's key (markup) and the items' text stay data on every line the view
+    draws, and nothing reaches the terminal as an escape."""
+    from rich.text import Text
+    from textual.content import Content
+
+    from cosmem_tui.core.demo.hostile import HOSTILE_THREAD
+    from cosmem_tui.core.text import visible
+
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_command(f"thread {manifest.hostile['tenant']} {HOSTILE_THREAD}")
+        await settle(pilot)
+        await pilot.press("j", "m")
+        await settle(pilot)
+        status = str(app.screen.query_one("#status").render())
+        assert "no embedding" in status and "give --vector or --text" in status
+        assert recall_screen(app).report is None
+        app.run_command(
+            f"recall {manifest.hostile['tenant']} {HOSTILE_THREAD} --text terminal cleared message"
+        )
+        await settle(pilot)
+        report = recall_screen(app).report
+        assert report is not None, str(app.screen.query_one("#status").render())
+        assert visible(HOSTILE_THREAD, exact=True) in summary(app)  # the scope, literally
+        threads = {row[3] for row in cells(app, "recall-hits")}
+        assert threads == {visible(HOSTILE_THREAD, exact=True)}
+        title = app.screen.query_one("#recall-hits").border_title
+        assert not isinstance(title, str | Text) or "[red]" not in str(title)
+        assert isinstance(app.screen.query_one("#recall-notes").render(), Content)
+        screenshot = app.export_screenshot()
+        assert not any(ch in screenshot for ch in ("\x1b", "\u202e", "\x9b", "\x07"))
+        assert "thr-[red]hostile[/red]" in " ".join(screen_text(app).split())

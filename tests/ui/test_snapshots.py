@@ -122,14 +122,20 @@ async def test_doctor_view(svg_snapshot, make_app, demo_path, size):
 
 
 @pytest.mark.parametrize("size", ["80x24", "120x40"])
-async def test_recall_view(svg_snapshot, make_app, demo_path, size):
-    """What the first turn of the first thread recalls (m), and why not its third (W):
-    the hits, the why-not line, the query vector's summary, the notes and the cost."""
+async def test_recall_view(svg_snapshot, make_app, demo_path, manifest, size):
+    """The demo's planted thread: what its last turn recalls (m) and why not three items
+    the user said (W): one found, one whose embedding is nested, one ranked just below k.
+    The hits, the why-not lines, the query vector's summary, the notes and the cost."""
+    planted = manifest.recall
     app = make_app(demo_path)
     async with app.run_test(size=SIZES[size]) as pilot:
         await settle(pilot)
-        for key in ("enter", "enter", "m", "B", "j", "j", "W"):
-            await pilot.press(key)
+        app.run_command(f"thread {planted['tenant']} {planted['thread']}")
+        await settle(pilot)
+        await pilot.press("G", "m")  # the last turn: "how will you follow up?"
+        await settle(pilot)
+        for name in ("found", "no_embedding_at_path", "ranked_below_k"):
+            app.run_command(f"expect {planted[name]}")
             await settle(pilot)
         assert normalise(app.export_screenshot()) == svg_snapshot
 

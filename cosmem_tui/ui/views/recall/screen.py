@@ -309,6 +309,8 @@ class RecallScreen(ViewScreen):
         why.set_source(self.whys)
         self._why_detail()
         why.set_title("why not", f"{len(report.expected):,} expected")
+        many = len(report.expected) > 1
+        why.border_subtitle = plain("Tab: the selected line's evidence in full" if many else "")
         label = self.session.schema.tenant_label
         self._summary("\n".join(summary_lines(report, self.asked, label)))
         self._notes(note_lines(report, self._vector_notes(report)))
@@ -360,11 +362,14 @@ class RecallScreen(ViewScreen):
         self._why_detail()
 
     def _why_detail(self) -> None:
-        """The selected expected item's verdict in full, wrapped: its line is cut."""
+        """The selected expected item's verdict in full, wrapped (its line is cut): for
+        the one expected item, or the line selected while the why-not lines have focus."""
         detail = self.query_one("#recall-why-detail", Static)
         report = self.report
-        index = self.why_list.current_index
-        if report is None or not report.expected or index is None or index >= len(self.whys):
+        why = self.why_list
+        index = why.current_index
+        wanted = report is not None and (len(report.expected) == 1 or self.focused is why)
+        if not wanted or report is None or index is None or index >= len(report.expected):
             detail.display = False
             return
         detail.display = True
@@ -439,6 +444,7 @@ class RecallScreen(ViewScreen):
         super().on_descendant_focus(event)
         if isinstance(event.widget, RowList):
             self._list_focused = event.widget  # where the command bar gives focus back
+            self._why_detail()
 
     def refocus(self) -> None:
         shown = self._list_focused
