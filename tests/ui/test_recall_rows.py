@@ -18,7 +18,9 @@ from cosmem_tui.model import Key, ThreadRef
 from cosmem_tui.model.lifecycle import TtlScope
 from cosmem_tui.model.recall import ProbeMode, WhyNot
 from cosmem_tui.ui.views.recall.rows import (
+    HIT_FIELDS,
     INDEX_IS_EXACT,
+    WHY_FIELDS,
     hit_rows,
     note_lines,
     summary_lines,

@@ -48,8 +48,11 @@ WHY_COLUMNS = (
     Column("WHY", min_width=20),
     Column("RU", 5, "right"),
 )
-# A row's record (v shows it, y copies it, e writes them) is the one cosmem recall prints.
+# A row's record (v shows it, y copies it, e writes them) is the one cosmem recall prints:
+# a hit's fields, or an expected item's; a file of both has every field.
 RECALL_FIELDS = records.RECALL_FIELDS
+HIT_FIELDS = ("rank", "id", "score", "thread", "signals")
+WHY_FIELDS = ("id", "expected", "rank", "why", "reason")
 
 INDEX_IS_EXACT = "index = exact search (local workspace)"
 REASON_WORDS = {

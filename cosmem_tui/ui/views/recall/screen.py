@@ -42,8 +42,10 @@ from cosmem_tui.ui.view import VIEW_CSS, ViewScreen
 from cosmem_tui.ui.views.recall.commands import ExpectItem, ProbeWords, read_probe
 from cosmem_tui.ui.views.recall.rows import (
     HIT_COLUMNS,
+    HIT_FIELDS,
     RECALL_FIELDS,
     WHY_COLUMNS,
+    WHY_FIELDS,
     Rows,
     hit_rows,
     note_lines,
@@ -454,8 +456,8 @@ class RecallScreen(ViewScreen):
         """The focused list (``v``, ``y``): a hit, or an expected item's verdict, each as
         the record ``cosmem recall`` prints for it."""
         if self.focused is self.why_list:
-            return ShownTable("recall", RECALL_FIELDS, self.why_list, self.whys.record)
-        return ShownTable("recall", RECALL_FIELDS, self.hits_list, self.hits.record)
+            return ShownTable("recall", WHY_FIELDS, self.why_list, self.whys.record)
+        return ShownTable("recall", HIT_FIELDS, self.hits_list, self.hits.record)
 
     def export_table(self) -> tuple[ExportTable, str] | None:
         """``e``: the hits, then the expected items, as ``cosmem recall --json`` writes
