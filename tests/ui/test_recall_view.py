@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from cosmem_tui.ui.views.browse.levels import Level
 from tests.ui.conftest import cells, screen_text, settle
 
@@ -256,3 +258,43 @@ async def test_the_hostile_thread_stays_inert_in_the_recall_view(make_app, demo_
         screenshot = app.export_screenshot()
         assert not any(ch in screenshot for ch in ("\x1b", "\u202e", "\x9b", "\x07"))
         assert "thr-[red]hostile[/red]" in " ".join(screen_text(app).split())
+
+
+@pytest.fixture
+def exports(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    where = tmp_path / "exports"
+    monkeypatch.setenv("COSMEM_EXPORT_DIR", str(where))
+    return where
+
+
+async def test_e_writes_what_cosmem_recall_prints(make_app, demo_path, manifest, exports, capsys):
+    """e: the hits, then the expected items, the records cosmem recall --json prints for
+    the same probe; y: the selected row's."""
+    import json
+
+    from tests.ui.test_export_copy import cli, copied, export, written
+
+    planted = manifest.recall
+    words = [
+        planted["tenant"],
+        planted["thread"],
+        "--like",
+        planted["query"],
+        "--expect",
+        planted["found"],
+        planted["no_embedding_at_path"],
+    ]
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.run_command("recall " + " ".join(words))
+        await settle(pilot)
+        path = await export(pilot, "j", exports)
+        out = written(app)
+        await pilot.press("tab", "y")  # an expected item's line
+        await settle(pilot)
+    printed = await cli(capsys, "recall", *words, "--workspace", str(demo_path), "--json")
+    lines = json.loads(printed)
+    assert json.loads(path.read_text()) == lines
+    assert [r.get("expected") for r in lines] == [None] * (len(lines) - 2) + [True, True]
+    assert json.loads(copied(out)[0]) == lines[-2]
