@@ -125,4 +125,6 @@ def test_records_are_what_cosmem_recall_prints():
     assert hits.record(0, "json") == records.recall_hit_row(shown.hits[0], "json")
     assert hits.record(1, "table") == records.recall_hit_row(shown.hits[1], "table")
     assert whys.record(1, "json") == records.recall_expected_row(shown.expected[1], "json")
-    assert set(hits.record(0, "json")) | set(whys.record(0, "json")) <= set(records.RECALL_FIELDS)
+    assert tuple(hits.record(0, "json")) == HIT_FIELDS
+    assert tuple(whys.record(0, "json")) == WHY_FIELDS
+    assert set(HIT_FIELDS) | set(WHY_FIELDS) == set(records.RECALL_FIELDS)
