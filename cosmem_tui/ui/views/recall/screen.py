@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 WHY_ROWS_SHOWN = 4  # the why-not panel's most lines before it scrolls
 WHY_ROWS_SHOWN_SHORT = 2  # … on a short terminal (24 lines): the hits keep their room
 TALL = 30
+ROW_KEYS = frozenset({"list.filter", "list.detail", "table.export", "table.copy"})
 SUMMARY_LINES = 4  # the probe, its query, the query vector, the outcome
 
 
@@ -428,6 +429,8 @@ class RecallScreen(ViewScreen):
             return self.report is not None and bool(self.report.hits or self.report.expected)
         if action_id == "recall.rerun":
             return self.request is not None
+        if action_id in ROW_KEYS:
+            return self.report is not None  # before a probe there is no row to act on
         return super().hint_applies(action_id)
 
     def action_expect_prompt(self) -> None:
