@@ -298,3 +298,50 @@ async def test_e_writes_what_cosmem_recall_prints(make_app, demo_path, manifest,
     assert json.loads(path.read_text()) == lines
     assert [r.get("expected") for r in lines] == [None] * (len(lines) - 2) + [True, True]
     assert json.loads(copied(out)[0]) == lines[-2]
+
+
+async def test_a_container_wide_probe_is_asked_first(make_app, demo_path, manifest):
+    """A memory system that queries the whole container (a schema whose retrieval scope is
+    the container): the probe is a cross-partition fan-out, asked first with the
+    estimate; no sends no probe, yes sends them."""
+    from dataclasses import replace
+
+    from textual.widgets import Static
+
+    from cosmem_tui.model import Scope
+    from cosmem_tui.model.lifecycle import TtlScope
+    from cosmem_tui.schemas.retrieval import RetrievalScope
+    from cosmem_tui.ui.confirm import ConfirmBudget
+    from tests.ui.test_lifecycle import until
+
+    planted = manifest.recall
+    app = make_app(demo_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        service = app.session.recall
+        retrieval = replace(service.schema.how_it_retrieves, scope=RetrievalScope.CONTAINER)
+        service.schema = replace(service.schema, retrieval=retrieval)
+        ledger = app.session.ledger
+        before = len(ledger.records())
+        words = f"{planted['tenant']} {planted['thread']} --like {planted['query']}"
+        app.run_command(f"recall {words}")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmBudget))
+        question = str(app.screen.query_one("#question", Static).render())
+        assert "cross-partition recall probes" in question and "the whole container" in question
+        await pilot.press("n")
+        await settle(pilot)
+        screen = recall_screen(app)
+        assert app.screen is screen and screen.report is None
+        assert "nothing sent" in str(screen.query_one("#status").render())
+        said_no = ledger.records()[before:]
+        # No sends nothing but the count the estimate needed (the container's size).
+        fanned = [r.operation for r in said_no if r.scope is Scope.CROSS_PARTITION]
+        assert fanned == ["ttl-size"]
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmBudget))
+        await pilot.press("y")
+        await settle(pilot)
+        assert screen.report is not None and screen.report.scope == TtlScope.container()
+        probes = [r for r in ledger.records()[len(said_no) + before :]]
+        assert any(r.scope is Scope.CROSS_PARTITION and r.operation != "ttl-size" for r in probes)
+        assert "in the whole container" in summary(app)
