@@ -17,7 +17,7 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from cosmem_tui.cli import opening, options
 from cosmem_tui.cli.browse import thread_ref
@@ -25,17 +25,20 @@ from cosmem_tui.cli.command import CliError, SessionCommand
 from cosmem_tui.core import records
 from cosmem_tui.core.exit_status import EXIT_OK
 from cosmem_tui.core.output import Output
-from cosmem_tui.core.recall import RecallRequest
-from cosmem_tui.core.recall_report import RecallReport
 from cosmem_tui.core.session import Session
 from cosmem_tui.core.text import visible
 from cosmem_tui.model.lifecycle import TtlScope
 from cosmem_tui.model.recall import ProbeMode
 
+if TYPE_CHECKING:  # the use case loads with the command that runs it, not at start-up
+    from cosmem_tui.core.recall_report import RecallReport
+
 MAX_VECTOR_FILE = 1 << 20  # a 1,536-d vector is ~30 KB of JSON: a megabyte is plenty
 
 
 async def run_recall(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    from cosmem_tui.core.recall import RecallRequest
+
     scope = await _scope(session, args.names)
     request = RecallRequest(
         scope=scope,

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from cosmem_tui.core.audit import AuditLog
     from cosmem_tui.core.demo.manifest import DemoManifest
     from cosmem_tui.core.doctor_service import DoctorService
+    from cosmem_tui.core.recall import RecallService
     from cosmem_tui.core.writes import WriteService
     from cosmem_tui.model.recall import Embedder
 
@@ -147,7 +148,11 @@ def memory_services(
     turns ``--text`` into a query vector for the recall probe (None: none configured)."""
     from cosmem_tui.core.advisor import AdvisorService
     from cosmem_tui.core.lifecycle import LifecycleService
-    from cosmem_tui.core.recall import RecallService
+
+    def recall() -> RecallService:
+        from cosmem_tui.core.recall import RecallService
+
+        return RecallService(store, store.schema, embedder=embedder, now=lambda: int(clock.now()))
 
     directory = KeyDirectory(store, clock, cache_root)
     browse = BrowseService(store, clock, directory)
@@ -156,7 +161,7 @@ def memory_services(
         browse=browse,
         advisor=AdvisorService(store, directory),
         lifecycle=LifecycleService(store, browse),
-        recall=RecallService(store, store.schema, embedder=embedder, now=lambda: int(clock.now())),
+        build_recall=recall,
     )
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from cosmem_tui.core.errors import LookupFailed
@@ -41,7 +41,7 @@ from cosmem_tui.core.recall_why import (
     scope_verdict,
     score_text,
 )
-from cosmem_tui.model import ContainerProperties, ThreadRef
+from cosmem_tui.model import MISSING, ContainerProperties, Item, JsonValue, ThreadRef, resolve_ttl
 from cosmem_tui.model.lifecycle import ScopeLevel, TtlScope
 from cosmem_tui.model.recall import (
     MAX_PROBE_K,
@@ -53,6 +53,8 @@ from cosmem_tui.model.recall import (
     RecallQuery,
     WhyNot,
 )
+from cosmem_tui.model.times import iso_utc
+from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.schemas import Schema
 from cosmem_tui.schemas.retrieval import Retrieval, RetrievalScope
 from cosmem_tui.sources.store import MemoryStore
@@ -60,6 +62,7 @@ from cosmem_tui.sources.store import MemoryStore
 RRF_K = 60  # the fused signal's constant (Cormack et al.): the service's is not documented
 DEEP_FACTOR = 10  # how much deeper than k the "ranked N" look goes (at least DEEP_MIN)
 DEEP_MIN = 100
+SOON_S = 24 * 3600  # "about to expire": within a day
 # A few English function words: AMT filters stop words out of its keywords before
 # FullTextScore (research notes §1.6); the list is the console's, not AMT's.
 STOP_WORDS = frozenset(
@@ -252,6 +255,7 @@ class RecallService:
             requests=requests,
             vector_dims=policy.dimensions if policy is not None else None,
             cost_note=_index_cost_note(container, vector_path),
+            default_ttl=container.default_ttl,
         )
 
     def _like_vector(
@@ -491,7 +495,20 @@ class RecallService:
         if found is not None:
             return found
         assert lookup.item is not None
-        body = lookup.item.body
+        verdict = await self._checked(plan, item_id, lookup.item.body, exact, deep, spent)
+        soon = expiring_soon(lookup.item, plan.default_ttl, self.now())
+        return dataclasses.replace(verdict, why=verdict.why + soon) if soon else verdict
+
+    async def _checked(
+        self,
+        plan: RecallPlan,
+        item_id: str,
+        body: Mapping[str, JsonValue],
+        exact: RecallAnswer | None,
+        deep: dict[str, RecallAnswer],
+        spent: list[float],
+    ) -> Verdict:
+        """Checks 3 to 8 of an item found in the scope, alive."""
         # 3. excluded by a filter
         found = filter_verdict(body, self.retrieval)
         if found is not None:
@@ -572,6 +589,15 @@ class RecallService:
             WhyNot.RANKED_BELOW_K,
             f"ranked below {len(ranking.hits)} {signal}, k = {plan.k}{scores}",
         )
+
+
+def expiring_soon(item: Item, default_ttl: int | None, now: int) -> str:
+    """ "; it expires in 3h (at …)" for an item within a day of its expiry, else ""."""
+    ttl = resolve_ttl(item.body.get("ttl", MISSING), item.ts, default_ttl)
+    if ttl.expires_at is None or not 0 < ttl.expires_at - now <= SOON_S:
+        return ""
+    at = iso_utc(ttl.expires_at) or str(ttl.expires_at)
+    return f"; it expires in {format_duration(ttl.expires_at - now)} (at {at})"
 
 
 def _index_cost_note(container: ContainerProperties, path: str) -> str | None:

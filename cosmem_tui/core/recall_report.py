@@ -103,6 +103,7 @@ class RecallPlan:
     requests: int
     vector_dims: int | None  # the policy's dimensions for the vector path, if it says
     cost_note: str | None  # the vector path is still in the regular index
+    default_ttl: int | None = None  # the container's, for "expires in 3h" on expected items
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,7 +101,9 @@ class MemoryServices:
     browse: BrowseService
     advisor: AdvisorService
     lifecycle: LifecycleService  # one per session: it keeps its reports for a while
-    recall: RecallService  # the recall probe over the store, with the session's embedder
+    # The recall probe over the store (with the session's embedder), built on first use:
+    # opening a session loads none of its modules.
+    build_recall: Callable[[], RecallService]
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,7 @@ class Session:
     schema_reason: str = ""  # why this schema ("matched: pk …"); empty when the user named it
     closers: list[Closer] = field(default_factory=list)
     _doctor: DoctorService | None = field(default=None, init=False, repr=False)
+    _recall: RecallService | None = field(default=None, init=False, repr=False)
 
     def _memory(self) -> MemoryServices:
         if self.memory is None:
@@ -179,7 +182,10 @@ class Session:
 
     @property
     def recall(self) -> RecallService:
-        return self._memory().recall
+        """The recall probe (``core/recall.py``), built on first use."""
+        if self._recall is None:
+            self._recall = self._memory().build_recall()
+        return self._recall
 
     @property
     def advisor(self) -> AdvisorService | None:

@@ -233,3 +233,17 @@ async def test_lookup_item_of_an_expired_item(backend: Backend) -> None:
         assert lookup.thread == T1
     answer = await store.recall(vector_query(TtlScope.of_thread(T1), ProbeMode.EXACT))
     assert [h.id for h in answer.hits] == ["t1-1"]
+
+
+async def test_terms_are_data_never_query_syntax(backend: Backend) -> None:
+    store, _ = await store_of(backend)
+    answer = await store.recall(
+        RecallQuery(
+            scope=TtlScope.of_thread(T1),
+            mode=ProbeMode.TEXT,
+            k=5,
+            text_paths=("/content",),
+            terms=('say "hi"', "OR", "NEAR(a b)", "x*", "content:tea", "4471"),
+        )
+    )
+    assert [h.id for h in answer.hits] == ["t1-3"]  # only the literal 4471 matches

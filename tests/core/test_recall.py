@@ -44,6 +44,7 @@ def planted() -> list[dict[str, Any]]:
         exchange("acme", "t1", 25, "old fact", embedding=QUERY, superseded_by="t1-1"),
         exchange("acme", "t2", 0, "other thread", embedding=QUERY),
         exchange("acme", "t1", 26, "typed wrong", embedding="not a vector"),
+        exchange("acme", "t1", 27, "soon gone", embedding=near(9), ttl=3720),
     ]  # fmt: skip
     for item in items:  # the lab's full-text path: the exchange's text at the top level
         item["content"] = item["messages"][0]["content"]
@@ -104,6 +105,14 @@ async def test_each_why_not_reason_with_its_evidence_and_cost(store, clock) -> N
         assert verdict.why and "\n" not in verdict.why
         if verdict.reason is not WhyNot.FOUND:
             assert verdict.request_units > 0  # what finding out cost, from the ledger
+
+
+async def test_about_to_expire_is_said_beside_the_reason(store, clock) -> None:
+    report = await probe(service(store, clock), "t1-27", "t1-7")
+    soon, later = report.expected
+    assert soon.reason is WhyNot.RANKED_BELOW_K and soon.rank == 9
+    assert "it expires in 1h00m (at 2026-11-30T01:02:00Z)" in soon.why
+    assert "expires" not in later.why
 
 
 async def test_ranked_just_below_k(store, clock) -> None:
