@@ -50,3 +50,21 @@ def test_recall_works_from_every_view_and_expect_in_the_recall_view():
     assert registry.parse(':expect "a b"', "recall") == ExpectItem("a b")
     elsewhere = registry.parse(":expect x", "browse")
     assert isinstance(elsewhere, Mistake) and "the recall view (:recall)" in elsewhere.message
+
+
+def test_the_recall_keys_clash_with_no_other_key_and_are_in_the_palette():
+    """M (the view), m and W (browse, on a turn): no view binds a key twice, and the
+    palette offers each by name."""
+    registry = the_registry()
+    views = {a.views for a in registry.actions if a.views} | {None}
+    names = set().union(*(v for v in views if v)) | {None}
+    for view in names:
+        bound: dict[str, str] = {}
+        for action in registry.for_view(view):
+            for key in filter(None, (k.strip() for k in registry.keys(action.id).split(","))):
+                same = bound.setdefault(key, action.action)
+                assert same == action.action, (view, key, same, action.id)
+    palette = {a.id for a in registry.for_view("browse") if a.palette and registry.keys(a.id)}
+    assert {"view.recall", "browse.recall_like", "browse.why_not"} <= palette
+    assert registry.keys("view.recall") == "M"
+    assert (registry.keys("browse.recall_like"), registry.keys("browse.why_not")) == ("m", "W")
