@@ -17,7 +17,8 @@ COLUMNS_NOTE = (
     "fusion computed here (an approximation: the service's RRF constant is not "
     "documented), EXACT whether an exact (brute-force) search has it in its top k too. "
     "Each expected item gets one line: the first reason it is not recalled, its "
-    "evidence and what finding out cost. Vectors are never shown whole."
+    "evidence and what finding out cost; Tab moves to those lines, and the selected "
+    "one's evidence is then written out whole. Vectors are never shown whole."
 )
 
 ACTIONS: tuple[UiAction, ...] = (
