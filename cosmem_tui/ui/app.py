@@ -528,6 +528,18 @@ class CosmemApp(App[None]):
         else:
             browse.show_tenant(target)
 
+    def recall_turn(self, ref: ThreadRef, item_id: str, *, expected: bool = False) -> None:
+        """Browse's "what does this recall?" (or "why not this?") on a turn."""
+        from cosmem_tui.ui.views.recall.screen import RecallScreen  # loaded when first used
+
+        recall = self._screen_of("recall")()
+        assert isinstance(recall, RecallScreen)
+        self.action_switch_view("recall")
+        if expected:
+            recall.expect_turn(ref, item_id)
+        else:
+            recall.probe_like(ref, item_id)
+
     def browse_selection(self) -> TtlScope:
         screen = self.screens_by_view.get("browse")
         if screen is None or not screen.is_mounted:

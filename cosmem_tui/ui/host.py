@@ -33,6 +33,11 @@ class Host(Protocol):
         one of its items when ``item_id`` is given) open."""
         ...
 
+    def recall_turn(self, ref: ThreadRef, item_id: str, *, expected: bool = False) -> None:
+        """Switch to the recall view with a turn of browse: what it recalls (its embedding
+        as the query vector), or with ``expected`` why the probe on screen misses it."""
+        ...
+
     def browse_selection(self) -> TtlScope:
         """What browse has selected: the open thread, else the open or highlighted
         tenant (the whole container before browse is shown)."""

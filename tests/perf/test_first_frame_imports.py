@@ -49,6 +49,9 @@ NOT_AT_START = (
     "cosmem_tui.core.hot_keys_notes",
     "cosmem_tui.core.hot_keys_report",
     "cosmem_tui.core.throughput",
+    # The recall probe's use case: loaded when a probe first runs (its vocabulary,
+    # model.recall, is the schemas' retrieval section's too).
+    "cosmem_tui.core.recall",
     # The models of what is not on the first screen (the tenant list asks for its load
     # after the session opens).
     "cosmem_tui.model.telemetry",

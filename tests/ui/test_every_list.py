@@ -2,7 +2,7 @@
 and Esc, and the row detail (``v``) that shows every field of the selected row.
 
 Each case opens one list (browse's three levels, the request ledger, the advisor, the
-lifecycle view, hot tenants) with the keys a user presses.
+lifecycle view, hot tenants, the recall probe's hits) with the keys a user presses.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ LISTS = {
     "advise": (("A",), "findings"),
     "ttl": (("L",), "ttl-list"),
     "hot": (("H",), "keys"),
+    "recall": (("enter", "enter", "m"), "recall-hits"),
 }
 
 

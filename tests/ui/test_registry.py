@@ -64,7 +64,14 @@ def test_a_family_applies_to_exactly_the_views_that_take_it():
             takers = {spec.name for spec in VIEWS if action.family in spec.takes}
             assert action.views == takers, action.id
     # Esc is hot tenants' own (back to the tenants), the list keys' everywhere else
-    assert registry.get("list.back").views == {"browse", "requests", "advise", "ttl", "doctor"}
+    assert registry.get("list.back").views == {
+        "browse",
+        "requests",
+        "advise",
+        "ttl",
+        "recall",
+        "doctor",
+    }
     assert registry.get("hot.back").views == {"hot"}
 
 
@@ -83,7 +90,7 @@ def test_the_help_says_what_each_view_shows():
     for spec in VIEWS:
         assert spec.description
         listed = " ".join(help_text(registry, None, width=200).plain.split())
-        if spec.name != "ttl":  # :ttl [TENANT [THREAD]] says the same and more
+        if spec.name not in ("ttl", "recall"):  # :ttl [TENANT [THREAD]] … say the same and more
             assert f":{spec.name} {spec.description}" in listed, spec.name
 
 

@@ -19,6 +19,7 @@ VIEWS = {
     "ttl": ["enter", "L"],
     "throttle": ["T"],
     "hot": ["H"],
+    "recall": ["enter", "enter", "m"],
 }
 
 

@@ -121,6 +121,36 @@ async def test_doctor_view(svg_snapshot, make_app, demo_path, size):
         assert normalise(app.export_screenshot()) == svg_snapshot
 
 
+@pytest.mark.parametrize("size", ["80x24", "120x40"])
+async def test_recall_view(svg_snapshot, make_app, demo_path, manifest, size):
+    """The demo's planted thread: what its last turn recalls (m) and why not three items
+    the user said (W): one found, one whose embedding is nested, one ranked just below k.
+    The hits, the why-not lines, the query vector's summary, the notes and the cost."""
+    planted = manifest.recall
+    app = make_app(demo_path)
+    async with app.run_test(size=SIZES[size]) as pilot:
+        await settle(pilot)
+        app.run_command(f"thread {planted['tenant']} {planted['thread']}")
+        await settle(pilot)
+        await pilot.press("G", "m")  # the last turn: "how will you follow up?"
+        await settle(pilot)
+        for name in ("found", "no_embedding_at_path", "ranked_below_k"):
+            app.run_command(f"expect {planted[name]}")
+            await settle(pilot)
+        assert normalise(app.export_screenshot()) == svg_snapshot
+
+
+@pytest.mark.parametrize("size", ["80x24", "120x40"])
+async def test_recall_view_before_a_probe(svg_snapshot, make_app, demo_path, size):
+    """M before any probe: how to ask one."""
+    app = make_app(demo_path)
+    async with app.run_test(size=SIZES[size]) as pilot:
+        await settle(pilot)
+        await pilot.press("M")
+        await settle(pilot)
+        assert normalise(app.export_screenshot()) == svg_snapshot
+
+
 AFTER_BURST_S = 240  # the hot tenant's burst starts 45 s into the session
 
 

@@ -17,10 +17,20 @@ from cosmem_tui.ui.views.browse.spec import SPEC as BROWSE
 from cosmem_tui.ui.views.doctor.spec import SPEC as DOCTOR
 from cosmem_tui.ui.views.hot.spec import SPEC as HOT
 from cosmem_tui.ui.views.lifecycle.spec import SPEC as LIFECYCLE
+from cosmem_tui.ui.views.recall.spec import SPEC as RECALL
 from cosmem_tui.ui.views.requests.spec import SPEC as REQUESTS
 from cosmem_tui.ui.views.throughput.spec import SPEC as THROUGHPUT
 
-VIEWS: tuple[ViewSpec, ...] = (BROWSE, REQUESTS, THROUGHPUT, HOT, ADVISE, LIFECYCLE, DOCTOR)
+VIEWS: tuple[ViewSpec, ...] = (
+    BROWSE,
+    REQUESTS,
+    THROUGHPUT,
+    HOT,
+    ADVISE,
+    LIFECYCLE,
+    RECALL,
+    DOCTOR,
+)
 
 
 def view(name: str) -> ViewSpec:

@@ -330,6 +330,8 @@ class BrowseScreen(BrowseWrites, BrowseByName):
         """Open only where there is a row to open."""
         if action_id == "browse.open":
             return self.level < Level.DETAIL
+        if action_id == "browse.recall_like":
+            return self.level >= Level.TURNS
         return super().hint_applies(action_id)
 
     def action_show_tenants(self) -> None:
@@ -371,6 +373,30 @@ class BrowseScreen(BrowseWrites, BrowseByName):
     def action_previous_hit(self) -> None:
         if self.level is Level.TURNS:
             self.set_status(jump(self.turn_column, -1))
+
+    # -- into the recall view (m: what does this recall? W: why not this?) -----------------
+
+    def focused_turn(self) -> tuple[ThreadRef, str] | None:
+        """The turn the keys act on: the open one, else the one under the cursor."""
+        ref = self.turn_column.ref if self.level >= Level.TURNS else None
+        if ref is None:
+            return None
+        key = self.detail_pane.key if self.level is Level.DETAIL else None
+        key = key or self.turn_column.turn_under_cursor()
+        return (ref, key[0]) if key is not None else None
+
+    def _recall(self, *, expected: bool) -> None:
+        turn = self.focused_turn()
+        if turn is None:
+            self.set_status("open a thread and pick a turn first: recall starts from a turn")
+            return
+        self.cosmem.recall_turn(*turn, expected=expected)
+
+    def action_recall_like(self) -> None:
+        self._recall(expected=False)
+
+    def action_why_not(self) -> None:
+        self._recall(expected=True)
 
     # -- commands --------------------------------------------------------------------------
 

@@ -121,6 +121,27 @@ ACTIONS: tuple[UiAction, ...] = (
         commands=(CommandSpec(("tenants", "users"), (), "back to the tenant list"),),
         parse=parse_tenants,
     ),
+    # -- into the recall view (the turn under the cursor, or the open one) ------------------
+    UiAction(
+        "browse.recall_like",
+        "m",
+        "recall_like",
+        "what does this recall? the turn's embedding as the agent's query (:recall --like)",
+        "Browse",
+        BROWSE,
+        hint="recall",
+        hint_rank=9,  # after the keys every list has: at 80 columns they keep their place
+        priority=True,
+    ),
+    UiAction(
+        "browse.why_not",
+        "W",
+        "why_not",
+        "why not this? the turn as an item the recall probe should have found",
+        "Browse",
+        BROWSE,
+        priority=True,
+    ),
     # -- guarded writes (offered only with --allow-writes) -----------------------------------
     UiAction(
         "write.pin",
