@@ -238,7 +238,9 @@ class CosmemApp(App[None]):
         if not self.is_headless:
             self.set_interval(TERMINAL_WATCH_S, self._watch_terminal)
             self._catch_signals()
-        if self.options.needs_demo_build() and self._session_factory is None:
+        # Only whether the file is there: its generation is read after the first frame.
+        first_run = self.options.is_demo and not self.options.workspace_path.exists()
+        if first_run and self._session_factory is None:
             self.chrome = replace(self.chrome, source="first run: creating the demo workspace…")
 
     def on_ready(self) -> None:
