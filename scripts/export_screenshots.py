@@ -41,6 +41,10 @@ DETAIL = [*HOT, "enter", "enter"]
 # The ledger filtered to the opening actions: counts run two at a time, so the order of
 # the rest is not fixed from one run to the next.
 LEDGER = [*DETAIL, "R", "slash", *"browse: open", "enter"]
+# The demo's planted recall thread: what its last turn recalls (m).
+_NAMED = {" ": "space", "-": "minus"}
+RECALL = ["colon", *(_NAMED.get(c, c) for c in "thread fabrikam thr-follow-up-prefs"), "enter"]
+RECALL += ["G", "m"]
 SIZES = {"80x24": (80, 24), "120x40": (120, 40), "200x60": (200, 60)}
 
 
@@ -63,6 +67,7 @@ VIEWS: dict[str, Shot] = {
     "ttl": Shot((*HOT, "L"), ("80x24", "120x40")),  # the hot tenant's lifecycle
     "advise": Shot(("A",), ("80x24", "120x40")),
     "doctor": Shot(("D",), ("80x24", "120x40")),
+    "recall": Shot(tuple(RECALL), ("80x24", "120x40")),
     "help": Shot(("question_mark",), ("80x24", "120x40")),
     "production": Shot((), ("80x24", "120x40"), theme="production"),
     "high-contrast": Shot(tuple(TURNS), ("80x24",), theme="high-contrast"),
