@@ -36,6 +36,8 @@ class Candidate:
     tenant: str | None
     thread: str | None
     body: Mapping[str, JsonValue]
+    # False when the item's JSON text spells neither true nor false: it holds no bool.
+    may_hold_bools: bool = True
 
 
 @dataclass(slots=True)
@@ -55,21 +57,31 @@ def candidates(
         if not isinstance(body, dict):
             continue
         if all(admitted(rule, body) for rule in filters):
-            yield Candidate(item_id, tenant, thread, body)
+            text = raw.decode() if isinstance(raw, bytes) else raw
+            bools = "true" in text or "false" in text  # a substring search, in C
+            yield Candidate(item_id, tenant, thread, body, bools)
 
 
 _NUMBERS = frozenset({int, float})
 
 
-def vector_of(body: Mapping[str, JsonValue], path: FieldPath) -> list[float] | None:
-    """The vector at ``path``: a non-empty array of numbers, else None (VectorDistance is
-    undefined for anything else, and the item is not ranked). The element types are
-    collected in C (``set(map(type, …))``): a Python loop over 1,536 numbers per item
-    was most of a probe's time."""
+def vector_of(
+    body: Mapping[str, JsonValue], path: FieldPath, *, may_hold_bools: bool = True
+) -> list[float] | None:
+    """The vector at ``path`` when it may be one: a non-empty array with no bool in it
+    (VectorDistance is undefined for anything but numbers, and the item is not ranked).
+
+    Only a body whose JSON text spells ``true`` or ``false`` can hold a bool, and only
+    then are the element types looked at (in C, ``set(map(type, …))``). Any other
+    non-number (a string, null, an object, an array) makes the scorer's C arithmetic
+    raise, and ``VectorScorer.score`` says None for it: checking the types of 1,536
+    numbers per item up front was a quarter of an exact probe's time."""
     value = path.get(body)
-    if not isinstance(value, list) or not value or not set(map(type, value)) <= _NUMBERS:
+    if not isinstance(value, list) or not value:
+        return None
+    if may_hold_bools and not set(map(type, value)) <= _NUMBERS:
         return None  # a bool is no number here, as in Cosmos SQL
-    return value  # every element is an int or a float
+    return value
 
 
 class VectorScorer:
@@ -86,10 +98,13 @@ class VectorScorer:
         """None when the dimensions differ from the query's (the service skips the item)."""
         if len(vector) != len(self._query):
             return None
-        gap = math.dist(vector, self._query)
+        try:
+            gap = math.dist(vector, self._query)
+            norm = math.hypot(*vector)
+        except TypeError:  # an element that is no number: undefined, as in Cosmos SQL
+            return None
         if self._distance is Distance.EUCLIDEAN:
             return gap
-        norm = math.hypot(*vector)
         dot = (norm * norm + self._query_norm * self._query_norm - gap * gap) / 2.0
         if self._distance is Distance.DOT_PRODUCT:
             return dot
@@ -126,7 +141,7 @@ def top_vector(
 
     def scored() -> Iterator[tuple[tuple[float, str, str, str], Ranked]]:
         for candidate in found:
-            vector = vector_of(candidate.body, path)
+            vector = vector_of(candidate.body, path, may_hold_bools=candidate.may_hold_bools)
             score = scorer.score(vector) if vector is not None else None
             if score is not None:
                 hit = Ranked(candidate.id, candidate.tenant, candidate.thread, score)
