@@ -257,3 +257,36 @@ async def test_ranked_probes_of_one_thread_stay_in_its_partition(open_store, fak
     # statistics and components: only the thread's own range is read ("Local" scope)
     ranged = {e.range_id for e in fake_cosmos.log.of("query") if e.status == 200}
     assert ranged == {fake_cosmos.range_of("db", "memory0", ["acme", "t1"])}
+
+
+async def test_the_service_measures_the_index_against_exact_search(open_store) -> None:
+    """End to end on the fake's approximate index: recall@k below 1, the hits the exact
+    search does not have marked, and an exact neighbour the index missed named as such."""
+    import dataclasses
+
+    from cosmem_tui.core.recall import RecallRequest, RecallService
+    from cosmem_tui.model.recall import WhyNot
+    from cosmem_tui.schemas.retrieval import RetrievalScope
+
+    assert LAB.retrieval is not None
+    tenant_wide = dataclasses.replace(
+        LAB,
+        retrieval=dataclasses.replace(LAB.retrieval, scope=RetrievalScope.TENANT, filters=()),
+    )
+    store = open_store(quantum=0.75).with_schema(tenant_wide)
+    want = exact(items(), lambda r: r["tenantId"] == "acme", 10)
+    index = await store.recall(vector_query(ACME, k=10))
+    missed = [i for i in want if i not in {h.id for h in index.hits}]
+    assert missed  # the fake's index is approximate: this test has something to find
+    service = RecallService(store, tenant_wide, now=lambda: 1_795_996_800)
+    request = RecallRequest(ACME, vector=QUERY, k=10, expect=(missed[0],))
+    report = await service.run(await service.plan(request))
+    assert not report.index_is_exact
+    assert report.recall_at_k == pytest.approx((10 - len(missed)) / 10)
+    assert [h.id for h in report.hits] == [h.id for h in index.hits]
+    assert {h.id for h in report.hits if h.in_exact is False} == {
+        h.id for h in index.hits if h.id not in want
+    }
+    (verdict,) = report.expected
+    assert verdict.reason is WhyNot.INDEX_MISSED and verdict.rank is None
+    assert f"ranked {want.index(missed[0]) + 1} by exact search" in verdict.why
