@@ -46,12 +46,14 @@ from cosmem_tui.model.lifecycle import ScopeLevel, TtlScope
 from cosmem_tui.model.recall import (
     MAX_PROBE_K,
     MAX_TEXT_TERMS,
+    RRF_K,
     Embedder,
     ItemLookup,
     ProbeMode,
     RecallAnswer,
     RecallQuery,
     WhyNot,
+    rrf,
 )
 from cosmem_tui.model.times import iso_utc
 from cosmem_tui.model.ttl import format_duration
@@ -59,7 +61,6 @@ from cosmem_tui.schemas import Schema
 from cosmem_tui.schemas.retrieval import Retrieval, RetrievalScope
 from cosmem_tui.sources.store import MemoryStore
 
-RRF_K = 60  # the fused signal's constant (Cormack et al.): the service's is not documented
 DEEP_FACTOR = 10  # how much deeper than k the "ranked N" look goes (at least DEEP_MIN)
 DEEP_MIN = 100
 SOON_S = 24 * 3600  # "about to expire": within a day
@@ -419,7 +420,7 @@ class RecallService:
         for hit in system.hits:
             if plan.mode is ProbeMode.HYBRID:
                 v, t = rank_in(vector, hit.id), rank_in(text, hit.id)
-                fused = sum(1.0 / (RRF_K + r) for r in (v, t) if r is not None) or None
+                fused = rrf((v, t)) or None
                 signals = Signals(v, t, round(fused, 6) if fused else None, rank_in(exact, hit.id))
             elif plan.mode is ProbeMode.TEXT:
                 signals = Signals(text=hit.rank)

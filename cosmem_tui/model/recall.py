@@ -13,7 +13,7 @@ is closer, for euclidean a smaller one (``Distance.closer_first``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -23,6 +23,9 @@ from cosmem_tui.model.lifecycle import TtlScope
 
 # FullTextScore takes at most this many terms (learn: "Full-text search" limits).
 MAX_TEXT_TERMS = 30
+# Reciprocal Rank Fusion's constant, from its paper (Cormack et al.) and the SDK's source:
+# learn does not document the service's, so a locally fused score is an approximation.
+RRF_K = 60
 # The largest k a probe asks for: TOP beyond this is a different question (an export).
 MAX_PROBE_K = 1000
 
@@ -199,6 +202,12 @@ class WhyNot(StrEnum):
     RANKED_BELOW_K = "ranked_below_k"
     INDEX_MISSED = "index_missed"
     FOUND = "found"
+
+
+def rrf(ranks: Iterable[int | None]) -> float:
+    """Reciprocal Rank Fusion of one item's ranks (1 = best; None: that signal did not
+    rank it): the sum of 1 / (RRF_K + rank), 0.0 when no signal ranked it."""
+    return sum(1.0 / (RRF_K + rank) for rank in ranks if rank is not None)
 
 
 def admitted(rule: RecallFilter, body: Mapping[str, JsonValue]) -> bool:

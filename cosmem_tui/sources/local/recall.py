@@ -22,10 +22,8 @@ from typing import Any
 import orjson
 
 from cosmem_tui.model import JsonValue, Key, ThreadRef
-from cosmem_tui.model.recall import Distance, RecallFilter, RecallQuery, admitted
+from cosmem_tui.model.recall import Distance, RecallFilter, RecallQuery, admitted, rrf
 from cosmem_tui.schemas import FieldPath
-
-RRF_K = 60  # the constant of the RRF paper (Cormack et al.); the service's is not documented
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,15 +165,20 @@ def match_expression(terms: tuple[str, ...]) -> str:
 
 
 def fuse(rankings: Iterable[list[Ranked]], k: int) -> list[tuple[Ranked, float]]:
-    """Reciprocal Rank Fusion of whole rankings: Σ 1 / (RRF_K + rank), best first."""
-    fused: dict[str, float] = {}
-    first: dict[str, Ranked] = {}
+    """Reciprocal Rank Fusion of whole rankings (``model.recall.rrf``), best first.
+
+    Items are told apart by id and keys: an id is unique only within its partition, and
+    a tenant's probe spans its threads."""
+    ranks: dict[tuple[str, str, str], list[int]] = {}
+    first: dict[tuple[str, str, str], Ranked] = {}
     for ranking in rankings:
         for rank, hit in enumerate(ranking, start=1):
-            fused[hit.id] = fused.get(hit.id, 0.0) + 1.0 / (RRF_K + rank)
-            first.setdefault(hit.id, hit)
-    order = sorted(fused, key=lambda i: (-fused[i], i))[:k]
-    return [(first[i], fused[i]) for i in order]
+            key = (hit.id, hit.tenant or "", hit.thread or "")
+            ranks.setdefault(key, []).append(rank)
+            first.setdefault(key, hit)
+    fused = {key: rrf(found) for key, found in ranks.items()}
+    order = sorted(fused, key=lambda key: (-fused[key], key))[:k]
+    return [(first[key], fused[key]) for key in order]
 
 
 def thread_ref(tenant: str | None, thread: str | None, arity: int) -> ThreadRef | None:
