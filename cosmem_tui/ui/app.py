@@ -40,13 +40,19 @@ from cosmem_tui.model import (
     BudgetQuestion,
     Clock,
     Key,
-    RequestCharge,
-    Silence,
     SystemClock,
     ThreadRef,
-    Throttling,
 )
 from cosmem_tui.ui.actions import UiAction
+from cosmem_tui.ui.app_messages import (
+    Notice,
+    Progress,
+    Recorded,
+    SessionFailed,
+    SessionReady,
+    Silent,
+    Throttled,
+)
 from cosmem_tui.ui.commands import (
     Quit,
     ShowHelp,
@@ -93,54 +99,6 @@ def terminal_alive(stream: TextIO | None) -> bool:
         return os.path.exists(os.ttyname(fd))
     except (OSError, ValueError):
         return False
-
-
-class SessionReady(Message):
-    def __init__(self, session: Session) -> None:
-        super().__init__()
-        self.session = session
-
-
-class SessionFailed(Message):
-    def __init__(self, error: str) -> None:
-        super().__init__()
-        self.error = error
-
-
-class Progress(Message):
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-
-class Recorded(Message):
-    """The ledger recorded a request (posted from whichever thread recorded it)."""
-
-    def __init__(self, record: RequestCharge) -> None:
-        super().__init__()
-        self.record = record
-
-
-class Throttled(Message):
-    def __init__(self, event: Throttling) -> None:
-        super().__init__()
-        self.event = event
-
-
-class Silent(Message):
-    """The account stopped answering (background work stops), or answers again."""
-
-    def __init__(self, event: Silence) -> None:
-        super().__init__()
-        self.event = event
-
-
-class Notice(Message):
-    """A line the user must read now, e.g. a device-code sign-in prompt."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
 
 
 class CosmemApp(App[None]):
