@@ -290,3 +290,33 @@ async def test_the_service_measures_the_index_against_exact_search(open_store) -
     (verdict,) = report.expected
     assert verdict.reason is WhyNot.INDEX_MISSED and verdict.rank is None
     assert f"ranked {want.index(missed[0]) + 1} by exact search" in verdict.why
+
+
+@pytest.mark.parametrize("mode", [ProbeMode.EXACT, ProbeMode.HYBRID])
+async def test_a_probe_through_a_429_storm_is_still_the_true_ranking(
+    open_store, fake_cosmos, mode
+) -> None:
+    """Half the queries answer 429: the probe retries through the ledger (one record per
+    attempt, each at low priority) and ranks exactly as on a calm account."""
+    calm = await open_store().recall(vector_query(ACME, mode, k=10, **_text(mode)))
+    store = open_store()
+    await store.container_properties()
+    before = len(store.ledger.records())
+    fake_cosmos.log.clear()
+    fake_cosmos.faults.storm(0.5, seed=7, kind="query", retry_after_ms=5)
+    stormy = await store.recall(vector_query(ACME, mode, k=10, **_text(mode)))
+    assert [h.id for h in stormy.hits] == [h.id for h in calm.hits]
+    sent = fake_cosmos.log.queries()
+    assert any(e.throttled for e in sent)  # the storm did reach the probe
+    # One ledger record per HTTP request the fake saw (queries, plans, ranges, the SDK's
+    # own account read), none outside it; every query at low priority.
+    probes = [r for r in store.ledger.records()[before:] if r.operation.startswith("recall-")]
+    assert len(store.ledger.records()[before:]) == len(fake_cosmos.log)
+    assert any(r.status == 429 for r in probes)
+    assert all(e.priority == "Low" for e in sent)
+
+
+def _text(mode: ProbeMode) -> dict[str, Any]:
+    if mode is ProbeMode.HYBRID:
+        return {"text_paths": ("/content",), "terms": ("tea",)}
+    return {}
