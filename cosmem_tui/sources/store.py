@@ -35,6 +35,10 @@ Behaviour the contract suite pins down for every backend:
   or thread (the soonest to expire within ``within`` seconds, the long-term kinds,
   the items whose ttl drifts from their kind's) with the full count; the classes and
   expiry follow ``model/ttl.py`` exactly, from ``_ts``;
+* ``read_changes`` reads the change feed of a scope (the container, a tenant's key
+  prefix, a thread) in a mode (``model/changes.py``) from a start or a continuation:
+  changes in commit order, built by ``sources/changes.py``, at most ``max_items``; a
+  mode or start the backend cannot serve raises ``FeedUnavailable`` with the fix;
 * every request passes the store's request ledger.
 """
 
@@ -56,6 +60,7 @@ if TYPE_CHECKING:  # the contract's types: naming the contract loads none of the
         Thread,
         ThreadRef,
     )
+    from cosmem_tui.model.changes import ChangePage, FeedMode, FeedStart
     from cosmem_tui.model.lifecycle import TtlItems, TtlScope, TtlSummary
     from cosmem_tui.model.recall import ItemLookup, RecallAnswer, RecallQuery
     from cosmem_tui.schemas import Schema
@@ -193,6 +198,26 @@ class MemoryStore(Protocol):
         once its thread is known; a projected id query within the tenant's key prefix
         first when only the tenant is), or where it was when it has expired and the
         backend still holds it, or nothing."""
+        ...
+
+    async def read_changes(
+        self,
+        scope: TtlScope,
+        *,
+        mode: FeedMode,
+        start: FeedStart | None = None,
+        continuation: str | None = None,
+        max_items: int = 100,
+        background: bool = True,
+    ) -> ChangePage:
+        """One read of the change feed of ``scope``: from ``continuation`` when given
+        (opaque, from a previous page), else from ``start`` (now by default).
+
+        Changes come oldest first, at most ``max_items``; ``not_modified`` when nothing
+        changed since the continuation. Background work by default (a tail's poll: past
+        the budget it stops quietly); every request through the ledger, at low priority.
+        Raises ``FeedUnavailable`` for a mode the container does not offer, and
+        ``ValueError`` for a start the mode does not allow (all versions: only now)."""
         ...
 
     async def close(self) -> None: ...
