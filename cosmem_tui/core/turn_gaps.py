@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cosmem_tui.core.turn_window import TurnWindow
 from cosmem_tui.model import Turn
@@ -32,12 +32,19 @@ class Gap:
     before: int
     missing: int  # how many (at least that many when ``at_least``)
     at_least: bool = False  # before the oldest turn: the sequence's start is not known
+    # The order values on either side (``low`` None: before the oldest turn), so the
+    # history of the thread can say which of its removals fall in the gap.
+    low: int | None = field(default=None, compare=False)
+    high: int | None = field(default=None, compare=False)
 
-    def describe(self) -> str:
+    def describe(self, fate: str | None = None) -> str:
+        """The marker's text; ``fate``: what the thread's history says happened to
+        them (``core/history_timeline.py``), instead of "expired or deleted"."""
         turns = "turn" if self.missing == 1 else "turns"
+        why = fate or "expired or deleted"
         if self.at_least:
-            return f"⋯ ≥{self.missing:,} earlier {turns} missing — expired or deleted"
-        return f"⋯ {self.missing:,} {turns} missing — expired or deleted"
+            return f"⋯ ≥{self.missing:,} earlier {turns} missing — {why}"
+        return f"⋯ {self.missing:,} {turns} missing — {why}"
 
 
 def _integer(turn: Turn) -> int | None:
@@ -72,13 +79,13 @@ def find_gaps(window: TurnWindow) -> list[Gap]:
     for start, turns in runs:
         first = _integer(turns[0]) if start == 0 and turns else None
         if first is not None and first >= 2 and (count := missing(0, first)) > 0:
-            gaps.append(Gap(0, count, at_least=True))
+            gaps.append(Gap(0, count, at_least=True, high=first))
         for offset in range(1, len(turns)):
             before, after = _integer(turns[offset - 1]), _integer(turns[offset])
             if before is None or after is None or after - before <= 1:
                 continue
             if (count := missing(before, after)) > 0:
-                gaps.append(Gap(start + offset, count))
+                gaps.append(Gap(start + offset, count, low=before, high=after))
     return gaps
 
 

@@ -36,6 +36,8 @@ def test_a_jump_is_a_gap_of_the_turns_between():
     assert gaps == [Gap(3, 2), Gap(5, 10)]
     assert gaps[1].describe() == "⋯ 10 turns missing — expired or deleted"
     assert Gap(1, 1).describe() == "⋯ 1 turn missing — expired or deleted"
+    assert (gaps[1].low, gaps[1].high) == (6, 17)  # the history looks between them
+    assert gaps[1].describe("deleted 5 min ago") == "⋯ 10 turns missing — deleted 5 min ago"
     assert missing_total(gaps) == (12, False)
 
 

@@ -8,7 +8,7 @@ cell may reach the terminal without ``core.text`` escaping, whichever field it s
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -366,6 +366,9 @@ class TurnRows:
         self.gaps: list[Gap] = []
         self._befores: list[int] = []  # window index of the row after each gap
         self._markers: list[int] = []  # display index of each marker
+        # What the thread's history says of a gap (``gap_history.py``), when it knows.
+        self.gap_words: Callable[[Gap], str | None] | None = None
+        self.gap_key = ""  # the key that opens the history, said on a marker it does not know
         self.refresh_gaps()
 
     def refresh_gaps(self) -> None:
@@ -401,7 +404,11 @@ class TurnRows:
     def row(self, index: int) -> list[Cell] | None:
         gap = self.gap_at(index)
         if gap is not None:
-            return safe_cells([("⋯", "warn"), ("", ""), ("", ""), (gap.describe(), "warn")])
+            fate = self.gap_words(gap) if self.gap_words is not None else None
+            text = gap.describe(fate)
+            if fate is None and self.gap_key:
+                text += f" · {self.gap_key} history"
+            return safe_cells([("⋯", "warn"), ("", ""), ("", ""), (text, "warn")])
         window_index = self.window_index(index)
         assert window_index is not None
         turn = self.window.get(window_index)

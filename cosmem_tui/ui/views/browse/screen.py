@@ -38,6 +38,7 @@ from cosmem_tui.ui.views.browse.commands import (
     SetTtl,
     ShowTenants,
 )
+from cosmem_tui.ui.views.browse.history import BrowseHistory
 from cosmem_tui.ui.views.browse.levels import Level
 from cosmem_tui.ui.views.browse.named import BrowseByName
 from cosmem_tui.ui.views.browse.spec import SPEC
@@ -56,7 +57,7 @@ EXPIRING_STEPS = FORECAST_HORIZONS[:3]  # x: 1 h, 24 h, 7 d
 COUNTDOWN_REFRESH_S = 30.0  # "expires in" columns move on without a request
 
 
-class BrowseScreen(BrowseWrites, BrowseByName):
+class BrowseScreen(BrowseHistory, BrowseWrites, BrowseByName):
     VIEW = SPEC.name
     BINDINGS: ClassVar = view_bindings(SPEC)
 

@@ -142,6 +142,16 @@ ACTIONS: tuple[UiAction, ...] = (
         BROWSE,
         priority=True,
     ),
+    UiAction(
+        "browse.history",
+        "i",
+        "history",
+        "history: what the change feed holds about the turn (on a gap marker or a thread "
+        "row: the thread) — created, replaced, deleted, expired and purged",
+        "Browse",
+        BROWSE,
+        priority=True,
+    ),
     # -- guarded writes (offered only with --allow-writes) -----------------------------------
     UiAction(
         "write.pin",

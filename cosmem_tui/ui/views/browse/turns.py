@@ -22,6 +22,7 @@ from cosmem_tui.ui.actions import show_key
 from cosmem_tui.ui.host import Host
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
+from cosmem_tui.ui.views.browse.gap_history import GapHistory
 from cosmem_tui.ui.views.browse.rows import (
     TURN_COLUMNS,
     TurnRows,
@@ -100,6 +101,7 @@ class TurnColumn(RowList):
         self.follow_end = False  # End was the last move: stay on the newest turn
         self.reload_target: ReloadTarget | None = None
         self.hits: HitCursor | None = None  # a whole-thread search of the open thread
+        self.gap_history = GapHistory(self, self.refresh)  # what the markers can say
 
     @property
     def ref(self) -> ThreadRef | None:
@@ -134,6 +136,10 @@ class TurnColumn(RowList):
         self.rows = FailedTurnRows(
             self, self.window, session.clock, positional=positional, gaps=gaps
         )
+        self.gap_history.open(ref, session.clock)
+        self.rows.gap_words = self.gap_history.words
+        history_key = cast(Host, self.app).registry.first_key("browse.history")
+        self.rows.gap_key = show_key(history_key) if history_key else ""
         self.expiring_within = None
         self.set_source(self.rows, empty_text="loading turns…")
         self.set_title(f"turns of {one_line(ref.thread.text, exact=True)}")
@@ -210,6 +216,8 @@ class TurnColumn(RowList):
         """Pages were applied: the gaps are found again and the list follows its rows."""
         if self.rows is not None:
             self.rows.refresh_gaps()
+            if self.rows.gaps and self.session is not None:
+                self.gap_history.gaps_found(self.session)
         self.source_changed()
 
     def _subtitle(self, tail: str) -> None:
