@@ -11,18 +11,18 @@ ago``, ``deleted 5 min ago``) instead of "expired or deleted".
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.dom import DOMNode
 
-from cosmem_tui.core.history import history_service
-from cosmem_tui.core.history_timeline import gap_fate
 from cosmem_tui.core.session import Session
-from cosmem_tui.core.turn_gaps import Gap
 from cosmem_tui.model import Clock, Meter, ThreadRef
-from cosmem_tui.model.changes import FeedMode
-from cosmem_tui.model.history import History
 from cosmem_tui.model.lifecycle import TtlScope
 from cosmem_tui.ui.loader import Loader
+
+if TYPE_CHECKING:  # the history's modules load when a thread with gaps is opened
+    from cosmem_tui.core.turn_gaps import Gap
+    from cosmem_tui.model.history import History
 
 
 class GapHistory:
@@ -53,6 +53,9 @@ class GapHistory:
         if self.asked or self.history is not None or ref is None:
             return
         self.asked = True
+        from cosmem_tui.core.history import history_service
+        from cosmem_tui.model.changes import FeedMode
+
         service = history_service(session)
         scopes = [TtlScope.of_thread(ref)]
         if ref.tenant is not None:
@@ -75,5 +78,7 @@ class GapHistory:
         history, clock = self.history, self.clock
         if history is None or clock is None or gap.high is None:
             return None
+        from cosmem_tui.core.history_timeline import gap_fate
+
         now = int(clock.now())
         return gap_fate(history, gap.low, gap.high, gap.missing, now).describe(now)
