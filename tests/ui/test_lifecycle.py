@@ -159,8 +159,8 @@ async def test_browse_marks_the_gaps_and_narrows_to_what_expires(make_app, tmp_p
         await settle(pilot)
         rows = cells(app, "turns")
         texts = [r[3] for r in rows]
-        assert texts[2] == "⋯ 3 turns missing — expired or deleted"
-        assert texts[6] == "⋯ 13 turns missing — expired or deleted"
+        assert texts[2] == "⋯ 3 turns missing — expired or deleted · i history"
+        assert texts[6] == "⋯ 13 turns missing — expired or deleted · i history"
         assert len(rows) == 8  # six turns, two markers; the tie 6/6 has none
         subtitle = str(app.browse.turn_column.border_subtitle)
         assert "6 of 6 loaded · 16 missing" in subtitle
@@ -183,7 +183,7 @@ async def test_browse_marks_the_gaps_and_narrows_to_what_expires(make_app, tmp_p
         app.run_command("thread acme t2")
         await settle(pilot)
         texts = [r[3] for r in cells(app, "turns")]
-        assert texts[0] == "⋯ ≥11 earlier turns missing — expired or deleted"
+        assert texts[0] == "⋯ ≥11 earlier turns missing — expired or deleted · i history"
 
 
 def test_every_lifecycle_cell_is_escaped(tmp_path):

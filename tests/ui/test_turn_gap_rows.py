@@ -24,7 +24,7 @@ async def test_a_turn_numbered_by_text_is_listed_not_missing(make_app, tmp_path,
         markers = [r[3] for r in rows if r[0] == "⋯"]
         # The store's order: numbers, then the string; one marker, for 10 and 11.
         assert orders == ["0", "1", "2", "3", "4", "5", "6", "8", "9", "⋯", "12", '"7"']
-        assert markers == ["⋯ 2 turns missing — expired or deleted"]
+        assert markers == ["⋯ 2 turns missing — expired or deleted · i history"]
         assert "11 of 11 loaded · 2 missing" in str(app.browse.turn_column.border_subtitle)
 
 
@@ -38,5 +38,7 @@ async def test_the_demos_malformed_thread_marks_only_the_turns_that_are_gone(
         app.run_command(f"thread {manifest.malformed['tenant']} {manifest.malformed['thread']}")
         await settle(pilot)
         rows = cells(app, "turns")
-        assert [r[3] for r in rows if r[0] == "⋯"] == ["⋯ 2 turns missing — expired or deleted"]
+        assert [r[3] for r in rows if r[0] == "⋯"] == [
+            "⋯ 2 turns missing — expired or deleted · i history"
+        ]
         assert [r[0] for r in rows][-1] == '"7"'
