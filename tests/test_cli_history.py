@@ -43,7 +43,11 @@ def _story(path: Path, t0: int) -> None:
     (the container default, 600 s) and purged 10 minutes after it expired."""
     created = exchange("acme", "t1", 20, ttl=3600)
     _write(path, t0, lambda b: b.create(created))
-    _write(path, t0 + 60, lambda b: b.replace({**created, "messages": [{"role": "user", "content": "x"}]}))
+    _write(
+        path,
+        t0 + 60,
+        lambda b: b.replace({**created, "messages": [{"role": "user", "content": "x"}]}),
+    )
     other = exchange("acme", "t1", 21, ttl=3600)
     _write(path, t0 + 120, lambda b: b.create(other))
     _write(path, t0 + 180, lambda b: b.replace({**other, "ttl": 7200}))
@@ -53,7 +57,10 @@ def _story(path: Path, t0: int) -> None:
 
 
 def _workspace(tmp_path: Path, now: int) -> Path:
-    items = [exchange("acme", "t1", i) for i in range(3)]
+    # t1-0 and t1-1 never expire; t1-2 (the default, 600 s) expires after the position
+    # is saved, so its purge is seen but no version of it is.
+    items = [exchange("acme", "t1", 0, ttl=-1), exchange("acme", "t1", 1, ttl=-1)]
+    items.append(exchange("acme", "t1", 2))
     return build_workspace(tmp_path / "w.sqlite", items, now=now, default_ttl=600)
 
 
@@ -78,9 +85,10 @@ def test_a_first_history_starts_now_and_the_next_sees_every_event(
         ("replace", "t1-21"),
         ("delete", "t1-21"),
         ("create", "t1-22"),
+        ("expired", "t1-2"),  # the longest expired is purged first
         ("expired", "t1-22"),
     ]
-    edit, ttl_change, expiry = events[1], events[3], events[6]
+    edit, ttl_change, unseen, expiry = events[1], events[3], events[6], events[7]
     assert edit["changed"] == ["content"] and edit["ttl_reset"]
     assert ttl_change["changed"] == ["ttl"] and ttl_change["ttl_before"] == 3600
     assert ttl_change["ttl"] == 7200
@@ -88,6 +96,7 @@ def test_a_first_history_starts_now_and_the_next_sees_every_event(
     assert expiry["expired_at"] == _iso(t0 + 300 + 600)
     assert expiry["purged_at"] == _iso(t0 + 1500)
     assert expiry["purge_lag_s"] == 600
+    assert unseen["expired_at"] is None and unseen["purged_at"] == _iso(t0 + 1500)
     assert all(e["lsn"] > 0 for e in events)
     assert f"nothing before {_iso(t0)}" in err
     # One item: its events alone, and what a point read finds now.
@@ -128,8 +137,17 @@ async def test_cosmem_history_in_a_process_of_its_own(tmp_path: Path) -> None:
     await _save_position(path, cache, t0)
     _story(path, t0)
     done = subprocess.run(
-        [sys.executable, "-m", "cosmem_tui", "history", "acme", "t1", "--workspace", str(path),
-         "--json"],
+        [
+            sys.executable,
+            "-m",
+            "cosmem_tui",
+            "history",
+            "acme",
+            "t1",
+            "--workspace",
+            str(path),
+            "--json",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -139,9 +157,16 @@ async def test_cosmem_history_in_a_process_of_its_own(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     events = json.loads(done.stdout)
     assert [e["op"] for e in events] == [
-        "create", "replace", "create", "replace", "delete", "create", "expired"
+        "create",
+        "replace",
+        "create",
+        "replace",
+        "delete",
+        "create",
+        "expired",
+        "expired",
     ]
     assert events[-1]["purge_lag_s"] == 600
-    assert "cosmem: history of tenant acme / thread t1: 7 events" in done.stderr
+    assert "cosmem: history of tenant acme / thread t1: 8 events" in done.stderr
     assert f"nothing before {_iso(t0)}" in done.stderr
     assert "retention window" in done.stderr

@@ -46,10 +46,11 @@ async def run_history(session: Session, args: argparse.Namespace, out: TextIO) -
         for event in history.events:
             output.write(history_row(event, output.fmt))
     label = session.schema.tenant_label
+    mode = "all-versions" if history.mode.sees_deletes else "latest-version"
     what = f"item {item_id} of " if item_id is not None else ""
     print(
         f"cosmem: history of {visible(what + ref.describe(label))}: "
-        f"{len(history.events):,} events, {history.mode.value} mode, "
+        f"{len(history.events):,} events, {mode} mode, "
         f"{history.requests} feed reads, {history.request_units:,.2f} RU",
         file=sys.stderr,
     )

@@ -106,8 +106,8 @@ class HistoryService:
             notes.append(
                 HistoryNote(
                     NoteKind.RETENTION,
-                    f"the feed holds changes since {_when(read.retained_since)} (its "
-                    "retention window): nothing before that can be told",
+                    f"the feed holds changes from {_when(read.retained_since)} on (its "
+                    "retention window, or where its log begins): nothing before can be told",
                     read.retained_since,
                 )
             )
