@@ -5,6 +5,7 @@ and TTL purges, read back as one record per event with the silences on stderr.""
 from __future__ import annotations
 
 import json
+import sqlite3
 import os
 import subprocess
 import sys
@@ -170,3 +171,21 @@ async def test_cosmem_history_in_a_process_of_its_own(tmp_path: Path) -> None:
     assert "cosmem: history of tenant acme / thread t1: 8 events" in done.stderr
     assert f"nothing before {_iso(t0)}" in done.stderr
     assert "retention window" in done.stderr
+
+
+@pytest.mark.usefixtures("frozen_system_time")
+def test_a_workspace_without_a_change_log_says_so_and_the_fix(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, clock: FrozenClock
+) -> None:
+    """A workspace built before the change log: no feed in either mode, said once with
+    the fix; the item itself still says what it can."""
+    path = _workspace(tmp_path, int(clock.now()) - 60)
+    with sqlite3.connect(path) as db:  # as an older console built it: no changes table
+        db.execute("DROP TABLE changes")
+    code, out, err = run(
+        capsys, "history", "acme", "t1", "t1-2", "--workspace", str(path), "--json"
+    )
+    assert code == 0 and json.loads(out) == []
+    assert err.count("predates the change log") == 1
+    assert "the change feed cannot be read" in err and "cosmem demo --reset" in err
+    assert "the item is there now" in err and "(TTL 600)" in err

@@ -92,14 +92,7 @@ class HistoryService:
             invisible = fix = None
         except FeedUnavailable as unavailable:
             invisible, fix = unavailable.reason, unavailable.fix
-            notes.append(
-                HistoryNote(
-                    NoteKind.INVISIBLE,
-                    f"deletes and TTL expirations are invisible: {unavailable.reason} — "
-                    f"{unavailable.fix}",
-                )
-            )
-            read, since, mode = await self._latest(ref, item_id, notes, background)
+            read, since, mode = await self._latest(ref, item_id, unavailable, notes, background)
         if read.stopped is not None:
             notes.append(HistoryNote(NoteKind.STOPPED, read.stopped))
         if read.retained_since is not None:
@@ -225,29 +218,36 @@ class HistoryService:
     # -- latest version -------------------------------------------------------------------
 
     async def _latest(
-        self, ref: ThreadRef, item_id: str | None, notes: list[HistoryNote], background: bool
+        self,
+        ref: ThreadRef,
+        item_id: str | None,
+        unavailable: FeedUnavailable,
+        notes: list[HistoryNote],
+        background: bool,
     ) -> tuple[_Read, int | None, FeedMode]:
+        """All versions are not offered: what latest-version mode still tells."""
         mode = FeedMode.LATEST
         scope = TtlScope.of_thread(ref)
         try:
             read = await self._series(
                 scope, mode, ref, item_id, FeedStart.beginning(), None, background
             )
-        except FeedUnavailable as unavailable:
+        except FeedUnavailable as latest:
+            why = unavailable if latest.reason == unavailable.reason else latest
             notes.append(
                 HistoryNote(
                     NoteKind.INVISIBLE,
-                    f"the change feed cannot be read at all: {unavailable.reason} — "
-                    f"{unavailable.fix}",
+                    f"the change feed cannot be read: {why.reason} — {why.fix}",
                 )
             )
             return _Read(complete=True), None, mode
         notes.append(
             HistoryNote(
                 NoteKind.INVISIBLE,
-                "latest-version mode holds only the newest version of each item still "
-                "there: earlier versions, deletes and purges are not in it, and a create "
-                "cannot be told from a replace",
+                f"deletes and TTL expirations are invisible: {unavailable.reason} — "
+                f"{unavailable.fix}; latest-version mode holds only the newest version of "
+                "each item still there (no earlier versions, no deletes or purges, and a "
+                "create is not told from a replace)",
             )
         )
         return read, None, mode
