@@ -5,8 +5,8 @@ and TTL purges, read back as one record per event with the silences on stderr.""
 from __future__ import annotations
 
 import json
-import sqlite3
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -124,7 +124,7 @@ async def _save_position(path: Path, cache: Path, at: int) -> None:
             THREAD, mode=FeedMode.ALL_VERSIONS, start=FeedStart.now()
         )
         assert page.continuation is not None
-        marks = FeedBookmarks(cache / "cosmem", feed_identity(None, session.store.label))
+        marks = FeedBookmarks(cache / "cosmem", feed_identity(session.store))
         assert marks.save(THREAD, FeedMode.ALL_VERSIONS, page.continuation, at, by="test")
     finally:
         await session.close()
@@ -189,3 +189,25 @@ def test_a_workspace_without_a_change_log_says_so_and_the_fix(
     assert err.count("predates the change log") == 1
     assert "the change feed cannot be read" in err and "cosmem demo --reset" in err
     assert "the item is there now" in err and "(TTL 600)" in err
+
+
+@pytest.mark.usefixtures("frozen_system_time")
+def test_positions_belong_to_one_workspace_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, clock: FrozenClock
+) -> None:
+    """Two workspaces named alike never share a position, and one rebuilt in its place
+    starts afresh: a position read against another log would be wrong data."""
+    now = int(clock.now())
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = _workspace(tmp_path / "a", now), _workspace(tmp_path / "b", now)
+    assert first.name == second.name
+    for path in (first, second):
+        code, _, err = run(capsys, "history", "acme", "t1", "--workspace", str(path))
+        assert code == 0 and "a position is saved now" in err, err
+    first.unlink()
+    _workspace(tmp_path / "a", now + 5)  # rebuilt where it was, a little later
+    code, _, err = run(capsys, "history", "acme", "t1", "--workspace", str(first))
+    assert "a position is saved now" in err
+    code, _, err = run(capsys, "history", "acme", "t1", "--workspace", str(second))
+    assert "the oldest feed position the console saved" in err

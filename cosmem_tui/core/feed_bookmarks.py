@@ -25,6 +25,7 @@ from typing import Final
 from cosmem_tui.core.directory import write_private
 from cosmem_tui.model.changes import FeedMode
 from cosmem_tui.model.lifecycle import TtlScope
+from cosmem_tui.sources.store import MemoryStore
 
 FOLDER: Final = "feed-positions"
 VERSION: Final = 1
@@ -42,10 +43,25 @@ class Bookmark:
     by: str = ""  # who saved it: "history", "tail"
 
 
-def feed_identity(cache_id: str | None, label: str) -> str:
+def feed_identity(store: MemoryStore) -> str:
     """Which container a position belongs to: the store's cache identity (account,
-    database, container), else its label (a local workspace names its file)."""
-    return cache_id if cache_id is not None else f"local:{label}"
+    database, container); a local workspace by its whole path, its file and when its
+    change log began, so a workspace rebuilt in its place starts afresh (a position
+    in another log would point at other changes)."""
+    if store.cache_id is not None:
+        return store.cache_id
+    from cosmem_tui.sources.local import LocalStore
+    from cosmem_tui.sources.local.change_log import LOG_STARTED_META
+
+    if isinstance(store, LocalStore):
+        workspace = store.workspace
+        path = workspace.path.resolve()
+        try:
+            inode = path.stat().st_ino
+        except OSError:
+            inode = 0
+        return f"local:{path}:{inode}:{workspace.meta(LOG_STARTED_META)}"
+    return f"store:{store.label}"
 
 
 def scope_key(scope: TtlScope) -> str:

@@ -342,5 +342,5 @@ def history_service(session: Session, cache_root: Path | None = None) -> History
 
     store = session.store
     root = cache_root if cache_root is not None else cache_dir()
-    bookmarks = FeedBookmarks(root, feed_identity(store.cache_id, store.label))
+    bookmarks = FeedBookmarks(root, feed_identity(store))
     return HistoryService(store, session.clock, bookmarks)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from cosmem_tui.core.feed_bookmarks import KEPT_NEWEST, FeedBookmarks, feed_identity
+from cosmem_tui.core.feed_bookmarks import KEPT_NEWEST, FeedBookmarks
 from cosmem_tui.model import ThreadRef
 from cosmem_tui.model.changes import FeedMode
 from cosmem_tui.model.keys import Key
@@ -37,7 +37,7 @@ def test_the_oldest_and_the_newest_are_kept_per_scope_and_mode(tmp_path: Path) -
 
 
 def test_a_position_can_be_forgotten_and_the_file_is_private(tmp_path: Path) -> None:
-    marks = FeedBookmarks(tmp_path, feed_identity(None, "workspace /tmp/x.sqlite"))
+    marks = FeedBookmarks(tmp_path, "local:/tmp/x.sqlite:12")
     marks.save(THREAD, ALL, "c0", 1000)
     marks.save(THREAD, ALL, "c1", 2000)
     marks.forget(THREAD, ALL, "c0")
