@@ -65,7 +65,11 @@ def event_words(event: HistoryEvent) -> str:
         if event.expires_at is None:
             return f"removed by the TTL purge, {purged} (no version seen: expiry unknown)"
         lag = event.purge_lag
-        later = f", {span_words(lag)} later" if lag is not None and lag > 0 else ""
+        later = ""
+        if lag is not None and lag > 0:
+            later = f", {span_words(lag)} later"
+        elif lag is not None and lag < 0:  # the ttl read or a clock disagrees with the purge
+            later = f", {span_words(-lag)} before its computed expiry"
         return (
             f"expired {_at(event.expires_at)} (TTL {event.ttl_effective}, from the last "
             f"version seen) · {purged}{later}"
