@@ -211,3 +211,34 @@ def test_positions_belong_to_one_workspace_file(
     assert "a position is saved now" in err
     code, _, err = run(capsys, "history", "acme", "t1", "--workspace", str(second))
     assert "the oldest feed position the console saved" in err
+
+
+@pytest.mark.usefixtures("frozen_system_time")
+def test_hostile_text_in_a_history_is_inert_in_every_format(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, clock: FrozenClock
+) -> None:
+    import asyncio
+
+    from tests.hostile.corpus import STORABLE, dangerous, leaks
+
+    t0 = int(clock.now())
+    path = _workspace(tmp_path, t0 - 60)
+    asyncio.run(_save_position(path, Path(os.environ["XDG_CACHE_HOME"]), t0))
+    bodies = [
+        exchange("acme", "t1", 100 + n, h.value, id=f"h-{n}", ttl=-1)
+        for n, h in enumerate(STORABLE)
+    ]
+    _write(path, t0, lambda b: [b.create(body) for body in bodies])
+    _write(path, t0 + 5, lambda b: b.delete(("acme", "t1"), "h-0"))
+    printed = []
+    for fmt in ((), ("--json",), ("--csv",)):
+        code, out, err = run(capsys, "history", "acme", "t1", "--workspace", str(path), *fmt)
+        assert code == 0, err
+        for text in (out, err):
+            assert dangerous(text, newlines=True) == [] and leaks(text.encode()) == []
+        printed.append(out)
+    everything = "\n".join(printed)
+    # Shown as data, each escape as text (a preview is one line: the line and paragraph
+    # separators, whitespace, become spaces there).
+    for h in (h for h in STORABLE if h.name != "separators"):
+        assert h.shown in everything or h.shown.replace("\\x", "\\u00") in everything, h.name
