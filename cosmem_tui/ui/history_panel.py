@@ -69,7 +69,9 @@ def history_text(history: History, tenant_label: str) -> Text:
         if event.order is not None:
             text.append(f"  turn {one_line(value_text(event.order), 20, exact=True)}")
         text.append(f"  lsn {event.lsn}\n", style="dim")
-        text.append("  " + visible(event_words(event)) + "\n")
+        words = event_words(event)
+        if words != op_words(event.op):  # more than the op it repeats
+            text.append("  " + visible(words) + "\n")
         if event.preview:
             text.append("  " + one_line(event.preview, PREVIEW) + "\n", style="dim")
     return text
