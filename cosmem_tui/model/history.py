@@ -18,13 +18,12 @@ from typing import Final
 from cosmem_tui.model.changes import ChangeOp, FeedMode
 from cosmem_tui.model.entities import JsonValue, ThreadRef
 
-# The fields of a version the schema maps that a replace is compared on.
+# The fields of a version the schema maps that a replace is compared on (``changed``).
 CONTENT: Final = "content"  # the text, as the schema reads it (by digest)
 TTL: Final = "ttl"  # the item's own ttl property
 ROLE: Final = "role"
 ORDER: Final = "order"
 KIND: Final = "kind"
-COMPARED_FIELDS: Final = (TTL, CONTENT, ROLE, ORDER, KIND)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +70,6 @@ class NoteKind(StrEnum):
     RETENTION = "retention"  # what the feed's retention window still holds
     INVISIBLE = "invisible"  # what this mode cannot show, and the fix
     STOPPED = "stopped"  # the read stopped early (budget, request cap)
-    ITEM = "item"  # what the item itself says now (a point read)
-    BOOKMARK = "bookmark"  # a position saved for next time
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +82,7 @@ class HistoryNote:
 class ItemState(StrEnum):
     PRESENT = "present"
     ABSENT = "absent"  # not found now: deleted, expired, or never written
-    EXPIRED_HELD = "expired"  # expired, still held by a backend that can say so
-    UNKNOWN = "unknown"  # not asked (a thread's history) or the read failed
+    UNKNOWN = "unknown"  # the read failed (budget, no answer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,12 +123,3 @@ class History:
     invisible: str | None = None  # what the mode read cannot show (FeedUnavailable's reason)
     fix: str | None = None  # … and what would show it
     gone: frozenset[str] = field(default_factory=frozenset)  # ids whose removal is known
-
-    @property
-    def silent_before(self) -> int | None:
-        """Nothing is known before this time (the later of the start and the retention)."""
-        times = [t for t in (self.since, self.retained_since) if t is not None]
-        return max(times) if times else None
-
-    def events_of(self, item_id: str) -> tuple[HistoryEvent, ...]:
-        return tuple(e for e in self.events if e.item_id == item_id)
