@@ -242,3 +242,17 @@ def test_hostile_text_in_a_history_is_inert_in_every_format(
     # separators, whitespace, become spaces there).
     for h in (h for h in STORABLE if h.name != "separators"):
         assert h.shown in everything or h.shown.replace("\\x", "\\u00") in everything, h.name
+
+
+@pytest.mark.usefixtures("frozen_system_time")
+def test_a_schema_without_tenants_names_the_thread_alone(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, clock: FrozenClock
+) -> None:
+    schema = get_schema("thread")
+    path = build_workspace(
+        tmp_path / "w.sqlite", [exchange(None, "t1", 0)], now=int(clock.now()), schema=schema
+    )
+    code, _, err = run(capsys, "history", "t1", "t1-0", "--workspace", str(path))
+    assert code == 0 and "history of item t1-0 of thread t1" in err, err
+    code, _, err = run(capsys, "history", "a", "b", "c", "--workspace", str(path))
+    assert code == 1 and "usage: cosmem history THREAD [ID]" in err
