@@ -113,6 +113,14 @@ def item_words(history: History) -> str | None:
         return f"the item could not be read now: {item.detail}"
     if history.item_id in history.gone:
         return "the item is gone now"
+    last = history.events[-1] if history.events else None
+    if last is not None and last.expires_at is not None and last.expires_at <= history.read_at:
+        # latest-version mode holds the version but no purge: the expiry is all it tells
+        return (
+            f"the item is not there now: it expired {_at(last.expires_at)} (TTL "
+            f"{last.ttl_effective}, from the last version the feed holds); its purge is not "
+            "in this feed"
+        )
     if not history.events:
         return (
             "the item is not there now, and the feed holds nothing of it: it was never "

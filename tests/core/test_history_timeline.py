@@ -168,3 +168,14 @@ def test_durations_in_words() -> None:
     assert span_words(2 * 86_400 + 4 * 3600) == "2 d 4 h"
     assert ago_words(T0, T0 + 300) == "5 min ago"
     assert ago_words(T0 + 300, T0) == "in 5 min"
+
+
+def test_an_item_gone_with_only_its_last_version_seen_says_when_it_expired() -> None:
+    from cosmem_tui.core.history_report import item_words
+    from cosmem_tui.model.history import ItemNow, ItemState
+
+    events = timeline([_version("t5", 1, ChangeOp.WRITE, T0, order=5, ttl=600)], 3600)
+    history = History(REF, "t5", FeedMode.LATEST, T0 + 3600, events, item=ItemNow(ItemState.ABSENT))
+    words = item_words(history)
+    assert words is not None and "expired 2023-11-14T22:23:20Z (TTL 600" in words
+    assert "purge is not in this feed" in words
