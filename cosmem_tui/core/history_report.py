@@ -115,11 +115,15 @@ def item_words(history: History) -> str | None:
         return "the item is gone now"
     last = history.events[-1] if history.events else None
     if last is not None and last.expires_at is not None and last.expires_at <= history.read_at:
-        # latest-version mode holds the version but no purge: the expiry is all it tells
+        # latest-version mode holds no purge at all; all versions, none yet (purges lag)
+        purge = (
+            "not purged yet (the purge uses spare throughput and can lag)"
+            if history.mode.sees_deletes
+            else "its purge is not in this feed"
+        )
         return (
             f"the item is not there now: it expired {_at(last.expires_at)} (TTL "
-            f"{last.ttl_effective}, from the last version the feed holds); its purge is not "
-            "in this feed"
+            f"{last.ttl_effective}, from the last version the feed holds); {purge}"
         )
     if not history.events:
         return (
