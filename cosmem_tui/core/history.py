@@ -182,6 +182,11 @@ class HistoryService:
             if saved
             else self.bookmarks.problem or "no position is kept for this session"
         )
+        if self.bookmarks.oldest(TtlScope.container(), mode) is not None:
+            tail += (
+                " (the position saved for the whole container is not read for one thread: "
+                "it would read every change of the container)"
+            )
         notes.append(
             HistoryNote(
                 NoteKind.SILENT,

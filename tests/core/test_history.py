@@ -85,5 +85,6 @@ async def test_a_tenants_position_serves_its_threads_and_the_containers_never_do
         other = await service.history(ThreadRef(Key.of("beta"), Key.of("t9")))
         assert other.since == t0 and not other.events
         assert any("none was saved" in n.text for n in other.notes)
+        assert any("not read for one thread" in n.text for n in other.notes)
     finally:
         await session.close()
