@@ -119,6 +119,24 @@ async def test_a_batch_that_fails_writes_neither_items_nor_changes(tmp_path):
     db.close()
 
 
+async def test_the_retention_window_lets_old_history_go_and_keeps_current_versions(tmp_path):
+    path = built(tmp_path)
+    writer = WorkspaceWriter.open(path)
+    with writer.changes(LAB, ANCHOR + 10) as batch:
+        batch.replace(exchange("acme", "t1", 0, text="edit"))
+        batch.delete(("acme", "t1"), "t1-2")
+    later = ANCHOR + writer.retention_s + 60
+    with writer.changes(LAB, later) as batch:
+        batch.create(exchange("acme", "t2", 0))
+    writer.close()
+    # Gone: t1-0's replaced build version, t1-2's build version and its delete.
+    assert [(r[1], r[2]) for r in log_rows(path)] == [
+        ("create", "t1-1"),
+        ("replace", "t1-0"),
+        ("create", "t2-0"),
+    ]
+
+
 async def test_commit_times_never_go_back_when_the_clock_does(tmp_path):
     path = built(tmp_path)
     writer = WorkspaceWriter.open(path)
