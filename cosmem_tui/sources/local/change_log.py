@@ -35,12 +35,12 @@ from cosmem_tui.model import JsonValue
 from cosmem_tui.model.changes import ChangeOp
 from cosmem_tui.schemas import FieldPath, Schema
 from cosmem_tui.sources.errors import Conflict, NotFound, WorkspaceError
-from cosmem_tui.sources.local.columns import COLUMNS, ItemColumns
+from cosmem_tui.sources.local.columns import COLUMNS, ItemColumns, Row
 from cosmem_tui.sources.local.keys import pk_text, schema_signature
 from cosmem_tui.sources.query_texts import load_query
 
 DAY: Final = 86_400
-DEFAULT_RETENTION_S: Final = 7 * DAY  # an account's continuous backup keeps 7 days at least
+DEFAULT_RETENTION_S: Final = 7 * DAY  # continuous backup's shorter tier keeps 7 days
 DEMO_RETENTION_S: Final = 2 * 3600  # the demo's: small, so its window visibly moves
 RETENTION_META: Final = "change_retention_s"
 LOG_STARTED_META: Final = "change_log_started"  # the newest commit a build logged
@@ -190,11 +190,11 @@ class ChangeBatch:
         self._columns = ItemColumns(pk_paths, schema, default_ttl, now)
         self.written: list[Written] = []
 
-    def _row(self, body: Mapping[str, JsonValue]) -> dict[str, object]:
+    def _row(self, body: Mapping[str, JsonValue]) -> Row:
         doc = dict(body)
         doc["_ts"] = self.now
         doc["_etag"] = new_etag()
-        return dict(zip(COLUMNS, self._columns.row(doc), strict=True))
+        return self._columns.row(doc)
 
     def _stored(self, pk: str, item_id: str) -> tuple[int, int | None, str | None, str | None]:
         """The stored item's rowid, expiry and keys; NotFound when there is none."""
@@ -210,22 +210,20 @@ class ChangeBatch:
     def _visible(self, expires_at: int | None) -> bool:
         return expires_at is None or expires_at > self.now
 
-    def _put(self, op: ChangeOp, row: dict[str, object]) -> Written:
-        pk, item_id, body = str(row["pk"]), str(row["id"]), str(row["body"])
+    def _put(self, op: ChangeOp, row: Row) -> Written:
+        pk, item_id, _, etag, _, tenant_key, thread_key, _, _, size, body = row
         lsn = record_version(
             self._db,
             op,
             pk=pk,
             item_id=item_id,
-            tenant_key=row["tenant_key"],  # type: ignore[arg-type]
-            thread_key=row["thread_key"],  # type: ignore[arg-type]
+            tenant_key=tenant_key,
+            thread_key=thread_key,
             crts=self.crts,
             body=body,
         )
-        self._db.execute(load_query("local", "insert_item"), row)
-        done = Written(
-            lsn, op, item_id, tuple(json.loads(pk)), str(row["etag"]), int(str(row["size_bytes"]))
-        )
+        self._db.execute(load_query("local", "insert_item"), dict(zip(COLUMNS, row, strict=True)))
+        done = Written(lsn, op, item_id, tuple(json.loads(pk)), etag, size)
         self.written.append(done)
         return done
 
@@ -233,7 +231,7 @@ class ChangeBatch:
         """A new item (Conflict if one with its id and key is there and not expired; an
         expired one not purged yet is purged first, as the service's create would)."""
         row = self._row(body)
-        pk, item_id = str(row["pk"]), str(row["id"])
+        pk, item_id = row[0], row[1]
         try:
             _, expires_at, _, _ = self._stored(pk, item_id)
         except NotFound:
@@ -246,16 +244,16 @@ class ChangeBatch:
     def replace(self, body: Mapping[str, JsonValue]) -> Written:
         """A new version of an item that is there (NotFound if it is not, or expired)."""
         row = self._row(body)
-        _, expires_at, _, _ = self._stored(str(row["pk"]), str(row["id"]))
+        _, expires_at, _, _ = self._stored(row[0], row[1])
         if not self._visible(expires_at):
-            raise NotFound(f"item {row['id']!r} has expired")
+            raise NotFound(f"item {row[1]!r} has expired")
         return self._put(ChangeOp.REPLACE, row)
 
     def upsert(self, body: Mapping[str, JsonValue]) -> Written:
         """A replace when the item is there and visible, else a create."""
         row = self._row(body)
         try:
-            _, expires_at, _, _ = self._stored(str(row["pk"]), str(row["id"]))
+            _, expires_at, _, _ = self._stored(row[0], row[1])
         except NotFound:
             return self._put(ChangeOp.CREATE, row)
         if not self._visible(expires_at):
