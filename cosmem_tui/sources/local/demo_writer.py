@@ -1,0 +1,260 @@
+"""The handle the demo's live workload writes its own workspace through, and no other file.
+
+The console never writes a user's workspace or an account unasked; the demo is the one
+file it owns (built from the seed in the user data dir). While the demo is on screen its
+simulated agents (``core/demo/live.py``) write turns into it, and this is the only way
+they can: ``DemoWorkspaceWriter.open`` refuses a file that is not a demo build (no
+``demo_manifest``), one whose derived columns were made for another schema, and a WAL
+file (its readers open it ``immutable`` and would never see a write).
+
+A batch is one transaction (``BEGIN IMMEDIATE`` … ``COMMIT``): every item write of a
+tick, each with its change-log row, and how far the workload has written
+(``live_through``), so an interrupted tick leaves either all of it or none, and two
+consoles on one demo never write the same second twice. These are the simulated
+account's own writes, not the console's requests: they are not in the session's
+request ledger (the simulated telemetry counts them) and need no ``--allow-writes``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cosmem_tui.model import JsonValue
+from cosmem_tui.model.changes import ChangeOp
+from cosmem_tui.schemas import FieldPath, Schema, SchemaError, get_schema
+from cosmem_tui.sources.errors import WorkspaceError
+from cosmem_tui.sources.local.columns import ItemColumns
+from cosmem_tui.sources.local.keys import pk_text, schema_signature
+from cosmem_tui.sources.local.workspace_writer import WorkspaceWriter
+from cosmem_tui.sources.query_texts import load_query
+
+TAIL_ITEMS = 4  # a thread's newest items handed to a create (its index, its retention)
+
+Body = dict[str, JsonValue]
+# From a thread's newest visible items (newest first) and the write's time: the item to
+# store (a create: a new item; a replace: the new version of the first), or None to skip.
+BodyMaker = Callable[[Sequence[Mapping[str, JsonValue]], int], Body | None]
+
+
+class NotTheDemo(WorkspaceError):
+    """A file the live workload must not write: only the demo's own workspace."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveWrite:
+    at: int  # epoch seconds: when the simulated agent writes
+    op: ChangeOp  # CREATE, REPLACE or DELETE
+    key: tuple[JsonValue, ...]  # the partition key values of its thread
+    make: BodyMaker | None = None  # a create's or a replace's new body
+
+
+@dataclass(frozen=True)
+class LiveBatch:
+    """One tick: the writes due in (``start``, ``end``] and the purges due by ``end``."""
+
+    start: int
+    end: int
+    writes: Sequence[LiveWrite]
+    purge_lag: Callable[[str], int]  # seconds between an item's expiry and its purge, by id
+    purge_floor: int  # expiries at or before it are left as they are (the demo's own past)
+    min_lag: int  # no purge lag is shorter (the candidates' query bound)
+    max_purges: int  # at most this many a tick: a backlog is purged over the next ones
+    protected: frozenset[tuple[JsonValue, ...]] = frozenset()  # keys never written
+
+
+@dataclass(frozen=True, slots=True)
+class LiveChange:
+    op: ChangeOp
+    at: int  # its commit time
+    item_id: str
+    key: tuple[JsonValue, ...]
+
+
+@dataclass
+class LiveApplied:
+    """What a batch wrote, in commit order (empty when another console had written it)."""
+
+    through: int | None
+    changes: list[LiveChange] = field(default_factory=list)
+
+
+class DemoWorkspaceWriter(WorkspaceWriter):
+    """``mode=rw`` on the demo workspace only (see the module docstring)."""
+
+    _schema: Schema
+    _pk_paths: tuple[FieldPath, ...]
+
+    @classmethod
+    def open_demo(cls, path: Path) -> DemoWorkspaceWriter:
+        writer = cls.open(path)
+        assert isinstance(writer, DemoWorkspaceWriter)
+        try:
+            writer._check_demo()
+        except BaseException:
+            writer.close()
+            raise
+        return writer
+
+    def _check_demo(self) -> None:
+        if not self.meta("demo_manifest") or not self.meta("demo_generation"):
+            raise NotTheDemo(
+                f"{self.path} is not the demo workspace: the live workload writes only there"
+            )
+        name = self.meta("schema") or ""
+        try:
+            schema = get_schema(name)
+        except SchemaError:
+            raise NotTheDemo(f"{self.path}: its schema {name!r} is not a built-in one") from None
+        if self.meta("derived_for") != schema_signature(schema):
+            raise NotTheDemo(f"{self.path}: its keys were not derived for schema {name!r}")
+        self._schema = schema
+        self._pk_paths = tuple(FieldPath.parse(p) for p in self.container.partition_key.paths)
+
+    def live_through(self) -> int | None:
+        """How far the workload has written (None: it never ran on this file)."""
+        value = self.meta("live_through")
+        return int(value) if value is not None and value.lstrip("-").isdigit() else None
+
+    def begin_live(self, at: int) -> int:
+        """Start the workload's clock at ``at`` unless it has one; the one in effect."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                through = self.live_through()
+                if through is None:
+                    self._db.execute(load_query("local", "live_through"), {"through": str(at)})
+                    through = at
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return through
+
+    def apply(self, batch: LiveBatch) -> LiveApplied:
+        """Every write and purge due in the batch, in time order, in one transaction."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                applied = self._apply(batch)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return applied
+
+    # -- inside the transaction -------------------------------------------------------------
+
+    def _apply(self, batch: LiveBatch) -> LiveApplied:
+        through = self.live_through()
+        if through is None or through >= batch.end:
+            return LiveApplied(None)  # not started, or another console wrote this span
+        floor = max(batch.start, through)
+        protected = {pk_text(key) for key in batch.protected}
+        due: list[tuple[int, int, LiveWrite | tuple[int, str, str]]] = [
+            (w.at, 1, w) for w in batch.writes if floor < w.at <= batch.end
+        ]
+        due.extend((at, 0, purge) for at, purge in self._purges(batch, floor, protected))
+        due.sort(key=lambda entry: (entry[0], entry[1]))
+        applied = LiveApplied(batch.end)
+        for at, _, what in due:
+            if isinstance(what, LiveWrite):
+                if pk_text(what.key) in protected:
+                    continue
+                change = self._write(what)
+            else:
+                change = self._purge(at, *what)
+            if change is not None:
+                applied.changes.append(change)
+        self._db.execute(load_query("local", "live_through"), {"through": str(batch.end)})
+        return applied
+
+    def _purges(
+        self, batch: LiveBatch, floor: int, protected: set[str]
+    ) -> Iterator[tuple[int, tuple[int, str, str]]]:
+        """(purge time, (rowid, pk, id)) of each expired item whose lag has passed."""
+        rows = self._db.execute(
+            load_query("local", "live_purge_candidates"),
+            {
+                "floor": batch.purge_floor,
+                "until": batch.end - batch.min_lag,
+                "limit": batch.max_purges * 4,
+            },
+        ).fetchall()
+        found = 0
+        for rowid, pk, item_id, expires_at in rows:
+            if pk in protected:
+                continue
+            purge_at = int(expires_at) + max(batch.min_lag, batch.purge_lag(item_id))
+            if purge_at > batch.end:
+                continue
+            yield max(purge_at, floor + 1), (int(rowid), str(pk), str(item_id))
+            found += 1
+            if found >= batch.max_purges:
+                return
+
+    def _tail(self, pk: str, at: int, limit: int) -> list[tuple[int, Body]]:
+        rows = self._db.execute(
+            load_query("local", "live_thread_tail"), {"pk": pk, "now": at, "limit": limit}
+        ).fetchall()
+        return [(int(rowid), json.loads(body)) for rowid, body in rows]
+
+    def _write(self, write: LiveWrite) -> LiveChange | None:
+        pk = pk_text(write.key)
+        if write.op is ChangeOp.DELETE:
+            row = self._db.execute(
+                load_query("local", "live_oldest_expiring"), {"pk": pk, "now": write.at}
+            ).fetchone()
+            if row is None:
+                return None
+            self._db.execute(load_query("local", "live_delete"), {"rowid": row[0]})
+            self._log_removal(write.at, str(row[1]), write.key, ttl_expired=False)
+            return LiveChange(ChangeOp.DELETE, write.at, str(row[1]), write.key)
+        assert write.make is not None
+        limit = TAIL_ITEMS if write.op is ChangeOp.CREATE else 1
+        tail = self._tail(pk, write.at, limit)
+        if write.op is ChangeOp.REPLACE and not tail:
+            return None
+        body = write.make([b for _, b in tail], write.at)
+        if body is None:
+            return None
+        columns = ItemColumns(
+            self._pk_paths, self._schema, self.container.default_ttl, write.at
+        ).row(body)
+        if write.op is ChangeOp.CREATE:
+            self._db.execute(load_query("local", "insert_new_item"), columns)
+        else:
+            self._db.execute(
+                load_query("local", "live_replace"),
+                {
+                    "rowid": tail[0][0],
+                    "ts": columns[2],
+                    "etag": columns[3],
+                    "expires_at": columns[4],
+                    "size_bytes": columns[9],
+                    "body": columns[10],
+                },
+            )
+        self._log_version(write.op, write.at, body, write.key)
+        return LiveChange(write.op, write.at, columns[1], write.key)
+
+    def _purge(self, at: int, rowid: int, pk: str, item_id: str) -> LiveChange:
+        key = tuple(json.loads(pk))
+        self._db.execute(load_query("local", "live_delete"), {"rowid": rowid})
+        self._log_removal(at, item_id, key, ttl_expired=True)
+        return LiveChange(ChangeOp.EXPIRED, at, item_id, key)
+
+    # -- the change log -----------------------------------------------------------------------
+
+    def _log_version(
+        self, op: ChangeOp, at: int, body: Mapping[str, Any], key: tuple[JsonValue, ...]
+    ) -> None:
+        """The change-log row of a create or replace, in this transaction."""
+
+    def _log_removal(
+        self, at: int, item_id: str, key: tuple[JsonValue, ...], *, ttl_expired: bool
+    ) -> None:
+        """The change-log row of a delete or purge, in this transaction."""
