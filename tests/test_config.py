@@ -457,7 +457,7 @@ def test_an_invocation_is_the_same_without_the_settings_model(tmp_path, argv, en
     fast = resolve_invocation(flags(args), env=absent)
     model = resolve_invocation(flags(args), env={**env, "COSMEM_CONFIG": str(empty)})
     assert not fast.configured and model.configured
-    for name in (*FLAG_SETTINGS, "allow_writes"):
+    for name in (*FLAG_SETTINGS, "allow_writes", "demo_live"):
         assert (getattr(fast, name), fast.origin(name)) == (
             getattr(model, name),
             model.origin(name),

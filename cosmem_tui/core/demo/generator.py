@@ -334,7 +334,11 @@ def _hostile_items(w: _Writer, tenant: str, thread: str, anchor: int) -> Iterato
             at,
             messages=[
                 {"role": role, "content": text, "timestamp": iso_time(at)},
-                {"role": "agent", "content": "I can't help with that.", "timestamp": iso_time(at + 5)},
+                {
+                    "role": "agent",
+                    "content": "I can't help with that.",
+                    "timestamp": iso_time(at + 5),
+                },
             ],
             content=text,
             ttl=30 * DAY,

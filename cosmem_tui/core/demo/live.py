@@ -29,8 +29,8 @@ label is on screen and closes it with the session (``ui/live_demo.py``).
 from __future__ import annotations
 
 import hashlib
-from bisect import bisect_right
 import threading
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -235,10 +235,7 @@ class LiveDemo:
             batch = LiveBatch(
                 start=start,
                 end=now,
-                writes=[
-                    LiveWrite(w.at, w.op, w.key, _maker(w))
-                    for w in plan.between(start, now)
-                ],
+                writes=[LiveWrite(w.at, w.op, w.key, _maker(w)) for w in plan.between(start, now)],
                 purge_lag=partial(purge_lag, self._seed),
                 purge_floor=self._manifest.anchor,
                 min_lag=PURGE_LAG_S[0],

@@ -1,0 +1,60 @@
+"""Ticks the demo's live workload while the demo is on screen (``core/demo/live.py``).
+
+The app starts it when a demo session is attached (its header says "demo workspace")
+and stops it when that session goes (a profile switch, quitting). Each tick runs in a
+worker, one at a time, and the write itself in a thread: the event loop never waits on
+SQLite, and a tick that is slow is skipped rather than stacked. The session closes the
+workload after a tick in progress, so a quit or a signal never cuts a transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.app import App
+from textual.timer import Timer
+
+from cosmem_tui.core.demo.live import TICK_S, LiveDemo
+from cosmem_tui.ui.messages import describe_error
+from cosmem_tui.ui.workers import run_async
+
+WORKER_GROUP = "demo-live"
+
+
+class LiveDemoTicker:
+    def __init__(self, app: App[None], live: LiveDemo, *, interval_s: float = TICK_S) -> None:
+        self._app = app
+        self.live = live
+        self.interval_s = interval_s
+        self._timer: Timer | None = None
+        self._in_flight = False
+        self.failure: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._timer is not None
+
+    def start(self) -> None:
+        if self._timer is None:
+            self._timer = self._app.set_interval(self.interval_s, self._tick, name="demo-live")
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def _tick(self) -> None:
+        if self._in_flight or self.live.closed:
+            return
+        self._in_flight = True
+        run_async(self._app, self._step, group=WORKER_GROUP, exit_on_error=False)
+
+    async def _step(self) -> None:
+        try:
+            await asyncio.to_thread(self.live.step)
+        except Exception as exc:  # the file went away, a full disk: say so once, stop
+            self.stop()
+            self.failure = f"the demo's live workload stopped: {describe_error(exc)}"
+            self._app.notify(self.failure, severity="warning", timeout=10, markup=False)
+        finally:
+            self._in_flight = False
