@@ -471,3 +471,26 @@ def outcome(invocation: Invocation) -> object:
         return session_options(invocation)
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "profile", "live"),
+    [
+        ((), "", True),
+        (("--still",), "", False),
+        (("demo", "--still"), "", False),
+        ((), "demo_live = false\n", False),
+        (("--still",), "demo_live = true\n", False),  # the flag beats the profile
+    ],
+)
+def test_still_and_demo_live_turn_the_demo_s_workload_off(tmp_path, argv, profile, live):
+    path = write_config(tmp_path / "c.toml", f'default_profile = "p"\n[profiles.p]\n{profile}')
+    args = cli.build_parser().parse_args(list(argv))
+    invocation = resolve_invocation(flags(args), env={"COSMEM_CONFIG": str(path)})
+    assert invocation.demo_live is live
+    assert session_options(invocation).live_demo is live
+    assert invocation.origin("demo_live") == (
+        "flag" if "--still" in argv else (f"profile p in {path}" if profile else "default")
+    )
+    fast = resolve_invocation(flags(args), env={"COSMEM_CONFIG": str(tmp_path / "none.toml")})
+    assert fast.demo_live is ("--still" not in argv)  # no file: the flag alone, no pydantic

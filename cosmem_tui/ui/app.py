@@ -113,6 +113,7 @@ class CosmemApp(App[None]):
 
     session: var[Session | None] = var(None)
     chrome: var[Chrome] = var(Chrome())
+    live_tick_s: float | None = None  # the demo's live workload ticks (None: its own, 1 s)
 
     def __init__(
         self,
@@ -322,7 +323,7 @@ class CosmemApp(App[None]):
             self.notify(f"the demo stays still: {describe_error(exc)}", timeout=10, markup=False)
             return
         if live is not None:
-            self.live_demo = LiveDemoTicker(self, live)
+            self.live_demo = LiveDemoTicker(self, live, interval_s=self.live_tick_s)
             self.live_demo.start()
 
     def _stop_live_demo(self) -> None:

@@ -22,10 +22,10 @@ WORKER_GROUP = "demo-live"
 
 
 class LiveDemoTicker:
-    def __init__(self, app: App[None], live: LiveDemo, *, interval_s: float = TICK_S) -> None:
+    def __init__(self, app: App[None], live: LiveDemo, *, interval_s: float | None = None) -> None:
         self._app = app
         self.live = live
-        self.interval_s = interval_s
+        self.interval_s = TICK_S if interval_s is None else interval_s
         self._timer: Timer | None = None
         self._in_flight = False
         self.failure: str | None = None
@@ -36,14 +36,15 @@ class LiveDemoTicker:
 
     def start(self) -> None:
         if self._timer is None:
-            self._timer = self._app.set_interval(self.interval_s, self._tick, name="demo-live")
+            self._timer = self._app.set_interval(self.interval_s, self.tick, name="demo-live")
 
     def stop(self) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
 
-    def _tick(self) -> None:
+    def tick(self) -> None:
+        """Write what is due now, in a worker (skipped while the last tick runs)."""
         if self._in_flight or self.live.closed:
             return
         self._in_flight = True
