@@ -1,6 +1,6 @@
 -- The oldest visible item of one thread that will expire (a short-term turn): what the
 -- demo's live workload deletes when a simulated agent forgets.
-SELECT rowid, id, body
+SELECT id
 FROM main.items
 WHERE pk = :pk
   AND expires_at > :now

@@ -17,8 +17,10 @@ from cosmem_tui.core.demo.live import (
 )
 from cosmem_tui.core.demo.manifest import DemoManifest
 from cosmem_tui.model import FrozenClock
-from cosmem_tui.model.changes import ChangeOp
-from cosmem_tui.sources.local import Workspace
+from cosmem_tui.model.changes import ChangeOp, FeedMode
+from cosmem_tui.model.lifecycle import TtlScope
+from cosmem_tui.schemas import get_schema
+from cosmem_tui.sources.local import LocalStore, Workspace
 from cosmem_tui.sources.local.demo_writer import (
     DemoWorkspaceWriter,
     LiveBatch,
@@ -34,6 +36,7 @@ from cosmem_tui.sources.simulated.writes import tenant_writes
 from tests.conftest import ANCHOR
 
 SMALL = DemoShape(threads=150, mean_turns=8)
+CONTAINER = TtlScope.container()
 TICK_S = 5
 BURST = (ANCHOR + 60, ANCHOR + 240)  # the first burst: 45 s after the anchor, 210 s long
 CALM = (ANCHOR + 300, ANCHOR + 900)  # until the next, 15 minutes after the first
@@ -107,6 +110,42 @@ def test_counts_move_and_every_kind_of_change_is_written_in_time_order(run):
     times = [c.at for c in run.changes]
     assert times == sorted(times)
     assert all(ANCHOR < at <= run.clock.now() for at in times)
+
+
+async def test_the_change_log_holds_every_write_in_commit_order(run):
+    """Read back as a tail reads it: the workspace's change feed, all versions mode."""
+    store = LocalStore(
+        run.reader,
+        get_schema("lab"),
+        ledger=RequestLedger(clock=run.clock, budget_ru=1e9),
+        clock=run.clock,
+    )
+    start = await store.read_changes(CONTAINER, mode=FeedMode.ALL_VERSIONS)
+    run.ticks(20 * 60 // TICK_S)
+    feed, continuation = [], start.continuation
+    while True:
+        page = await store.read_changes(
+            CONTAINER, mode=FeedMode.ALL_VERSIONS, continuation=continuation, max_items=1000
+        )
+        feed.extend(page.changes)
+        continuation = page.continuation
+        if not page.changes:
+            break
+    assert [(c.op, c.item_id, c.commit_time) for c in feed] == [
+        (c.op, c.item_id, c.at) for c in run.changes
+    ]
+    assert {c.op for c in feed} == {
+        ChangeOp.CREATE,
+        ChangeOp.REPLACE,
+        ChangeOp.DELETE,
+        ChangeOp.EXPIRED,
+    }
+    lsns = [c.lsn for c in feed]
+    assert lsns == sorted(lsns) and len(set(lsns)) == len(lsns)
+    assert [c.commit_time for c in feed] == sorted(c.commit_time for c in feed)
+    assert all(c.ttl_expired == (c.op is ChangeOp.EXPIRED) for c in feed)
+    replaced = next(c for c in feed if c.op is ChangeOp.REPLACE)
+    assert replaced.previous_lsn is not None and replaced.ts == replaced.commit_time
 
 
 def test_every_purge_lags_the_expiry_it_follows(run):

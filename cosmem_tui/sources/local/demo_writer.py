@@ -7,12 +7,13 @@ they can: ``DemoWorkspaceWriter.open`` refuses a file that is not a demo build (
 ``demo_manifest``), one whose derived columns were made for another schema, and a WAL
 file (its readers open it ``immutable`` and would never see a write).
 
-A batch is one transaction (``BEGIN IMMEDIATE`` … ``COMMIT``): every item write of a
-tick, each with its change-log row, and how far the workload has written
-(``live_through``), so an interrupted tick leaves either all of it or none, and two
-consoles on one demo never write the same second twice. These are the simulated
-account's own writes, not the console's requests: they are not in the session's
-request ledger (the simulated telemetry counts them) and need no ``--allow-writes``.
+A tick is one transaction of the change log (``WorkspaceWriter.changes``): every item
+write due since the last tick, each with its change row, committed at the tick's time
+(a second, in the console), and how far the workload has written (``live_through``),
+so an interrupted tick leaves all of it or none, and two consoles on one demo never
+write the same second twice. These are the simulated account's own writes, not the
+console's requests: they are not in the session's request ledger (the simulated
+telemetry counts them) and need no ``--allow-writes``.
 """
 
 from __future__ import annotations
@@ -21,13 +22,12 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from cosmem_tui.model import JsonValue
 from cosmem_tui.model.changes import ChangeOp
 from cosmem_tui.schemas import FieldPath, Schema, SchemaError, get_schema
 from cosmem_tui.sources.errors import WorkspaceError
-from cosmem_tui.sources.local.columns import ItemColumns
+from cosmem_tui.sources.local.change_log import ChangeBatch
 from cosmem_tui.sources.local.keys import pk_text, schema_signature
 from cosmem_tui.sources.local.workspace_writer import WorkspaceWriter
 from cosmem_tui.sources.query_texts import load_query
@@ -111,6 +111,8 @@ class DemoWorkspaceWriter(WorkspaceWriter):
             raise NotTheDemo(f"{self.path}: its schema {name!r} is not a built-in one") from None
         if self.meta("derived_for") != schema_signature(schema):
             raise NotTheDemo(f"{self.path}: its keys were not derived for schema {name!r}")
+        if not self.logs_changes:
+            raise NotTheDemo(f"{self.path} predates the change log: cosmem demo --reset")
         self._schema = schema
         self._pk_paths = tuple(FieldPath.parse(p) for p in self.container.partition_key.paths)
 
@@ -138,47 +140,35 @@ class DemoWorkspaceWriter(WorkspaceWriter):
         return through
 
     def apply(self, batch: LiveBatch) -> LiveApplied:
-        """Every write and purge due in the batch, in time order, in one transaction."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                applied = self._apply(batch)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        """Every write and purge due in the batch, in one transaction of the change log
+        (``WorkspaceWriter.changes``): each item write with its change row, at the
+        batch's end (a tick is a second in the console), and ``live_through``."""
+        with self.changes(self._schema, batch.end) as log:
+            applied = self._apply(batch, log)
         return applied
 
     # -- inside the transaction -------------------------------------------------------------
 
-    def _apply(self, batch: LiveBatch) -> LiveApplied:
+    def _apply(self, batch: LiveBatch, log: ChangeBatch) -> LiveApplied:
         through = self.live_through()
         if through is None or through >= batch.end:
             return LiveApplied(None)  # not started, or another console wrote this span
         floor = max(batch.start, through)
         protected = {pk_text(key) for key in batch.protected}
-        due: list[tuple[int, int, LiveWrite | tuple[int, str, str]]] = [
-            (w.at, 1, w) for w in batch.writes if floor < w.at <= batch.end
-        ]
-        due.extend((at, 0, purge) for at, purge in self._purges(batch, floor, protected))
-        due.sort(key=lambda entry: (entry[0], entry[1]))
         applied = LiveApplied(batch.end)
-        for at, _, what in due:
-            if isinstance(what, LiveWrite):
-                if pk_text(what.key) in protected:
-                    continue
-                change = self._write(what)
-            else:
-                change = self._purge(at, *what)
-            if change is not None:
-                applied.changes.append(change)
+        for pk, item_id in self._purges(batch, protected):
+            log.purge(tuple(json.loads(pk)), item_id)
+        for write in batch.writes:
+            if floor < write.at <= batch.end and pk_text(write.key) not in protected:
+                self._write(write, log, batch.end)
+        applied.changes = [
+            LiveChange(done.op, log.crts, done.item_id, done.partition_key) for done in log.written
+        ]
         self._db.execute(load_query("local", "live_through"), {"through": str(batch.end)})
         return applied
 
-    def _purges(
-        self, batch: LiveBatch, floor: int, protected: set[str]
-    ) -> Iterator[tuple[int, tuple[int, str, str]]]:
-        """(purge time, (rowid, pk, id)) of each expired item whose lag has passed."""
+    def _purges(self, batch: LiveBatch, protected: set[str]) -> Iterator[tuple[str, str]]:
+        """(pk, id) of each item that expired since ``purge_floor`` whose lag has passed."""
         rows = self._db.execute(
             load_query("local", "live_purge_candidates"),
             {
@@ -188,76 +178,38 @@ class DemoWorkspaceWriter(WorkspaceWriter):
             },
         ).fetchall()
         found = 0
-        for rowid, pk, item_id, expires_at in rows:
-            if pk in protected:
+        for pk, item_id, expires_at in rows:
+            lag = max(batch.min_lag, batch.purge_lag(item_id))
+            if pk in protected or int(expires_at) + lag > batch.end:
                 continue
-            purge_at = int(expires_at) + max(batch.min_lag, batch.purge_lag(item_id))
-            if purge_at > batch.end:
-                continue
-            yield max(purge_at, floor + 1), (int(rowid), str(pk), str(item_id))
+            yield str(pk), str(item_id)
             found += 1
             if found >= batch.max_purges:
                 return
 
-    def _tail(self, pk: str, at: int, limit: int) -> list[tuple[int, Body]]:
+    def _tail(self, pk: str, at: int, limit: int) -> list[Body]:
         rows = self._db.execute(
             load_query("local", "live_thread_tail"), {"pk": pk, "now": at, "limit": limit}
         ).fetchall()
-        return [(int(rowid), json.loads(body)) for rowid, body in rows]
+        return [json.loads(body) for (body,) in rows]
 
-    def _write(self, write: LiveWrite) -> LiveChange | None:
+    def _write(self, write: LiveWrite, log: ChangeBatch, now: int) -> None:
         pk = pk_text(write.key)
         if write.op is ChangeOp.DELETE:
             row = self._db.execute(
-                load_query("local", "live_oldest_expiring"), {"pk": pk, "now": write.at}
+                load_query("local", "live_oldest_expiring"), {"pk": pk, "now": now}
             ).fetchone()
-            if row is None:
-                return None
-            self._db.execute(load_query("local", "live_delete"), {"rowid": row[0]})
-            self._log_removal(write.at, str(row[1]), write.key, ttl_expired=False)
-            return LiveChange(ChangeOp.DELETE, write.at, str(row[1]), write.key)
+            if row is not None:
+                log.delete(write.key, str(row[0]))
+            return
         assert write.make is not None
-        limit = TAIL_ITEMS if write.op is ChangeOp.CREATE else 1
-        tail = self._tail(pk, write.at, limit)
+        tail = self._tail(pk, now, TAIL_ITEMS if write.op is ChangeOp.CREATE else 1)
         if write.op is ChangeOp.REPLACE and not tail:
-            return None
-        body = write.make([b for _, b in tail], write.at)
+            return
+        body = write.make(tail, now)
         if body is None:
-            return None
-        columns = ItemColumns(
-            self._pk_paths, self._schema, self.container.default_ttl, write.at
-        ).row(body)
+            return
         if write.op is ChangeOp.CREATE:
-            self._db.execute(load_query("local", "insert_new_item"), columns)
+            log.create(body)
         else:
-            self._db.execute(
-                load_query("local", "live_replace"),
-                {
-                    "rowid": tail[0][0],
-                    "ts": columns[2],
-                    "etag": columns[3],
-                    "expires_at": columns[4],
-                    "size_bytes": columns[9],
-                    "body": columns[10],
-                },
-            )
-        self._log_version(write.op, write.at, body, write.key)
-        return LiveChange(write.op, write.at, columns[1], write.key)
-
-    def _purge(self, at: int, rowid: int, pk: str, item_id: str) -> LiveChange:
-        key = tuple(json.loads(pk))
-        self._db.execute(load_query("local", "live_delete"), {"rowid": rowid})
-        self._log_removal(at, item_id, key, ttl_expired=True)
-        return LiveChange(ChangeOp.EXPIRED, at, item_id, key)
-
-    # -- the change log -----------------------------------------------------------------------
-
-    def _log_version(
-        self, op: ChangeOp, at: int, body: Mapping[str, Any], key: tuple[JsonValue, ...]
-    ) -> None:
-        """The change-log row of a create or replace, in this transaction."""
-
-    def _log_removal(
-        self, at: int, item_id: str, key: tuple[JsonValue, ...], *, ttl_expired: bool
-    ) -> None:
-        """The change-log row of a delete or purge, in this transaction."""
+            log.replace(body)
