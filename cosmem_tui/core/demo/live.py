@@ -54,9 +54,10 @@ from cosmem_tui.sources.simulated.writes import tenant_writes
 
 # The sample of the telemetry's requests written into the workspace. The demo's account
 # serves ~18 creates a second: written whole, the file would grow ~90 MB an hour.
-CREATES_PER_TURN = 40.0  # ~0.5 turns a second steady, ~3 in a burst
-UPSERTS_PER_REPLACE = 200.0
-DELETES_PER_DELETE = 200.0
+# benchmarks/live_demo.py measures what this sample costs.
+CREATES_PER_TURN = 80.0  # ~0.3 turns a second steady, ~1.5 in a burst
+UPSERTS_PER_REPLACE = 400.0
+DELETES_PER_DELETE = 400.0
 PURGE_LAG_S = (20, 300)  # a TTL purge trails the expiry by this much (drawn per item)
 MAX_PURGES_PER_TICK = 200  # a backlog (a demo reopened days later) goes over a few ticks
 MAX_CATCH_UP_S = 60  # reopened later: only the last minute is written, not the gap

@@ -19,20 +19,21 @@ telemetry counts them) and need no ``--allow-writes``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cosmem_tui.model import JsonValue
 from cosmem_tui.model.changes import ChangeOp
 from cosmem_tui.schemas import FieldPath, Schema, SchemaError, get_schema
-from cosmem_tui.sources.errors import WorkspaceError
+from cosmem_tui.sources.errors import Conflict, NotFound, WorkspaceError
 from cosmem_tui.sources.local.change_log import ChangeBatch
 from cosmem_tui.sources.local.keys import pk_text, schema_signature
 from cosmem_tui.sources.local.workspace_writer import WorkspaceWriter
 from cosmem_tui.sources.query_texts import load_query
 
 TAIL_ITEMS = 4  # a thread's newest items handed to a create (its index, its retention)
+PURGE_SCAN_AHEAD_S = 60  # the purge candidates are read for this far ahead, once a minute
 
 Body = dict[str, JsonValue]
 # From a thread's newest visible items (newest first) and the write's time: the item to
@@ -87,6 +88,8 @@ class DemoWorkspaceWriter(WorkspaceWriter):
 
     _schema: Schema
     _pk_paths: tuple[FieldPath, ...]
+    _scanned_to: int | None = None  # the purge candidates are known up to this expiry
+    _pending: list[tuple[int, str, str]]  # (purge time, pk, id), soonest first
 
     @classmethod
     def open_demo(cls, path: Path) -> DemoWorkspaceWriter:
@@ -114,6 +117,7 @@ class DemoWorkspaceWriter(WorkspaceWriter):
         if not self.logs_changes:
             raise NotTheDemo(f"{self.path} predates the change log: cosmem demo --reset")
         self._schema = schema
+        self._pending = []
         self._pk_paths = tuple(FieldPath.parse(p) for p in self.container.partition_key.paths)
 
     def live_through(self) -> int | None:
@@ -157,7 +161,10 @@ class DemoWorkspaceWriter(WorkspaceWriter):
         protected = {pk_text(key) for key in batch.protected}
         applied = LiveApplied(batch.end)
         for pk, item_id in self._purges(batch, protected):
-            log.purge(tuple(json.loads(pk)), item_id)
+            try:
+                log.purge(tuple(json.loads(pk)), item_id)
+            except (NotFound, Conflict):  # deleted, or written again (not expired) since
+                continue
         for write in batch.writes:
             if floor < write.at <= batch.end and pk_text(write.key) not in protected:
                 self._write(write, log, batch.end)
@@ -167,25 +174,30 @@ class DemoWorkspaceWriter(WorkspaceWriter):
         self._db.execute(load_query("local", "live_through"), {"through": str(batch.end)})
         return applied
 
-    def _purges(self, batch: LiveBatch, protected: set[str]) -> Iterator[tuple[str, str]]:
-        """(pk, id) of each item that expired since ``purge_floor`` whose lag has passed."""
-        rows = self._db.execute(
-            load_query("local", "live_purge_candidates"),
-            {
-                "floor": batch.purge_floor,
-                "until": batch.end - batch.min_lag,
-                "limit": batch.max_purges * 4,
-            },
-        ).fetchall()
-        found = 0
-        for pk, item_id, expires_at in rows:
-            lag = max(batch.min_lag, batch.purge_lag(item_id))
-            if pk in protected or int(expires_at) + lag > batch.end:
-                continue
-            yield str(pk), str(item_id)
-            found += 1
-            if found >= batch.max_purges:
-                return
+    def _purges(self, batch: LiveBatch, protected: set[str]) -> list[tuple[str, str]]:
+        """(pk, id) of each item that expired since ``purge_floor`` whose lag has passed.
+
+        The candidates are read once a minute (``PURGE_SCAN_AHEAD_S``: one pass over the
+        items), not every tick; one that was replaced or deleted since is skipped."""
+        until = batch.end - batch.min_lag
+        if self._scanned_to is None or until > self._scanned_to:
+            limit = batch.max_purges * 4
+            rows = self._db.execute(
+                load_query("local", "live_purge_candidates"),
+                {"floor": batch.purge_floor, "until": until + PURGE_SCAN_AHEAD_S, "limit": limit},
+            ).fetchall()
+            self._pending = sorted(
+                (int(expires_at) + max(batch.min_lag, batch.purge_lag(item_id)), pk, item_id)
+                for pk, item_id, expires_at in rows
+                if pk not in protected
+            )
+            # A backlog longer than the limit: read on from the last expiry next tick.
+            full = len(rows) == limit
+            self._scanned_to = int(rows[-1][2]) - 1 if full else until + PURGE_SCAN_AHEAD_S
+        due = [(pk, item_id) for at, pk, item_id in self._pending if at <= batch.end]
+        due = due[: batch.max_purges]
+        self._pending = self._pending[len(due) :] if due else self._pending
+        return due
 
     def _tail(self, pk: str, at: int, limit: int) -> list[Body]:
         rows = self._db.execute(
