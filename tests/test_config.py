@@ -494,3 +494,21 @@ def test_still_and_demo_live_turn_the_demo_s_workload_off(tmp_path, argv, profil
     )
     fast = resolve_invocation(flags(args), env={"COSMEM_CONFIG": str(tmp_path / "none.toml")})
     assert fast.demo_live is ("--still" not in argv)  # no file: the flag alone, no pydantic
+
+
+def test_cosmem_demo_still_opens_the_console_on_the_demo_still(capsys, monkeypatch):
+    """``cosmem demo`` alone makes the file and says so; with --still it opens the console
+    on the demo (which the console builds on first run) with the live workload off."""
+    opened: list[Invocation] = []
+
+    def console(args, invocation):
+        opened.append(invocation)
+        return 0
+
+    monkeypatch.setattr("cosmem_tui.cli.console.run_console", console)
+    assert run_cli(capsys, "demo", "--still")[0] == 0
+    assert run_cli(capsys, "--still", "demo")[0] == 0
+    assert len(opened) == 2
+    for invocation in opened:
+        options = session_options(invocation)
+        assert options.is_demo and not options.live_demo

@@ -73,6 +73,7 @@ from cosmem_tui.ui.widgets.header import Chrome, throttle_mark
 from cosmem_tui.ui.workers import run_async
 
 if TYPE_CHECKING:  # loaded where they are used: the session's modules once it opens
+    from cosmem_tui.core.demo.live import LiveDemo
     from cosmem_tui.core.ledger_file import LedgerFile
     from cosmem_tui.core.write_log import Interrupt
     from cosmem_tui.model.lifecycle import TtlScope
@@ -317,14 +318,11 @@ class CosmemApp(App[None]):
             return
         from cosmem_tui.ui.live_demo import LiveDemoTicker
 
-        try:
-            live = session.live_demo
-        except Exception as exc:  # refused (not the demo's file), or it cannot be opened
-            self.notify(f"the demo stays still: {describe_error(exc)}", timeout=10, markup=False)
-            return
-        if live is not None:
-            self.live_demo = LiveDemoTicker(self, live, interval_s=self.live_tick_s)
-            self.live_demo.start()
+        def build() -> LiveDemo | None:
+            return session.live_demo  # on the first tick, in its thread
+
+        self.live_demo = LiveDemoTicker(self, build, interval_s=self.live_tick_s)
+        self.live_demo.start()
 
     def _stop_live_demo(self) -> None:
         if self.live_demo is not None:

@@ -2,30 +2,44 @@
 
 The app starts it when a demo session is attached (its header says "demo workspace")
 and stops it when that session goes (a profile switch, quitting). Each tick runs in a
-worker, one at a time, and the write itself in a thread: the event loop never waits on
-SQLite, and a tick that is slow is skipped rather than stacked. The session closes the
-workload after a tick in progress, so a quit or a signal never cuts a transaction.
+worker, one at a time, and the work itself in a thread: the workload is built there on
+the first tick (its modules, the writable handle, the telemetry's keys), and the event
+loop never waits on SQLite; a tick that is slow is skipped rather than stacked. The
+session closes the workload after a tick in progress, so a quit or a signal never cuts
+a transaction.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.timer import Timer
 
-from cosmem_tui.core.demo.live import TICK_S, LiveDemo
+from cosmem_tui.core.demo import LIVE_TICK_S
 from cosmem_tui.ui.messages import describe_error
 from cosmem_tui.ui.workers import run_async
+
+if TYPE_CHECKING:
+    from cosmem_tui.core.demo.live import LiveDemo
 
 WORKER_GROUP = "demo-live"
 
 
 class LiveDemoTicker:
-    def __init__(self, app: App[None], live: LiveDemo, *, interval_s: float | None = None) -> None:
+    def __init__(
+        self,
+        app: App[None],
+        build: Callable[[], LiveDemo | None],
+        *,
+        interval_s: float | None = None,
+    ) -> None:
         self._app = app
-        self.live = live
-        self.interval_s = TICK_S if interval_s is None else interval_s
+        self._build = build
+        self.live: LiveDemo | None = None  # built on the first tick
+        self.interval_s = LIVE_TICK_S if interval_s is None else interval_s
         self._timer: Timer | None = None
         self._in_flight = False
         self.failure: str | None = None
@@ -45,17 +59,24 @@ class LiveDemoTicker:
 
     def tick(self) -> None:
         """Write what is due now, in a worker (skipped while the last tick runs)."""
-        if self._in_flight or self.live.closed:
+        if self._in_flight or self.failure is not None:
+            return
+        if self.live is not None and self.live.closed:
             return
         self._in_flight = True
         run_async(self._app, self._step, group=WORKER_GROUP, exit_on_error=False)
 
     async def _step(self) -> None:
         try:
+            if self.live is None:
+                self.live = await asyncio.to_thread(self._build)
+                if self.live is None:
+                    self.stop()
+                    return
             await asyncio.to_thread(self.live.step)
-        except Exception as exc:  # the file went away, a full disk: say so once, stop
+        except Exception as exc:  # not the demo's file, a full disk: say so once, stop
             self.stop()
-            self.failure = f"the demo's live workload stopped: {describe_error(exc)}"
+            self.failure = f"the demo stays still: {describe_error(exc)}"
             self._app.notify(self.failure, severity="warning", timeout=10, markup=False)
         finally:
             self._in_flight = False

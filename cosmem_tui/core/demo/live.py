@@ -61,7 +61,6 @@ DELETES_PER_DELETE = 400.0
 PURGE_LAG_S = (20, 300)  # a TTL purge trails the expiry by this much (drawn per item)
 MAX_PURGES_PER_TICK = 200  # a backlog (a demo reopened days later) goes over a few ticks
 MAX_CATCH_UP_S = 60  # reopened later: only the last minute is written, not the gap
-TICK_S = 1.0  # how often the app ticks it (the writes are due by the second)
 
 _SALT_COUNT, _SALT_SECOND, _SALT_THREAD, _SALT_DRAW = 0x11CE, 0x5EC0, 0x7EAD, 0xD7A3
 _OPS = (
