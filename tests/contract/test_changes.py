@@ -191,6 +191,7 @@ async def test_a_tenant_is_its_key_prefix_and_a_number_is_not_its_text(
         exchange("42", "s1", 0),
         exchange("acme", "t1", 5),
         exchange("acme", "t2", 0),
+        exchange("globex", "t2", 0),  # the same thread name in another tenant
         exchange(42, "n1", 1),
     )
     await writes.delete(("acme", "t2"), "t2-0")

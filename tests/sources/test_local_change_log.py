@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from cosmem_tui.core.importer import ImportSettings, import_export
 from cosmem_tui.model import FrozenClock, Key, ThreadRef
 from cosmem_tui.model.changes import ChangeOp, FeedMode, FeedStart, FeedUnavailable
-from cosmem_tui.model.lifecycle import TtlScope
+from cosmem_tui.model.lifecycle import DAY, TtlScope
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.errors import BadRequest, Conflict, WorkspaceError
 from cosmem_tui.sources.local import LocalStore, Workspace
@@ -119,6 +120,24 @@ async def test_a_batch_that_fails_writes_neither_items_nor_changes(tmp_path):
     db.close()
 
 
+async def test_the_retention_window_lets_old_history_go_and_keeps_current_versions(tmp_path):
+    path = built(tmp_path)
+    writer = WorkspaceWriter.open(path)
+    with writer.changes(LAB, ANCHOR + 10) as batch:
+        batch.replace(exchange("acme", "t1", 0, text="edit"))
+        batch.delete(("acme", "t1"), "t1-2")
+    later = ANCHOR + writer.retention_s + 60
+    with writer.changes(LAB, later) as batch:
+        batch.create(exchange("acme", "t2", 0))
+    writer.close()
+    # Gone: t1-0's replaced build version, t1-2's build version and its delete.
+    assert [(r[1], r[2]) for r in log_rows(path)] == [
+        ("create", "t1-1"),
+        ("replace", "t1-0"),
+        ("create", "t2-0"),
+    ]
+
+
 async def test_commit_times_never_go_back_when_the_clock_does(tmp_path):
     path = built(tmp_path)
     writer = WorkspaceWriter.open(path)
@@ -190,3 +209,27 @@ def test_the_demo_keeps_a_small_retention_window(demo_path):
         assert workspace.meta(RETENTION_META) == str(DEMO_RETENTION_S)
     finally:
         workspace.close()
+
+
+async def test_an_import_logs_its_items_and_its_history_starts_at_the_import(tmp_path):
+    export = tmp_path / "turns.jsonl"
+    turns = [
+        {**exchange("acme", "t1", i), "_ts": ANCHOR - 3 * DAY + i, "_etag": f'"{i}"'}
+        for i in range(4)
+    ]
+    export.write_text("".join(json.dumps(t) + "\n" for t in turns), encoding="utf-8")
+    path = tmp_path / "imported.sqlite"
+    import_export(
+        ImportSettings(source=export, workspace=path, schema="lab"),
+        clock=FrozenClock(ANCHOR),
+        user_dir=None,
+        on_problem=lambda p: None,
+    )
+    store = LocalStore.open(path, LAB, clock=FrozenClock(ANCHOR + 60))
+    page = await store.read_changes(CONTAINER, mode=FeedMode.LATEST, start=FeedStart.beginning())
+    assert [(c.item_id, c.commit_time) for c in page.changes] == [
+        (f"t1-{i}", ANCHOR - 3 * DAY + i) for i in range(4)
+    ]
+    # Three days of history before the import are not in the log: it says so.
+    assert page.retained_since == ANCHOR
+    await store.close()

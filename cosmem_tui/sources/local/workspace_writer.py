@@ -1,14 +1,17 @@
-"""The one writable handle on an existing workspace, for guarded writes (--allow-writes).
+"""The one writable handle on an existing workspace: guarded writes, and the demo's workload.
 
 Browsing opens a workspace read-only (``mode=ro``) and keeps it so; this handle is a
-second connection (``mode=rw``) that only a session opened with writes allowed ever
-creates. It changes one item at a time, each conditional on the ETag the caller read
-(compare-and-set inside one transaction), and gives the item a new ``_ts`` and ``_etag``
-as the service would. Each write records its change in the workspace's change log
-(``change_log.py``) in the same transaction, when the workspace keeps one (those built
-before it stay writable, without a log). ``changes`` opens a batch of many writes in one
-transaction for the demo's workload. Workspaces left in WAL mode by older builds are
-refused: their readers open them ``immutable`` and would never see a change.
+second connection (``mode=rw``) that only a session opened with writes allowed creates
+(``LocalWriter``), and the demo's simulated workload on the demo's own file (``changes``:
+those writes stand for the account's other clients, not the console's requests, so they
+are in no session's ledger). A guarded write changes one item at a time, each
+conditional on the ETag the caller read (compare-and-set inside one transaction), and
+gives the item a new ``_ts`` and ``_etag`` as the service would. Each write records its
+change in the workspace's change log (``change_log.py``) in the same transaction, when
+the workspace keeps one (those built before it stay writable, without a log);
+``changes`` opens a batch of many writes in one transaction. Workspaces left in WAL mode
+by older builds are refused: their readers open them ``immutable`` and would never see a
+change.
 """
 
 from __future__ import annotations
