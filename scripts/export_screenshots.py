@@ -91,7 +91,7 @@ async def shoot(workspace: Path, size: tuple[int, int], shot: Shot) -> str:
 
     Input._toggle_cursor = lambda self: None  # type: ignore[method-assign]  # no blinking
     clock = FrozenClock(ANCHOR)
-    options = SessionOptions(workspace=workspace)
+    options = SessionOptions(workspace=workspace, live_demo=False)  # still: as built
 
     async def open_it() -> Session:
         session = open_session(options, clock)

@@ -457,7 +457,7 @@ def test_an_invocation_is_the_same_without_the_settings_model(tmp_path, argv, en
     fast = resolve_invocation(flags(args), env=absent)
     model = resolve_invocation(flags(args), env={**env, "COSMEM_CONFIG": str(empty)})
     assert not fast.configured and model.configured
-    for name in (*FLAG_SETTINGS, "allow_writes"):
+    for name in (*FLAG_SETTINGS, "allow_writes", "demo_live"):
         assert (getattr(fast, name), fast.origin(name)) == (
             getattr(model, name),
             model.origin(name),
@@ -471,3 +471,44 @@ def outcome(invocation: Invocation) -> object:
         return session_options(invocation)
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "profile", "live"),
+    [
+        ((), "", True),
+        (("--still",), "", False),
+        (("demo", "--still"), "", False),
+        ((), "demo_live = false\n", False),
+        (("--still",), "demo_live = true\n", False),  # the flag beats the profile
+    ],
+)
+def test_still_and_demo_live_turn_the_demo_s_workload_off(tmp_path, argv, profile, live):
+    path = write_config(tmp_path / "c.toml", f'default_profile = "p"\n[profiles.p]\n{profile}')
+    args = cli.build_parser().parse_args(list(argv))
+    invocation = resolve_invocation(flags(args), env={"COSMEM_CONFIG": str(path)})
+    assert invocation.demo_live is live
+    assert session_options(invocation).live_demo is live
+    assert invocation.origin("demo_live") == (
+        "flag" if "--still" in argv else (f"profile p in {path}" if profile else "default")
+    )
+    fast = resolve_invocation(flags(args), env={"COSMEM_CONFIG": str(tmp_path / "none.toml")})
+    assert fast.demo_live is ("--still" not in argv)  # no file: the flag alone, no pydantic
+
+
+def test_cosmem_demo_still_opens_the_console_on_the_demo_still(capsys, monkeypatch):
+    """``cosmem demo`` alone makes the file and says so; with --still it opens the console
+    on the demo (which the console builds on first run) with the live workload off."""
+    opened: list[Invocation] = []
+
+    def console(args, invocation):
+        opened.append(invocation)
+        return 0
+
+    monkeypatch.setattr("cosmem_tui.cli.console.run_console", console)
+    assert run_cli(capsys, "demo", "--still")[0] == 0
+    assert run_cli(capsys, "--still", "demo")[0] == 0
+    assert len(opened) == 2
+    for invocation in opened:
+        options = session_options(invocation)
+        assert options.is_demo and not options.live_demo

@@ -294,6 +294,17 @@ def top_level(parser: argparse.ArgumentParser) -> None:
         help="a profile of the config file (or COSMEM_PROFILE; see cosmem config)",
     )
     allow_writes(parser)
+    still(parser)
+
+
+def still(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
+    parser.add_argument(
+        "--still",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="the demo without its live workload, as built: nothing writes to it "
+        "(cosmem demo --still opens it so; the setting demo_live = false does the same)",
+    )
 
 
 # -- to config -----------------------------------------------------------------------------
@@ -323,6 +334,7 @@ def flags(args: argparse.Namespace) -> Flags:
         ru_budget=given("ru_budget"),
         theme=given("theme"),
         allow_writes=bool(given("allow_writes")),
+        still=bool(given("still")),
         profile=given("profile"),
         timeout=given("timeout"),
         ledger=given("ledger"),

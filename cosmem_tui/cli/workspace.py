@@ -24,6 +24,8 @@ def run_demo(args: argparse.Namespace, invocation: Invocation | None) -> int:
     if getattr(args, "ledger", None) is not None:
         raise CliError("demo makes no requests: --ledger applies to a session")
     path = SessionOptions(workspace=args.workspace, schema=None).workspace_path
+    if getattr(args, "still", False):
+        return _open_still(args, path)
     if path.exists() and not args.reset:
         print(f"demo workspace: {path} (use --reset to rebuild it)")
         return EXIT_OK
@@ -40,6 +42,19 @@ def run_demo(args: argparse.Namespace, invocation: Invocation | None) -> int:
         f"{manifest.hostile.get('tenant')}/{visible(manifest.hostile.get('thread', ''))}"
     )
     return EXIT_OK
+
+
+def _open_still(args: argparse.Namespace, path: Path) -> int:
+    """``cosmem demo --still``: the console on the demo with its live workload off (the
+    console builds the demo first if it is not there; ``--reset`` rebuilds it first)."""
+    from cosmem_tui.cli.console import action_ids, run_console
+    from cosmem_tui.config.invocation import for_run
+
+    if args.reset:
+        from cosmem_tui.compose import build_demo
+
+        build_demo(path, SystemClock())
+    return run_console(args, for_run(options.flags(args), action_ids))
 
 
 def run_import(args: argparse.Namespace, invocation: Invocation | None) -> int:
@@ -114,6 +129,7 @@ def run_import(args: argparse.Namespace, invocation: Invocation | None) -> int:
 
 def _demo_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reset", action="store_true", help="rebuild it from the seed")
+    options.still(parser, suppress=True)  # as given before the command name, too
 
 
 def _import_arguments(parser: argparse.ArgumentParser) -> None:

@@ -37,6 +37,7 @@ from cosmem_tui.sources.store import MemoryStore
 
 if TYPE_CHECKING:
     from cosmem_tui.core.audit import AuditLog
+    from cosmem_tui.core.demo.live import LiveDemo
     from cosmem_tui.core.demo.manifest import DemoManifest
     from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.recall import RecallService
@@ -117,6 +118,7 @@ class SessionBuilder:
         notes: list[str] | None = None,
         manifest: DemoManifest | None = None,
         schema_reason: str = "",
+        live_demo: Callable[[], LiveDemo] | None = None,
     ) -> Session:
         """The session over what was built, holding every closer (the builder lets go)."""
         closers, self.closers = self.closers, []
@@ -131,6 +133,7 @@ class SessionBuilder:
             manifest=manifest,
             notes=notes or [],
             schema_reason=schema_reason,
+            build_live_demo=live_demo,
             closers=closers,
         )
         session.use_telemetry(telemetry)

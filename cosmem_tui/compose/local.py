@@ -25,6 +25,7 @@ from cosmem_tui.sources.local import LocalStore, Workspace
 from cosmem_tui.sources.request_ledger import RequestLedger
 
 if TYPE_CHECKING:
+    from cosmem_tui.core.demo.live import LiveDemo
     from cosmem_tui.core.demo.manifest import DemoManifest
     from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.schema_choice import SchemaChoice
@@ -96,6 +97,12 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
         def doctor() -> DoctorService:
             return _local_doctor(store, ledger, clock, opened, telemetry, options, label, choice)
 
+        live = None
+        if options.is_demo and options.live_demo and manifest is not None:
+
+            def live() -> LiveDemo:
+                return _live_demo(workspace, opened, manifest, clock)
+
         return builder.session(
             is_demo=options.is_demo,
             memory=memory,
@@ -105,7 +112,32 @@ def open_local_session(options: SessionOptions, clock: Clock | None = None) -> S
             notes=notes,
             manifest=manifest,
             schema_reason=choice.reason,
+            live_demo=live,
         )
+
+
+def _live_demo(
+    workspace: Workspace, opened: OpenedTelemetry, manifest: DemoManifest, clock: Clock
+) -> LiveDemo:
+    """The demo's live workload: the only writer of the demo's own file (a file that is
+    not a demo build is refused by ``DemoWorkspaceWriter``), on the rhythm of the
+    session's simulated telemetry."""
+    from cosmem_tui.core.demo.live import LiveDemo
+    from cosmem_tui.sources.local.demo_writer import DemoWorkspaceWriter
+    from cosmem_tui.sources.simulated.telemetry import SimulatedTelemetry
+    from cosmem_tui.sources.simulated.workload import DEFAULT_SEED
+
+    telemetry = opened.telemetry
+    if not isinstance(telemetry, SimulatedTelemetry):
+        raise TypeError("the demo's live workload follows its simulated telemetry")
+    return LiveDemo(
+        DemoWorkspaceWriter.open_demo(workspace.path),
+        telemetry.workload,
+        clock=clock,
+        manifest=manifest,
+        seed=DEFAULT_SEED,
+        refresh=workspace.refresh_item,
+    )
 
 
 def _local_writes(workspace: Workspace, store: LocalStore, builder: SessionBuilder) -> WriteService:

@@ -28,6 +28,7 @@ default_profile = "demo"
 # schema = "auto"
 theme = "cosmem-dark"
 refresh_s = 5          # live views refresh every N seconds (never under 2)
+# demo_live = false    # the demo without its live workload (as cosmem --still)
 
 # [profiles.prod]
 # endpoint = "https://ACCOUNT.documents.azure.com:443/"

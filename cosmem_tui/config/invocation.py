@@ -72,6 +72,7 @@ class Flags(NamedTuple):
     ru_budget: float | None = None
     theme: str | None = None
     allow_writes: bool = False
+    still: bool = False  # --still: the demo's live workload off
     profile: str | None = None
     timeout: float | None = None
     ledger: Path | None = None
@@ -82,6 +83,7 @@ class Flags(NamedTuple):
         """The settings given as flags, by setting name (None: not given)."""
         values: dict[str, Any] = {name: getattr(self, name) for name in FLAG_SETTINGS}
         values["allow_writes"] = True if self.allow_writes else None
+        values["demo_live"] = False if self.still else None
         return values
 
 
@@ -101,6 +103,7 @@ class Invocation(NamedTuple):
     ru_budget: float | None = None
     theme: str | None = None
     allow_writes: bool = False
+    demo_live: bool = True  # the demo's live workload writes while it is on screen
     refresh_s: float | None = None  # a profile's live-view interval (None: the views' own)
     # A profile's Azure OpenAI embeddings deployment (recall's --text as a vector).
     embeddings_endpoint: str | None = None
@@ -196,10 +199,11 @@ def _from_settings(
         check_keys({resolved.profile or "": settings}, known_actions, str(resolved.file.path))
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
-    for name in (*FLAG_SETTINGS, "allow_writes"):
+    given = flags.settings()
+    for name in (*FLAG_SETTINGS, "allow_writes", "demo_live"):
         origin = resolved.origins[name]
         # A flag as given (the model would expand ~ in a path the shell left alone).
-        value = getattr(flags, name) if origin == "flag" else resolved.value(name)
+        value = given[name] if origin == "flag" else resolved.value(name)
         values[name], origins[name] = value, origin
     origins["refresh_s"] = resolved.origins["refresh_s"]
     origins["keys"] = resolved.origins["keys"]
@@ -297,6 +301,7 @@ def session_options(invocation: Invocation, *, telemetry_alone: bool = False) ->
         cosmos=cosmos,
         telemetry=monitor,
         allow_writes=invocation.allow_writes,
+        live_demo=invocation.demo_live,
         embeddings=embeddings_deployment(invocation),
     )
 

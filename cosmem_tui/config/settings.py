@@ -90,6 +90,9 @@ class Fields(BaseModel):
     theme: str | None = None
     keys: dict[str, str] = Field(default_factory=dict)
     allow_writes: bool = False
+    # The demo's live workload (its simulated agents write the demo while it is shown);
+    # false: the demo stays as built, as --still.
+    demo_live: bool = True
 
     @field_validator("workspace")
     @classmethod

@@ -7,6 +7,7 @@ composition package, ``cosmem_tui.compose``, whose ``SessionBuilder`` is the one
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from cosmem_tui.core.errors import LookupFailed
 if TYPE_CHECKING:  # the services' modules load when a session builds them
     from cosmem_tui.core.advisor import AdvisorService
     from cosmem_tui.core.browse import BrowseService
+    from cosmem_tui.core.demo.live import LiveDemo
     from cosmem_tui.core.demo.manifest import DemoManifest
     from cosmem_tui.core.doctor_service import DoctorService
     from cosmem_tui.core.hot_keys import HotKeysService
@@ -71,6 +73,9 @@ class SessionOptions:
     # ``sources/telemetry_backends.py``. None: none (a workspace has its simulated one).
     telemetry: TelemetrySettings | None = None
     allow_writes: bool = False  # --allow-writes: pin, set a ttl, erase a thread (audited)
+    # The demo's live workload (core/demo/live.py) while the demo is on screen; --still
+    # or the setting demo_live = false turn it off. Only ever the demo's own workspace.
+    live_demo: bool = True
     # The profile's embeddings deployment (None: --text outside the demo is key terms only).
     embeddings: EmbeddingsDeployment | None = None
 
@@ -163,6 +168,9 @@ class Session:
     hot_keys: HotKeysService | None = None  # over ``telemetry``
     writes: WriteService | None = None  # None unless opened with --allow-writes
     build_doctor: Callable[[], DoctorService] | None = None  # built on first use
+    # The demo's live workload (the demo's own workspace only, unless --still): built on
+    # first use by whoever shows the demo (the console), never by a headless command.
+    build_live_demo: Callable[[], LiveDemo] | None = None
     credential: Any = None
     manifest: DemoManifest | None = None
     notes: list[str] = field(default_factory=list)
@@ -170,6 +178,7 @@ class Session:
     closers: list[Closer] = field(default_factory=list)
     _doctor: DoctorService | None = field(default=None, init=False, repr=False)
     _recall: RecallService | None = field(default=None, init=False, repr=False)
+    _live_demo: LiveDemo | None = field(default=None, init=False, repr=False)
 
     def _memory(self) -> MemoryServices:
         if self.memory is None:
@@ -213,6 +222,13 @@ class Session:
             self._doctor = self.build_doctor()
         return self._doctor
 
+    @property
+    def live_demo(self) -> LiveDemo | None:
+        """The demo's live workload, built on first use (None: not the demo, or still)."""
+        if self._live_demo is None and self.build_live_demo is not None:
+            self._live_demo = self.build_live_demo()
+        return self._live_demo
+
     def use_telemetry(self, services: TelemetryServices | None) -> None:
         """Read telemetry through ``services`` (None: none) from now on."""
         if services is None:
@@ -247,4 +263,7 @@ class Session:
     async def close(self) -> None:
         """Close every service, then what they share (the credential), once."""
         closers, self.closers = self.closers, []
+        live, self._live_demo, self.build_live_demo = self._live_demo, None, None
+        if live is not None:  # first: after its tick in progress, before the workspace
+            await asyncio.to_thread(live.close)
         await close_in_reverse(closers)

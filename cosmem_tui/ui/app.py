@@ -73,9 +73,11 @@ from cosmem_tui.ui.widgets.header import Chrome, throttle_mark
 from cosmem_tui.ui.workers import run_async
 
 if TYPE_CHECKING:  # loaded where they are used: the session's modules once it opens
+    from cosmem_tui.core.demo.live import LiveDemo
     from cosmem_tui.core.ledger_file import LedgerFile
     from cosmem_tui.core.write_log import Interrupt
     from cosmem_tui.model.lifecycle import TtlScope
+    from cosmem_tui.ui.live_demo import LiveDemoTicker
     from cosmem_tui.ui.views.browse.screen import BrowseScreen
 
 T = TypeVar("T")
@@ -112,6 +114,7 @@ class CosmemApp(App[None]):
 
     session: var[Session | None] = var(None)
     chrome: var[Chrome] = var(Chrome())
+    live_tick_s: float | None = None  # the demo's live workload ticks (None: its own, 1 s)
 
     def __init__(
         self,
@@ -145,6 +148,7 @@ class CosmemApp(App[None]):
         self._asking = asyncio.Lock()  # one budget question on screen at a time
         self._countdown: Timer | None = None
         self._overruns_said = 0  # overruns already named on the status line
+        self.live_demo: LiveDemoTicker | None = None  # the demo's live workload, while shown
         self.screens_by_view: dict[str, ViewScreen] = {}
         for spec in VIEWS:
             self._modes[spec.name] = self._screen_of(spec.name)
@@ -267,6 +271,7 @@ class CosmemApp(App[None]):
 
     def _attach_session(self, session: Session) -> None:
         """Subscribe to the session's ledger (every handle kept) and hand it to the views."""
+        self._stop_live_demo()
         self._release()
         request_ledger = session.ledger
         self._unsubscribe = [
@@ -296,6 +301,7 @@ class CosmemApp(App[None]):
             if screen.is_mounted:
                 screen.show_hints()
         self.session = session
+        self._start_live_demo(session)
         run_async(self, self._fetch_container, group="container", exit_on_error=False)
         if session.notes:
             self.notify("; ".join(session.notes), timeout=8)
@@ -304,6 +310,24 @@ class CosmemApp(App[None]):
             browse = self.screens_by_view.get("browse")
             if browse is not None:
                 browse.set_status(ledger_error, error=True)
+
+    def _start_live_demo(self, session: Session) -> None:
+        """The demo's simulated agents write it while its label is in the header: only a
+        demo session (never a user's workspace or an account), and not with --still."""
+        if not session.is_demo or session.build_live_demo is None:
+            return
+        from cosmem_tui.ui.live_demo import LiveDemoTicker
+
+        def build() -> LiveDemo | None:
+            return session.live_demo  # on the first tick, in its thread
+
+        self.live_demo = LiveDemoTicker(self, build, interval_s=self.live_tick_s)
+        self.live_demo.start()
+
+    def _stop_live_demo(self) -> None:
+        if self.live_demo is not None:
+            self.live_demo.stop()
+            self.live_demo = None
 
     def _attach_ledger(self, session: Session) -> str | None:
         """Before the views start their requests; what went wrong, else None."""
@@ -638,6 +662,7 @@ class CosmemApp(App[None]):
     async def _close_session(self, session: Session | None) -> None:
         """Let go of ``session``: the ledger's subscriptions and confirmer first, then the
         session, then the --ledger file (after the session: its last records are in)."""
+        self._stop_live_demo()  # the session closes the workload after its tick in progress
         self._release()
         try:
             if session is not None:

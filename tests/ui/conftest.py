@@ -33,7 +33,9 @@ def make_app(clock: FrozenClock) -> AppFactory:
         schema: str | None = None,
         ledger: Path | None = None,
     ) -> CosmemApp:
-        options = SessionOptions(workspace=workspace, schema=schema)
+        # Still: the demo's live workload never writes a test's workspace (snapshots and
+        # counts stay as built).
+        options = SessionOptions(workspace=workspace, schema=schema, live_demo=False)
 
         async def open_it():
             session = open_session(options, clock)

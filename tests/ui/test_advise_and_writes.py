@@ -30,7 +30,7 @@ from tests.ui.conftest import cells, settle
 
 
 def writable_app(path: Path, clock: FrozenClock, *, allow_writes: bool) -> CosmemApp:
-    options = SessionOptions(workspace=path, allow_writes=allow_writes)
+    options = SessionOptions(workspace=path, allow_writes=allow_writes, live_demo=False)
 
     async def open_it():  # type: ignore[no-untyped-def]
         session = open_local_session(options, clock)

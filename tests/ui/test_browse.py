@@ -238,7 +238,7 @@ async def test_first_run_builds_the_demo_with_progress(isolated_user_dirs, clock
     from cosmem_tui.ui.app import CosmemApp
 
     assert not default_workspace_path().exists()
-    app = CosmemApp(SessionOptions(), clock=clock)
+    app = CosmemApp(SessionOptions(live_demo=False), clock=clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         header = app.screen.query_one(SessionHeader)

@@ -48,7 +48,7 @@ def make(
     telemetry: bool = True,
 ) -> CosmemApp:
     """The demo session; ``source`` replaces its telemetry source (given the simulator)."""
-    options = SessionOptions(workspace=demo_path)
+    options = SessionOptions(workspace=demo_path, live_demo=False)
 
     async def open_it():  # type: ignore[no-untyped-def]
         session = open_local_session(options, clock)

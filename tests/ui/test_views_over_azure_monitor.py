@@ -37,7 +37,7 @@ def over_azure(
     **changes: str,
 ) -> CosmemApp:
     """The demo's store with Azure Monitor (the fake) as its telemetry, calls in its ledger."""
-    options = SessionOptions(workspace=demo_path)
+    options = SessionOptions(workspace=demo_path, live_demo=False)
 
     async def open_it():  # type: ignore[no-untyped-def]
         session = open_local_session(options, clock)
@@ -143,7 +143,9 @@ def test_cosmem_hot_prints_what_the_view_shows(
     demo_path: Path, frozen_system_time: FrozenClock, capsys: pytest.CaptureFixture[str]
 ):
     async def in_the_view() -> list[list[str]]:
-        app = CosmemApp(SessionOptions(workspace=demo_path), clock=frozen_system_time)
+        app = CosmemApp(
+            SessionOptions(workspace=demo_path, live_demo=False), clock=frozen_system_time
+        )
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("H")
@@ -165,7 +167,9 @@ def test_cosmem_throttle_prints_what_the_view_shows(
     demo_path: Path, frozen_system_time: FrozenClock, capsys: pytest.CaptureFixture[str]
 ):
     async def in_the_view() -> tuple[int, int]:
-        app = CosmemApp(SessionOptions(workspace=demo_path), clock=frozen_system_time)
+        app = CosmemApp(
+            SessionOptions(workspace=demo_path, live_demo=False), clock=frozen_system_time
+        )
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             await pilot.press("T")

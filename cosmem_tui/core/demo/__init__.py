@@ -14,3 +14,7 @@ Nothing is imported here, so reading a manifest does not load the generator.
 # made by an older generation is rebuilt when the console opens it. It is the demo's own
 # file in the user data dir, never a user's workspace. Bump this when generate_items changes.
 GENERATION = "3"  # 3: the demo keeps a change log (sources/local/change_log.py)
+
+# How often the console ticks the demo's live workload (``live.py``; its writes are due
+# by the second). Here, so the app reads it without loading the workload's modules.
+LIVE_TICK_S = 1.0

@@ -106,7 +106,7 @@ def demo_container() -> ContainerProperties:
     )
 
 
-def _iso(epoch: float) -> str:
+def iso_time(epoch: float) -> str:
     """ISO-8601 UTC with milliseconds and a Z, as JavaScript and .NET writers produce."""
     whole = int(epoch)
     return (
@@ -206,7 +206,7 @@ def _fill(rng: random.Random, template: str) -> str:
     return template.format_map(_Slots(rng))
 
 
-def _exchange(rng: random.Random) -> tuple[str, str]:
+def exchange_texts(rng: random.Random) -> tuple[str, str]:
     opener = rng.choice(WORDS.user_openers)
     user = _fill(rng, rng.choice(WORDS.user_problems))
     user = f"{opener} {user}" if opener else user[0].upper() + user[1:]
@@ -239,7 +239,7 @@ def _memory_record(
     **extra: Any,
 ) -> dict[str, Any]:
     """A long-term record (summary, fact) written by the agent as a system message."""
-    message = {"role": "system", "content": text, "timestamp": _iso(at)}
+    message = {"role": "system", "content": text, "timestamp": iso_time(at)}
     return w.item(tenant, thread, index, ts, type=kind, messages=[message], content=text, **extra)
 
 
@@ -275,15 +275,15 @@ def _turn_items(
             text = "Fact: " + _fill(rng, rng.choice(WORDS.facts))
             yield _memory_record(w, tenant, thread, index, ts, "fact", text, agent_at)
             continue
-        user, agent = _exchange(rng)
+        user, agent = exchange_texts(rng)
         fields: dict[str, Any] = {
             "messages": [
-                {"role": "user", "content": user, "timestamp": _iso(user_at)},
+                {"role": "user", "content": user, "timestamp": iso_time(user_at)},
                 {
                     "role": "agent",
                     "content": agent,
                     "entityId": "support-agent",
-                    "timestamp": _iso(agent_at),
+                    "timestamp": iso_time(agent_at),
                 },
             ],
             "content": f"{user} {agent}",
@@ -292,7 +292,7 @@ def _turn_items(
         if rng.random() < 0.06:
             # Patched after the fact (like AMT's extracted_at): the write resets the TTL clock.
             ts = min(anchor, ts + int(rng.uniform(5 * 60, 3 * HOUR)))
-            fields["extractedAt"] = _iso(ts)
+            fields["extractedAt"] = iso_time(ts)
         if ttl is not None:
             fields["ttl"] = ttl
         yield w.item(tenant, thread, index, ts, **fields)
@@ -302,7 +302,7 @@ def _malformed_items(w: _Writer, tenant: str, thread: str, anchor: int) -> Itera
     t = anchor - 2 * HOUR
 
     def msgs(text: str) -> list[dict[str, Any]]:
-        return [{"role": "user", "content": text, "timestamp": _iso(t)}]
+        return [{"role": "user", "content": text, "timestamp": iso_time(t)}]
 
     yield w.item(
         tenant, thread, 0, t, messages=msgs("A well-formed turn before the bad ones."), ttl=7 * DAY
@@ -338,8 +338,12 @@ def _hostile_items(w: _Writer, tenant: str, thread: str, anchor: int) -> Iterato
             index,
             at,
             messages=[
-                {"role": role, "content": text, "timestamp": _iso(at)},
-                {"role": "agent", "content": "I can't help with that.", "timestamp": _iso(at + 5)},
+                {"role": role, "content": text, "timestamp": iso_time(at)},
+                {
+                    "role": "agent",
+                    "content": "I can't help with that.",
+                    "timestamp": iso_time(at + 5),
+                },
             ],
             content=text,
             ttl=30 * DAY,
@@ -390,7 +394,7 @@ def generate_items(
             planted = _Writer(random.Random(seed + 19), container_of=w)
             manifest.recall = manifest_entry()
             manifest.threads += 2
-            for body in recall_items(planted.item, _iso, anchor):
+            for body in recall_items(planted.item, iso_time, anchor):
                 manifest.items += 1
                 yield body
 

@@ -212,6 +212,11 @@ class SimulatedTelemetry:
         with self._lock:
             self._answers = None
 
+    def workload(self) -> Workload:
+        """The workload every answer comes from (loaded on first use, off the event loop):
+        the demo's live writes follow its rhythm (``core/demo/live.py``)."""
+        return self._loaded().metrics.workload
+
     # -- answering ------------------------------------------------------------------------
 
     def _loaded(self) -> _Answers:
