@@ -61,12 +61,15 @@ def side_row(body_text: str, name: str) -> tuple[int, float, bytes, str] | None:
     vector = body.get(name)
     if type(vector) is not list or len(vector) < MIN_DIMS:
         return None
-    if not set(map(type, vector)) <= _NUMBERS:  # bool is a type of its own here
+    # A bool is no number here (as in Cosmos SQL), and only a text spelling true or false
+    # can hold one: only then are the types looked at (it costs as much as the parse).
+    bools = "true" in body_text or "false" in body_text
+    if bools and not set(map(type, vector)) <= _NUMBERS:
         return None
     try:
-        norm = math.hypot(*vector)
+        norm = math.hypot(*vector)  # TypeError for anything else that is no number
         packed = struct.pack(f"<{len(vector)}d", *vector)
-    except (OverflowError, struct.error):
+    except (TypeError, OverflowError, struct.error):
         return None
     if not math.isfinite(norm):
         return None
