@@ -45,6 +45,13 @@ def _vector(rng: random.Random, dims: int = DIMS) -> list[float]:
     return [rng.uniform(-1, 1) for _ in range(dims)]
 
 
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 def planted() -> tuple[list[dict[str, Any]], tuple[float, ...]]:
     rng = random.Random(19)
     query = tuple(_vector(rng))
@@ -79,6 +86,7 @@ def planted() -> tuple[list[dict[str, Any]], tuple[float, ...]]:
         item("t1", 45, "old fact", embedding=list(query), superseded_by="t1-46"),
         item("t1", 46, "short-lived", embedding=_vector(rng), ttl=2),  # expired when probed
         item("t1", 47, "true story", embedding=_vector(rng), flag=True),
+        item("t1", 49, "deep", embedding=_vector(rng), deep=_nested(300)),  # read, not written
         item("t2", 0, "other thread", embedding=list(twin)),
         item("t1", 0, "other tenant", tenant="umbrella", embedding=_vector(rng)),
     ]
@@ -193,10 +201,10 @@ async def test_every_probe_answers_alike_with_and_without_the_table(
         assert ids[0] == "t1-32" and everything.hits[0].score == pytest.approx(1.0)
         assert "t1-45" in ids and "t1-46" not in ids  # superseded kept, expired gone
         assert ids.index("t1-30") + 1 == ids.index("t1-31")  # a tie, ordered by id
-        assert {"t1-33", "t1-34", "t1-35", "t1-48", "t2-0"} <= set(ids)
+        assert {"t1-33", "t1-34", "t1-35", "t1-48", "t1-49", "t2-0"} <= set(ids)
         assert not {"t1-36", "t1-37", "t1-38", "t1-39", "t1-40", "t1-41"} & set(ids)
         assert not {"t1-42", "t1-43", "t1-44"} & set(ids)
-        assert len(ids) == 30 + 6 + 2 + 2  # t2-0 and the small one; not umbrella's t1-0
+        assert len(ids) == 30 + 6 + 2 + 3  # t2-0, the small and the deep; not umbrella's t1-0
     finally:
         await table.close()
         await reference.close()

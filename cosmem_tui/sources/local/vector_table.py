@@ -74,7 +74,11 @@ def side_row(body_text: str, name: str) -> tuple[int, float, bytes, str] | None:
     if not math.isfinite(norm):
         return None
     del body[name]
-    return len(vector), norm, packed, orjson.dumps(body).decode()
+    try:
+        slim = orjson.dumps(body).decode()
+    except orjson.JSONEncodeError:  # nested deeper than orjson writes (it reads deeper)
+        return None
+    return len(vector), norm, packed, slim
 
 
 def write_vectors(db: sqlite3.Connection, schema: Schema) -> int:
