@@ -15,6 +15,7 @@ import sqlite3
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +27,12 @@ from cosmem_tui.sources.local import change_log
 from cosmem_tui.sources.local.columns import COLUMNS, ItemColumns, Row
 from cosmem_tui.sources.local.file_errors import build_error
 from cosmem_tui.sources.local.keys import item_expiry, schema_signature
+from cosmem_tui.sources.local.vector_table import MIN_BYTES, write_vectors
 from cosmem_tui.sources.local.workspace_file import FORMAT_VERSION, WorkspaceFile
 from cosmem_tui.sources.query_texts import load_query
 
 BUILD_CACHE_KIB = 8 << 10  # the page cache while building: a constant, whatever the size
+_SIZE = COLUMNS.index("size_bytes")
 
 
 @contextmanager
@@ -95,6 +98,8 @@ def building(
         if said or logged_until is not None:
             builder.set_meta(change_log.LOG_STARTED_META, str(started))
         db.execute("COMMIT")
+        if builder.largest_item >= MIN_BYTES:  # else no item is worth a scan for it
+            write_vectors(db, schema)  # embeddings apart, for recall probes (vector_table.py)
         db.executescript(load_query("local", "workspace_indexes"))
         # A rollback journal, not WAL: a read-only connection to a WAL file needs -wal and
         # -shm files beside it, so it would create them (or fail in a read-only folder).
@@ -123,6 +128,7 @@ class WorkspaceBuilder(WorkspaceFile):
         super().__init__(path, connection)
         self._pk_paths = tuple(FieldPath.parse(p) for p in self.container.partition_key.paths)
         self._columns: tuple[Schema, int, int | None, ItemColumns] | None = None
+        self.largest_item = 0  # size_bytes of the largest row written (vector_table.py)
 
     def set_meta(self, key: str, value: str) -> None:
         with self._lock:
@@ -147,8 +153,13 @@ class WorkspaceBuilder(WorkspaceFile):
     def insert_rows(self, rows: Iterable[Mapping[str, Any]]) -> int:
         """Insert or replace rows by column name (``row_for``); how many were written."""
         with self._lock:
-            cursor = self._db.executemany(load_query("local", "insert_item"), rows)
+            cursor = self._db.executemany(load_query("local", "insert_item"), self._sized(rows))
         return cursor.rowcount
+
+    def _sized(self, rows: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
+        for row in rows:
+            self.largest_item = max(self.largest_item, row["size_bytes"])
+            yield row
 
     def insert_new_rows(self, rows: Sequence[Row]) -> list[tuple[str, str]]:
         """Insert every row whose (pk, id) is new, in one statement; the keys of the rows
@@ -158,6 +169,8 @@ class WorkspaceBuilder(WorkspaceFile):
         nothing is rolled back (the build runs in one transaction without a journal).
         """
         with self._lock:
+            if rows:
+                self.largest_item = max(self.largest_item, max(map(itemgetter(_SIZE), rows)))
             before = self._db.execute("SELECT max(rowid) FROM items").fetchone()[0] or 0
             written = self._db.executemany(load_query("local", "insert_new_item"), rows)
             if written.rowcount == len(rows):

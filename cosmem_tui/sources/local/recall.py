@@ -24,6 +24,7 @@ import orjson
 from cosmem_tui.model import JsonValue, Key, ThreadRef
 from cosmem_tui.model.recall import Distance, RecallFilter, RecallQuery, admitted, rrf
 from cosmem_tui.schemas import FieldPath
+from cosmem_tui.sources.local.vector_table import StoredVector, VectorReader
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,8 @@ class Candidate:
     body: Mapping[str, JsonValue]
     # False when the item's JSON text spells neither true nor false: it holds no bool.
     may_hold_bools: bool = True
+    # The embedding from the vectors table (vector_table.py); ``body`` then lacks it.
+    stored: StoredVector | None = None
 
 
 @dataclass(slots=True)
@@ -48,13 +51,20 @@ class Scan:
 def candidates(
     rows: Iterable[tuple[Any, ...]], filters: tuple[RecallFilter, ...], scan: Scan
 ) -> Iterator[Candidate]:
-    """The rows (id, tenant_key, thread_key, body) that pass every filter, parsed."""
-    for item_id, tenant, thread, raw in rows:
+    """The rows (id, tenant_key, thread_key, body, dims, norm, vector) that pass every
+    filter, parsed. An item with a stored vector comes with its slim body (no embedding),
+    which is what the filters read; the others' vector columns are NULL."""
+    for item_id, tenant, thread, raw, dims, norm, vector in rows:
         scan.scanned += 1
         body = orjson.loads(raw)
         if not isinstance(body, dict):
             continue
         if all(admitted(rule, body) for rule in filters):
+            if vector is not None:
+                yield Candidate(
+                    item_id, tenant, thread, body, stored=StoredVector(dims, norm, vector)
+                )
+                continue
             text = raw.decode() if isinstance(raw, bytes) else raw
             bools = "true" in text or "false" in text  # a substring search, in C
             yield Candidate(item_id, tenant, thread, body, bools)
@@ -91,6 +101,7 @@ class VectorScorer:
         self._query = query
         self._distance = distance
         self._query_norm = math.hypot(*query)
+        self._stored = VectorReader(len(query))
 
     def score(self, vector: list[float]) -> float | None:
         """None when the dimensions differ from the query's (the service skips the item)."""
@@ -101,6 +112,17 @@ class VectorScorer:
             norm = math.hypot(*vector)
         except TypeError:  # an element that is no number: undefined, as in Cosmos SQL
             return None
+        return self._distance_of(gap, norm)
+
+    def score_stored(self, stored: StoredVector) -> float | None:
+        """``score`` of a vector from the vectors table: the same numbers (float64 holds
+        every number orjson reads) and the norm computed alike at build time, so the
+        same score to the last bit."""
+        if stored.dims != self._stored.dims:
+            return None
+        return self._distance_of(math.dist(self._stored.numbers(stored), self._query), stored.norm)
+
+    def _distance_of(self, gap: float, norm: float) -> float:
         if self._distance is Distance.EUCLIDEAN:
             return gap
         dot = (norm * norm + self._query_norm * self._query_norm - gap * gap) / 2.0
@@ -139,8 +161,11 @@ def top_vector(
 
     def scored() -> Iterator[tuple[tuple[float, str, str, str], Ranked]]:
         for candidate in found:
-            vector = vector_of(candidate.body, path, may_hold_bools=candidate.may_hold_bools)
-            score = scorer.score(vector) if vector is not None else None
+            if candidate.stored is not None:
+                score = scorer.score_stored(candidate.stored)
+            else:
+                vector = vector_of(candidate.body, path, may_hold_bools=candidate.may_hold_bools)
+                score = scorer.score(vector) if vector is not None else None
             if score is not None:
                 hit = Ranked(candidate.id, candidate.tenant, candidate.thread, score)
                 yield _order_key(distance, score, candidate), hit

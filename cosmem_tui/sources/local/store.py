@@ -36,7 +36,7 @@ from cosmem_tui.model.recall import ItemLookup, ProbeMode, RecallAnswer, RecallH
 from cosmem_tui.schemas import Granularity, Schema, SchemaError
 from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.item_ids import check_item_id
-from cosmem_tui.sources.local import lifecycle
+from cosmem_tui.sources.local import lifecycle, vector_table
 from cosmem_tui.sources.local import recall as probes
 from cosmem_tui.sources.local.change_feed import LocalChangeFeed
 from cosmem_tui.sources.local.charge import (
@@ -572,6 +572,9 @@ class LocalStore:
         scope = query.scope
         params = {**lifecycle.scope_parameters(self._schema, scope), "now": self._now()}
         name = "recall_container" if scope.level is ScopeLevel.CONTAINER else "recall_scoped"
+        stored = self._workspace.vectors_path
+        if stored is not None and vector_table.serves(query, stored):
+            name += "_vectors"  # the same candidates, their embeddings read apart
         request_scope = lifecycle.scope_of_request(scope.level, self._turn_scope)
         target = f"{query.mode} top {query.k} in {scope.describe(self._schema.tenant_label)}"
         arity = len(self._schema.thread_paths)

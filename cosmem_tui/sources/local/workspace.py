@@ -21,6 +21,7 @@ from cosmem_tui.sources.local.change_log import has_change_log
 from cosmem_tui.sources.local.file_errors import LOCK_WAIT_S, workspace_error
 from cosmem_tui.sources.local.keys import schema_signature
 from cosmem_tui.sources.local.session_keys import shadow_derived_columns
+from cosmem_tui.sources.local.vector_table import stored_path
 from cosmem_tui.sources.local.workspace_file import WorkspaceFile, check_format
 from cosmem_tui.sources.query_texts import load_query
 
@@ -30,6 +31,12 @@ _WAL_VERSION = 2  # header bytes 18 and 19 (write and read version): 2 = WAL, 1 
 
 class Workspace(WorkspaceFile):
     """A workspace opened for reading. Thread-safe: one connection behind a lock."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        super().__init__(path, connection)
+        self._shadowed = False
+        # Detected once, at open: an older workspace has no vectors table.
+        self._vectors_path = stored_path(connection)
 
     @classmethod
     def open(cls, path: Path) -> Workspace:
@@ -86,6 +93,13 @@ class Workspace(WorkspaceFile):
             shadow_derived_columns(self._db, schema)
             self._shadowed = True
         return True
+
+    @property
+    def vectors_path(self) -> str | None:
+        """The embedding path the file's vectors table holds (``vector_table``), or None:
+        a workspace built before it, or none worth it, or read through this session's
+        own keys (their view has no rowid to join the table on)."""
+        return None if self._shadowed else self._vectors_path
 
     def refresh_item(self, pk: str, item_id: str) -> None:
         """A guarded write changed or deleted this item (through ``WorkspaceWriter``): bring
