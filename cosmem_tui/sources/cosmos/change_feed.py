@@ -1,0 +1,419 @@
+"""The change feed of a Cosmos container: ``CosmosStore.read_changes``.
+
+One read is one call per *part* of the scope, each through the store's runner (budget,
+hold-off, deadline, one ledger record per HTTP response), at Low priority:
+
+* a thread: its full partition key (one logical partition);
+* a tenant: its key prefix (hierarchical keys) or its key (a tenant-keyed container);
+  a tenant that is not the key's first level has no feed of its own, so it is read
+  like the container and filtered;
+* the container: every feed range (physical partition) in turn, a fan-out each part of
+  which is admitted on its own, like the other container-wide reads.
+
+The SDK (azure-cosmos 4.17.1, ``query_items_change_feed``) keeps each part's position
+as its own base64 continuation — the etag of each physical range it covers, following
+splits itself. The store's continuation wraps those, with the mode and the scope, in an
+opaque token of its own. A part that answered 304 for every range it covers is
+*not modified*; the read is ``not_modified`` when every part was. What the service
+answers is always checked against the scope: a version outside it is not the scope's
+(the npm peer cannot scope a feed by key, see ``tests/peer``).
+
+All-versions-and-deletes mode starts only now or from a continuation; a container
+without it answers 400, which becomes ``FeedUnavailable`` with ``ALL_VERSIONS_FIX``
+(the same fix ``cosmem doctor`` names in ``feed.all_versions``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from cosmem_tui.model import JsonValue, Scope
+from cosmem_tui.model.changes import (
+    MAX_CHANGES_PER_READ,
+    Change,
+    ChangeOp,
+    ChangePage,
+    FeedMode,
+    FeedStart,
+    FeedUnavailable,
+    StartKind,
+)
+from cosmem_tui.model.lifecycle import TtlScope
+from cosmem_tui.schemas import FieldPath, SchemaError
+from cosmem_tui.sources.changes import in_scope, removal_change, version_change
+from cosmem_tui.sources.cosmos.calls import Route
+from cosmem_tui.sources.cosmos.store_part import StorePart
+from cosmem_tui.sources.errors import BadRequest
+
+if TYPE_CHECKING:
+    from cosmem_tui.sources.cosmos.calls import CosmosCalls
+
+OPERATION = "change-feed"
+PRIORITY = "Low"  # a tail is background work: it yields to the application
+TOKEN_VERSION = 1
+
+ALL_VERSIONS_FIX = (
+    "turn on continuous backup for the account, then its all-versions-and-deletes change "
+    "feed setting (enableAllVersionsAndDeletesChangeFeed); not available on accounts with "
+    "partition merge enabled"
+)
+RETENTION_FIX = "start the tail again from now"
+
+
+@dataclass
+class _Part:
+    """One part of a scope's feed and where its reading stands."""
+
+    route: Route
+    token: str | None  # the SDK's continuation; None: not read yet (from the start)
+
+    def to_json(self) -> dict[str, Any]:
+        where: dict[str, Any] = (
+            {"fr": dict(self.route.feed_range)}
+            if self.route.feed_range is not None
+            else {"pk": self.route.partition_key}
+        )
+        return {**where, "sc": self.route.scope.value, "t": self.token}
+
+    @classmethod
+    def from_json(cls, raw: Any) -> _Part:
+        if not isinstance(raw, dict) or "sc" not in raw:
+            raise ValueError("not a change feed continuation of this console")
+        scope = Scope(raw["sc"])
+        token = raw.get("t")
+        if "fr" in raw:
+            return cls(Route(scope, feed_range=raw["fr"]), token)
+        return cls(Route(scope, partition_key=raw.get("pk")), token)
+
+
+@dataclass
+class _Position:
+    """The store's continuation: the mode, the scope, the start, each part's place."""
+
+    mode: FeedMode
+    scope: str
+    start: FeedStart
+    parts: list[_Part]
+    next: int = 0  # the part read first next time (a part that filled a page yields)
+
+    def encode(self) -> str:
+        raw = {
+            "v": TOKEN_VERSION,
+            "m": self.mode.value,
+            "s": self.scope,
+            "st": [self.start.kind.value, self.start.at],
+            "n": self.next,
+            "p": [p.to_json() for p in self.parts],
+        }
+        text = json.dumps(raw, separators=(",", ":"), sort_keys=True)
+        return base64.urlsafe_b64encode(text.encode("utf-8")).decode("ascii")
+
+    @classmethod
+    def decode(cls, token: str) -> _Position:
+        try:
+            raw = json.loads(base64.urlsafe_b64decode(token.encode("ascii")))
+            if not isinstance(raw, dict) or raw.get("v") != TOKEN_VERSION:
+                raise ValueError
+            kind, at = raw["st"]
+            return cls(
+                FeedMode(raw["m"]),
+                str(raw["s"]),
+                FeedStart(StartKind(kind), at),
+                [_Part.from_json(p) for p in raw["p"]],
+                int(raw.get("n", 0)),
+            )
+        except (ValueError, KeyError, TypeError, UnicodeError, binascii.Error):
+            raise ValueError("not a change feed continuation of this console") from None
+
+
+def _scope_key(scope: TtlScope) -> str:
+    """What a continuation belongs to: resuming it for another scope is refused."""
+    if scope.thread is not None:
+        return json.dumps(["thread", str(scope.thread)])
+    if scope.tenant is not None:
+        return json.dumps(["tenant", repr(scope.tenant)])
+    return json.dumps(["container"])
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class ChangeFeedReads(StorePart):
+    """The change feed half of ``CosmosStore`` (a mixin: it uses the store's runner)."""
+
+    if TYPE_CHECKING:  # provided by CosmosStore
+        _calls: CosmosCalls
+
+    async def read_changes(
+        self,
+        scope: TtlScope,
+        *,
+        mode: FeedMode,
+        start: FeedStart | None = None,
+        continuation: str | None = None,
+        max_items: int = 100,
+        background: bool = True,
+    ) -> ChangePage:
+        if max_items < 1:
+            raise ValueError(f"max_items must be at least 1, got {max_items}")
+        limit = min(max_items, MAX_CHANGES_PER_READ)
+        await self._ready()
+        key = _scope_key(scope)
+        if continuation is not None:
+            position = _Position.decode(continuation)
+            if position.mode is not mode:
+                raise ValueError(
+                    f"the continuation is of the {position.mode.value} mode, not {mode.value}"
+                )
+            if position.scope != key:
+                raise ValueError("the continuation belongs to another scope")
+        else:
+            start = start or FeedStart.now()
+            if not start.allowed_in(mode):
+                raise ValueError(
+                    "the all-versions-and-deletes change feed starts only now or from a "
+                    f"continuation, not {start.describe()}"
+                )
+            parts = [_Part(route, None) for route in await self._feed_parts(scope, background)]
+            position = _Position(mode, key, start, parts)
+        return await self._read_position(scope, position, limit, background)
+
+    async def _feed_parts(self, scope: TtlScope, background: bool) -> list[Route]:
+        schema = self._schema
+        if scope.thread is not None:
+            values = schema.partition_key_for(scope.thread)
+            return [Route(Scope.PARTITION, partition_key=self._partition_key_argument(values))]
+        if scope.tenant is not None:
+            if not schema.has_tenant_level:
+                raise SchemaError(f"schema {schema.name} has no {schema.tenant_label}s")
+            route = self._tenant_route(scope.tenant)
+            if route is not None:
+                return [route]
+        ranges = await self._calls.feed_ranges(background=background)
+        return [Route(Scope.RANGE, feed_range=r) for r in ranges]
+
+    async def _read_position(
+        self, scope: TtlScope, position: _Position, limit: int, background: bool
+    ) -> ChangePage:
+        changes: list[tuple[int, int, Change]] = []  # (commit time, part, change)
+        parts = position.parts
+        count = len(parts)
+        modified = False
+        next_part = position.next % count if count else 0
+        stopped_at: int | None = None
+        total_ru = 0.0
+        for step in range(count):
+            index = (next_part + step) % count
+            remaining = limit - len(changes)
+            # A start from now must be taken by every part at once: a part first read
+            # later would start later, and what was written between would be lost.
+            fixing_now = parts[index].token is None and position.start.kind is StartKind.NOW
+            if remaining <= 0 and not fixing_now:
+                stopped_at = index
+                break
+            read = await self._read_part(position, parts[index], max(remaining, 1), background)
+            total_ru += read.request_units
+            parts[index].token = read.token
+            modified = modified or not read.not_modified
+            share = read.request_units / len(read.rows) if read.rows else 0.0
+            for row in read.rows:
+                change = self._change_of(position.mode, row, share)
+                if change is not None and in_scope(change, scope.tenant, scope.thread):
+                    changes.append((change.commit_time, index, change))
+        position.next = stopped_at if stopped_at is not None else (next_part + 1) % max(count, 1)
+        changes.sort(key=lambda c: (c[0], c[1], c[2].lsn))
+        return ChangePage(
+            changes=tuple(c for _, _, c in changes[:limit]),
+            continuation=position.encode(),
+            mode=position.mode,
+            not_modified=not modified and not changes,
+            request_units=total_ru,
+        )
+
+    async def _read_part(
+        self, position: _Position, part: _Part, page_size: int, background: bool
+    ) -> _PartRead:
+        container: Any = self._calls.container  # the SDK's overloads cannot type **options
+        seen: list[tuple[Mapping[str, Any], bool]] = []  # each answer: headers, 304?
+
+        def hook(headers: Mapping[str, Any], body: Any) -> None:
+            # The SDK hands the headers object it then rewrites: its "etag" ends as the
+            # part's whole base64 continuation. A 304 has no body.
+            seen.append((headers, body is None))
+
+        options: dict[str, Any] = {
+            "max_item_count": page_size,
+            "priority": PRIORITY,
+            "response_hook": hook,
+        }
+        if part.token is not None:
+            options["continuation"] = part.token
+        else:
+            options.update(part.route.options())
+            options["mode"] = position.mode.wire_name
+            options["start_time"] = _start_time(position.start)
+
+        async def send() -> list[dict[str, Any]]:
+            pages: Any = container.query_items_change_feed(**options).by_page()
+            try:
+                page = await pages.__anext__()
+            except StopAsyncIteration:
+                return []
+            return [dict(row) async for row in page]
+
+        target = self._part_target(part)
+        try:
+            with self.ledger.meter() as cost:
+                rows = await self._calls.call(
+                    OPERATION, part.route.scope, target, send, background=background
+                )
+        except BadRequest as exc:
+            if position.mode is FeedMode.ALL_VERSIONS:
+                raise self._unavailable(part, str(exc)) from None
+            raise
+        token = None
+        for headers, _ in reversed(seen):
+            etag = headers.get("etag")
+            if isinstance(etag, str) and etag:
+                token = etag
+                break
+        if token is None:  # no answer carried a position: keep the old one
+            token = part.token
+        elif position.start.kind is StartKind.TIME:
+            token = _resumable(token)
+        not_modified = bool(seen) and all(empty for _, empty in seen) and not rows
+        return _PartRead(rows, token, not_modified, cost.request_units)
+
+    def _unavailable(self, part: _Part, said: str) -> FeedUnavailable:
+        if part.token is not None:
+            return FeedUnavailable(
+                FeedMode.ALL_VERSIONS,
+                "the service refused to resume the all-versions-and-deletes change feed "
+                f"({said}): the saved position is older than the retention window, or the "
+                "mode was turned off",
+                RETENTION_FIX + "; if it is refused again, " + ALL_VERSIONS_FIX,
+            )
+        return FeedUnavailable(
+            FeedMode.ALL_VERSIONS,
+            f"this container does not offer the all-versions-and-deletes change feed ({said}); "
+            "deletes and TTL expiries are not visible",
+            ALL_VERSIONS_FIX,
+        )
+
+    def _part_target(self, part: _Part) -> str:
+        route = part.route
+        if route.feed_range is not None:
+            raw = route.feed_range.get("Range", route.feed_range)
+            lo = raw.get("min", "") if isinstance(raw, Mapping) else ""
+            hi = raw.get("max", "") if isinstance(raw, Mapping) else ""
+            return f"change feed · feed range [{lo}, {hi})"
+        return f"change feed · partition key {json.dumps(route.partition_key)}"
+
+    # -- what the feed returned, as records ------------------------------------------------
+
+    def _change_of(self, mode: FeedMode, row: Mapping[str, Any], share: float) -> Change | None:
+        schema = self._schema
+        if mode is FeedMode.LATEST:
+            lsn = _int(row.get("_lsn"))
+            item = self._item(row)
+            return version_change(
+                schema,
+                row,
+                lsn=lsn if lsn is not None else 0,
+                op=ChangeOp.WRITE,
+                partition_key=item.partition_key,
+                request_units=share,
+            )
+        meta = row.get("metadata")
+        if not isinstance(meta, Mapping):
+            return None
+        lsn = _int(meta.get("lsn")) or 0
+        crts = _int(meta.get("crts"))
+        previous = _int(meta.get("previousImageLSN"))
+        operation = str(meta.get("operationType", "")).lower()
+        if operation == "delete":
+            key = self._deleted_key(meta.get("partitionKey"))
+            return removal_change(
+                schema,
+                str(meta.get("id", "")),
+                key,
+                lsn=lsn,
+                commit_time=crts or 0,
+                ttl_expired=meta.get("timeToLiveExpired") is True,
+                previous_lsn=previous,
+                request_units=share,
+            )
+        current = row.get("current")
+        if not isinstance(current, Mapping):
+            return None
+        op = ChangeOp.CREATE if operation == "create" else ChangeOp.REPLACE
+        return version_change(
+            schema,
+            current,
+            lsn=lsn,
+            op=op,
+            commit_time=crts,
+            partition_key=self._item(current).partition_key,
+            previous_lsn=previous,
+            request_units=share,
+        )
+
+    def _deleted_key(self, raw: Any) -> tuple[JsonValue, ...]:
+        """A delete's partition key: a map of each key property's name to its value
+        (every level of a hierarchical key), in the container's path order."""
+        paths = self._schema.partition_key
+        if isinstance(raw, list):
+            return tuple(raw)
+        if not isinstance(raw, Mapping):
+            return (raw,) if raw is not None else ()
+        values: list[JsonValue] = []
+        for text in paths:
+            path = FieldPath.parse(text)
+            for name in (text, text.lstrip("/"), str(path.parts[-1])):
+                if name in raw:
+                    values.append(raw[name])
+                    break
+            else:
+                return tuple(raw.values())
+        return tuple(values)
+
+
+@dataclass(frozen=True, slots=True)
+class _PartRead:
+    rows: Sequence[Mapping[str, Any]]
+    token: str | None
+    not_modified: bool
+    request_units: float
+
+
+def _resumable(token: str) -> str:
+    """azure-cosmos 4.17.1 writes a point-in-time start into its continuation in
+    milliseconds but reads it back as seconds (``ChangeFeedStartFromPointInTime``:
+    ``datetime.fromtimestamp(PointInTimeMs)``), so such a continuation cannot be
+    resumed. The start is stored in the unit the SDK reads; the etags, which say where
+    each range stands, are kept as they are."""
+    try:
+        state = json.loads(base64.b64decode(token))
+        start = state.get("startFrom") or {}
+        if start.get("Type") == "PointInTime" and start.get("PointInTimeMs", 0) > 10**11:
+            start["PointInTimeMs"] = start["PointInTimeMs"] // 1000
+            return base64.b64encode(json.dumps(state).encode("utf-8")).decode("ascii")
+    except (ValueError, TypeError, AttributeError, binascii.Error):
+        pass  # not the shape this fix is for: the SDK will say what is wrong with it
+    return token
+
+
+def _start_time(start: FeedStart) -> Any:
+    if start.kind is StartKind.BEGINNING:
+        return "Beginning"
+    if start.kind is StartKind.TIME:
+        assert start.at is not None
+        return datetime.fromtimestamp(start.at, tz=UTC)
+    return "Now"
