@@ -364,12 +364,12 @@ function patchChangeFeed() {
     const page = found.slice(0, limit > 0 ? limit : found.length);
     if (page.length === 0) {
       res.statusCode = 304;
-      res.setHeader("etag", `"${Math.max(since, match === "" ? 0 : since)}"`);
+      res.setHeader("etag", `"${since}"`);
       return null;
     }
     res.setHeader("etag", `"${page[page.length - 1][0]}"`);
     res.setHeader("x-ms-item-count", String(page.length));
-    return { _rid: collection.read()._rid, Documents: page.map(([, doc]) => doc), _count: page.length };
+    return { _rid: collection.read()._rid, Documents: page.map(([lsn, doc]) => ({ ...doc, _lsn: lsn })), _count: page.length };
   };
 }
 
