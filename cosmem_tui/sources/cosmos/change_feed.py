@@ -48,6 +48,7 @@ from cosmem_tui.model.lifecycle import TtlScope
 from cosmem_tui.schemas import FieldPath, SchemaError
 from cosmem_tui.sources.changes import in_scope, removal_change, version_change
 from cosmem_tui.sources.cosmos.calls import Route
+from cosmem_tui.sources.cosmos.feed_modes import ALL_VERSIONS_FIX, RETENTION_FIX
 from cosmem_tui.sources.cosmos.store_part import StorePart
 from cosmem_tui.sources.errors import BadRequest
 
@@ -57,13 +58,6 @@ if TYPE_CHECKING:
 OPERATION = "change-feed"
 PRIORITY = "Low"  # a tail is background work: it yields to the application
 TOKEN_VERSION = 1
-
-ALL_VERSIONS_FIX = (
-    "turn on continuous backup for the account, then its all-versions-and-deletes change "
-    "feed setting (enableAllVersionsAndDeletesChangeFeed); not available on accounts with "
-    "partition merge enabled"
-)
-RETENTION_FIX = "start the tail again from now"
 
 
 @dataclass

@@ -14,7 +14,7 @@ from cosmem_tui.model import Key, Kind, Scope, ThreadRef
 from cosmem_tui.model.changes import ChangeOp, ChangePage, FeedMode, FeedStart, FeedUnavailable
 from cosmem_tui.model.lifecycle import TtlScope
 from cosmem_tui.schemas.registry import get_schema
-from cosmem_tui.sources.cosmos.change_feed import ALL_VERSIONS_FIX
+from cosmem_tui.sources.cosmos.feed_modes import ALL_VERSIONS_FIX
 from cosmem_tui.sources.cosmos.settings import AuthMode, CosmosSettings
 from cosmem_tui.sources.cosmos.store import CosmosStore
 from tests.fake_cosmos.fake import FakeCosmos

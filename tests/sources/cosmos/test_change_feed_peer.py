@@ -14,7 +14,7 @@ from azure.cosmos.aio import CosmosClient
 from cosmem_tui.model import Key, ThreadRef
 from cosmem_tui.model.changes import ChangeOp, FeedMode, FeedStart, FeedUnavailable
 from cosmem_tui.model.lifecycle import TtlScope
-from cosmem_tui.sources.cosmos.change_feed import ALL_VERSIONS_FIX
+from cosmem_tui.sources.cosmos.feed_modes import ALL_VERSIONS_FIX
 
 
 def _turn(tenant: str, thread: str, index: int, text: str) -> dict[str, Any]:
@@ -57,9 +57,7 @@ async def test_latest_version_from_now_sees_each_write_once(containers, open_sto
         assert again.changes == () and again.not_modified
 
 
-async def test_from_the_beginning_and_a_scope_the_peer_cannot_scope(
-    containers, open_store
-) -> None:
+async def test_from_the_beginning_and_a_scope_the_peer_cannot_scope(containers, open_store) -> None:
     items = [_turn("acme", "t1", i, "a") for i in (1, 2)] + [_turn("acme", "t2", 1, "b")]
     seeded = await containers([*items, _turn("globex", "t1", 1, "same thread id")])
     store = open_store(seeded.settings())
