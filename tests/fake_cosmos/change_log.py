@@ -96,16 +96,8 @@ class ChangeLog:
         if dropped:
             del self.entries[:dropped]
 
-    def since(self, lsn: int, lo: str, hi: str | None, point: str | None) -> list[Entry]:
-        """Entries after ``lsn`` whose EPK is in ``[lo, hi)`` (or equals ``point``)."""
-        out = []
-        for entry in self.entries:
-            if entry.lsn <= lsn:
-                continue
-            if point is not None:
-                if entry.epk != point:
-                    continue
-            elif entry.epk < lo or (hi is not None and entry.epk >= hi):
-                continue
-            out.append(entry)
-        return out
+    def since(self, lsn: int, lo: str, hi: str | None) -> list[Entry]:
+        """Entries after ``lsn`` whose EPK is in ``[lo, hi)`` (None: to the end)."""
+        return [
+            e for e in self.entries if e.lsn > lsn and e.epk >= lo and (hi is None or e.epk < hi)
+        ]

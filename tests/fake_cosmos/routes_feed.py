@@ -7,7 +7,8 @@ sends it (``_change_feed/change_feed_state.py``, ``change_feed_start_from.py``):
   timeToLiveExpired, id and partitionKey for a delete}}`` (a delete has no ``current``);
 * ``x-ms-documentdb-partitionkeyrangeid`` names the physical range (a retired one answers
   410/1002, and the SDK splits its continuation over the children); ``x-ms-start-epk`` /
-  ``x-ms-end-epk`` narrow it to a key prefix, or to one key when they are equal;
+  ``x-ms-end-epk`` narrow it to a key prefix, or to one key (its EPK and the EPK's
+  successor, as ``PartitionKey._get_epk_range_for_partition_key`` builds them);
 * where it starts: ``If-None-Match: *`` now, an etag a saved position, none the
   beginning, ``If-Modified-Since`` a time (latest version only);
 * the answer: 200 with ``Documents`` and the position after the last one as ``etag``,
@@ -75,7 +76,6 @@ def read(env: Env, ctx: Ctx, container: Container) -> Reply:
     hi = None if rng.max == MAX_EPK else rng.max
     if end is not None and end != MAX_EPK:
         hi = end if hi is None else min(end, hi)
-    point = lo if end is not None and end == ctx.header("x-ms-start-epk") else None
     match = (ctx.header("if-none-match") or "").strip().strip('"')
     if match == "*":  # from now: the position is the log's head, nothing is sent
         return _not_modified(container, container.feed.lsn, rng.id)
@@ -97,11 +97,11 @@ def read(env: Env, ctx: Ctx, container: Container) -> Reply:
     if full:
         if since < container.feed.trimmed_through:
             raise HttpError(400, OUTSIDE_RETENTION)
-        entries = container.feed.since(since, lo, hi, point)[:page_size]
+        entries = container.feed.since(since, lo, hi)[:page_size]
         rows = [_versioned(container, e) for e in entries]
         last = entries[-1].lsn if entries else since
     else:
-        docs = _latest(container, rng, since, lo, hi, point, now, modified_since)[:page_size]
+        docs = _latest(container, rng, since, lo, hi, now, modified_since)[:page_size]
         rows = [{**d.body, "_lsn": d.lsn} for d in docs]
         last = docs[-1].lsn if docs else since
     if not rows:
@@ -128,9 +128,7 @@ def _not_modified(container: Container, position: int, range_id: str) -> Reply:
     return Reply(304, None, FEED_RU, headers, range_id=range_id)
 
 
-def _in(epk: str, lo: str, hi: str | None, point: str | None) -> bool:
-    if point is not None:
-        return epk == point
+def _in(epk: str, lo: str, hi: str | None) -> bool:
     return epk >= lo and (hi is None or epk < hi)
 
 
@@ -140,7 +138,6 @@ def _latest(
     since: int,
     lo: str,
     hi: str | None,
-    point: str | None,
     now: float,
     modified_since: float | None,
 ) -> list[Doc]:
@@ -149,7 +146,7 @@ def _latest(
         d
         for d in rng.docs.values()
         if d.lsn > since
-        and _in(d.epk, lo, hi, point)
+        and _in(d.epk, lo, hi)
         and container.visible(d, now)
         and (modified_since is None or d.ts >= modified_since)
     ]

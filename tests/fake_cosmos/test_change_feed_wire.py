@@ -180,3 +180,22 @@ def test_a_split_hands_the_parents_position_to_both_children(gw: FakeCosmos) -> 
     assert gone and {e.range_id for e in gone} == {parent.id}
     asked = {e.range_id for e in gw.log.of("feed") if e.status in (200, 304)}
     assert {left.id, right.id} <= asked
+
+
+def test_a_key_or_a_prefix_reads_only_its_own_items(gw: FakeCosmos) -> None:
+    container = _container(gw)
+    starts = {
+        name: _read_start(container, "AllVersionsAndDeletes", start_time="Now", partition_key=key)[
+            1
+        ]
+        for name, key in (("thread", ["acme", "t2"]), ("tenant", ["acme"]))
+    }
+    for tenant, thread in (("acme", "t1"), ("acme", "t2"), ("globex", "t2")):
+        container.create_item(_doc(tenant, thread, 1))
+    thread, _ = _read(container, starts["thread"])
+    tenant, _ = _read(container, starts["tenant"])
+    assert [(i["current"]["tenantId"], i["current"]["threadId"]) for i in thread] == [
+        ("acme", "t2")
+    ]
+    assert sorted(i["current"]["threadId"] for i in tenant) == ["t1", "t2"]
+    assert {i["current"]["tenantId"] for i in tenant} == {"acme"}
