@@ -190,12 +190,14 @@ def test_a_key_or_a_prefix_reads_only_its_own_items(gw: FakeCosmos) -> None:
         ]
         for name, key in (("thread", ["acme", "t2"]), ("tenant", ["acme"]))
     }
-    for tenant, thread in (("acme", "t1"), ("acme", "t2"), ("globex", "t2")):
-        container.create_item(_doc(tenant, thread, 1))
+    tenants, threads = ("acme", "globex", "initech", "umbrella", "hooli"), ("t1", "t2", "t3", "t4")
+    for tenant in tenants:  # enough keys that some share a range on either side of acme's
+        for thread_id in threads:
+            container.create_item(_doc(tenant, thread_id, 1))
     thread, _ = _read(container, starts["thread"])
     tenant, _ = _read(container, starts["tenant"])
     assert [(i["current"]["tenantId"], i["current"]["threadId"]) for i in thread] == [
         ("acme", "t2")
     ]
-    assert sorted(i["current"]["threadId"] for i in tenant) == ["t1", "t2"]
+    assert sorted(i["current"]["threadId"] for i in tenant) == list(threads)
     assert {i["current"]["tenantId"] for i in tenant} == {"acme"}
