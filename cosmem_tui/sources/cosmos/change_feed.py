@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import heapq
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -66,6 +67,9 @@ class _Part:
 
     route: Route
     token: str | None  # the SDK's continuation; None: not read yet (from the start)
+    # The page read from ``token`` was handed out up to this LSN (a read that took only
+    # the start of it): read again, the page's rows up to it are not handed out twice.
+    skip: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         where: dict[str, Any] = (
@@ -73,17 +77,17 @@ class _Part:
             if self.route.feed_range is not None
             else {"pk": self.route.partition_key}
         )
-        return {**where, "sc": self.route.scope.value, "t": self.token}
+        return {**where, "sc": self.route.scope.value, "t": self.token, "k": self.skip}
 
     @classmethod
     def from_json(cls, raw: Any) -> _Part:
         if not isinstance(raw, dict) or "sc" not in raw:
             raise ValueError("not a change feed continuation of this console")
         scope = Scope(raw["sc"])
-        token = raw.get("t")
+        token, skip = raw.get("t"), _int(raw.get("k"))
         if "fr" in raw:
-            return cls(Route(scope, feed_range=raw["fr"]), token)
-        return cls(Route(scope, partition_key=raw.get("pk")), token)
+            return cls(Route(scope, feed_range=raw["fr"]), token, skip)
+        return cls(Route(scope, partition_key=raw.get("pk")), token, skip)
 
 
 @dataclass
@@ -94,7 +98,6 @@ class _Position:
     scope: str
     start: FeedStart
     parts: list[_Part]
-    next: int = 0  # the part read first next time (a part that filled a page yields)
 
     def encode(self) -> str:
         raw = {
@@ -102,7 +105,6 @@ class _Position:
             "m": self.mode.value,
             "s": self.scope,
             "st": [self.start.kind.value, self.start.at],
-            "n": self.next,
             "p": [p.to_json() for p in self.parts],
         }
         text = json.dumps(raw, separators=(",", ":"), sort_keys=True)
@@ -120,7 +122,6 @@ class _Position:
                 str(raw["s"]),
                 FeedStart(StartKind(kind), at),
                 [_Part.from_json(p) for p in raw["p"]],
-                int(raw.get("n", 0)),
             )
         except (ValueError, KeyError, TypeError, UnicodeError, binascii.Error):
             raise ValueError("not a change feed continuation of this console") from None
@@ -196,39 +197,43 @@ class ChangeFeedReads(StorePart):
     async def _read_position(
         self, scope: TtlScope, position: _Position, limit: int, background: bool
     ) -> ChangePage:
-        changes: list[tuple[int, int, Change]] = []  # (commit time, part, change)
-        parts = position.parts
-        count = len(parts)
-        modified = False
-        next_part = position.next % count if count else 0
-        stopped_at: int | None = None
-        total_ru = 0.0
-        for step in range(count):
-            index = (next_part + step) % count
-            remaining = limit - len(changes)
-            # A start from now must be taken by every part at once: a part first read
-            # later would start later, and what was written between would be lost.
-            fixing_now = parts[index].token is None and position.start.kind is StartKind.NOW
-            if remaining <= 0 and not fixing_now:
-                stopped_at = index
-                break
-            read = await self._read_part(position, parts[index], max(remaining, 1), background)
-            total_ru += read.request_units
-            parts[index].token = read.token
-            modified = modified or not read.not_modified
+        """Every part is read (a start from now must be taken by all at once: a part
+        first read later would start later, and lose what was written between), then
+        their pages are merged in commit order and the first ``limit`` handed out. A part
+        whose page was handed out whole moves on; one handed out in part keeps its
+        position and how far it was handed out (``skip``)."""
+        reads: list[_PartRead] = []
+        queues: list[list[tuple[Change | None, int]]] = []
+        for part in position.parts:
+            read = await self._read_part(position, part, limit, background)
+            reads.append(read)
             share = read.request_units / len(read.rows) if read.rows else 0.0
+            queue = []
             for row in read.rows:
                 change = self._change_of(position.mode, row, share)
-                if change is not None and in_scope(change, scope.tenant, scope.thread):
-                    changes.append((change.commit_time, index, change))
-        position.next = stopped_at if stopped_at is not None else (next_part + 1) % max(count, 1)
-        changes.sort(key=lambda c: (c[0], c[1], c[2].lsn))
+                lsn = change.lsn if change is not None else 0
+                if part.skip is not None and lsn <= part.skip:
+                    continue  # handed out by an earlier read of this same page
+                kept = (
+                    change
+                    if change is not None and in_scope(change, scope.tenant, scope.thread)
+                    else None
+                )
+                queue.append((kept, lsn))
+            queues.append(queue)
+        taken, consumed = _merge(queues, reads, limit)
+        for index, part in enumerate(position.parts):
+            read, used = reads[index], consumed[index]
+            if used == len(queues[index]):  # the whole page is out: move on
+                part.token, part.skip = read.token, None
+            elif used:  # only its start is out: the same page again next time
+                part.skip = queues[index][used - 1][1]
         return ChangePage(
-            changes=tuple(c for _, _, c in changes[:limit]),
+            changes=tuple(taken),
             continuation=position.encode(),
             mode=position.mode,
-            not_modified=not modified and not changes,
-            request_units=total_ru,
+            not_modified=all(r.not_modified for r in reads),
+            request_units=sum(r.request_units for r in reads),
         )
 
     async def _read_part(
@@ -283,7 +288,7 @@ class ChangeFeedReads(StorePart):
         elif position.start.kind is StartKind.TIME:
             token = _resumable(token)
         not_modified = bool(seen) and all(empty for _, empty in seen) and not rows
-        return _PartRead(rows, token, not_modified, cost.request_units)
+        return _PartRead(rows, token, not_modified, cost.request_units, len(rows) >= page_size)
 
     def _unavailable(self, part: _Part, said: str) -> FeedUnavailable:
         if part.token is not None:
@@ -385,6 +390,41 @@ class _PartRead:
     token: str | None
     not_modified: bool
     request_units: float
+    full: bool = False  # as many rows as asked: more may follow
+
+
+def _merge(
+    queues: list[list[tuple[Change | None, int]]], reads: list[_PartRead], limit: int
+) -> tuple[list[Change], list[int]]:
+    """Merge the parts' pages in commit order (time, then LSN): the changes handed out
+    and how many of each part's rows they used up (rows outside the scope are used up
+    as they are reached). The merge stops at ``limit``, or when a part whose page came
+    back full runs out: what follows it may come before the other parts' rows."""
+    consumed = [0] * len(queues)
+    taken: list[Change] = []
+
+    heap: list[tuple[int, int, int]] = []
+
+    def push_head(i: int) -> None:
+        while consumed[i] < len(queues[i]):
+            head = queues[i][consumed[i]][0]
+            if head is not None:
+                heapq.heappush(heap, (head.commit_time, head.lsn, i))
+                return
+            consumed[i] += 1  # outside the scope: used up as it is reached
+
+    for i in range(len(queues)):
+        push_head(i)
+    while heap and len(taken) < limit:
+        _, _, i = heapq.heappop(heap)
+        change = queues[i][consumed[i]][0]
+        assert change is not None
+        taken.append(change)
+        consumed[i] += 1
+        push_head(i)
+        if consumed[i] == len(queues[i]) and reads[i].full:
+            break  # this part may have more, which may come before the others' rows
+    return taken, consumed
 
 
 def _resumable(token: str) -> str:
