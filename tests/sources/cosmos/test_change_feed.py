@@ -202,18 +202,21 @@ async def test_max_items_pages_and_every_change_comes_once(fake: FakeCosmos) -> 
         written = [_turn(ACME + i % 3, f"t{i % 5}", i, "x") for i in range(23)]
         for item in written:
             await writer.create_item(item)
-        token, seen, sizes = first.continuation, [], []
+        token, seen, sizes, lsns = first.continuation, [], [], []
         for _ in range(40):
             page = await store.read_changes(
                 TtlScope(), mode=FeedMode.ALL_VERSIONS, continuation=token, max_items=4
             )
             sizes.append(len(page.changes))
             seen.extend(c.item_id for c in page.changes)
+            lsns.extend(c.lsn for c in page.changes)
             token = page.continuation
             if page.not_modified:
                 break
         assert max(sizes) <= 4
         assert sorted(seen) == sorted(i["id"] for i in written)  # none lost, none twice
+        # The fake's LSNs are the container's: the four ranges' pages came out merged.
+        assert lsns == sorted(lsns)
     finally:
         await client.close()
         await store.close()
