@@ -45,9 +45,16 @@ from cosmem_tui.model.changes import (
     FeedUnavailable,
     StartKind,
 )
+from cosmem_tui.model.keys import InvalidKey
 from cosmem_tui.model.lifecycle import TtlScope
 from cosmem_tui.schemas import FieldPath, SchemaError
-from cosmem_tui.sources.changes import in_scope, removal_change, version_change
+from cosmem_tui.sources.changes import (
+    body_of_partition_key,
+    in_scope,
+    ref_of_body,
+    removal_change,
+    version_change,
+)
 from cosmem_tui.sources.cosmos.calls import Route
 from cosmem_tui.sources.cosmos.feed_modes import ALL_VERSIONS_FIX, RETENTION_FIX
 from cosmem_tui.sources.cosmos.store_part import StorePart
@@ -203,31 +210,29 @@ class ChangeFeedReads(StorePart):
         whose page was handed out whole moves on; one handed out in part keeps its
         position and how far it was handed out (``skip``)."""
         reads: list[_PartRead] = []
-        queues: list[list[tuple[Change | None, int]]] = []
+        queues: list[list[_Row]] = []
         for part in position.parts:
             read = await self._read_part(position, part, limit, background)
             reads.append(read)
             share = read.request_units / len(read.rows) if read.rows else 0.0
             queue = []
-            for row in read.rows:
-                change = self._change_of(position.mode, row, share)
-                lsn = change.lsn if change is not None else 0
-                if part.skip is not None and lsn <= part.skip:
+            for raw in read.rows:
+                row = self._row_of(position.mode, raw, share)
+                if part.skip is not None and row.lsn <= part.skip:
                     continue  # handed out by an earlier read of this same page
-                kept = (
-                    change
-                    if change is not None and in_scope(change, scope.tenant, scope.thread)
-                    else None
-                )
-                queue.append((kept, lsn))
+                if not self._row_in_scope(position.mode, row, scope):
+                    row = _Row(None, row.lsn, row.commit_time)  # used up, never handed out
+                queue.append(row)
             queues.append(queue)
-        taken, consumed = _merge(queues, reads, limit)
+        picked, consumed = _merge(queues, reads, limit)
+        # Records only for what is handed out: the rest of a page may be read again.
+        taken = [c for c in (self._change_of(position.mode, r) for r in picked) if c is not None]
         for index, part in enumerate(position.parts):
             read, used = reads[index], consumed[index]
             if used == len(queues[index]):  # the whole page is out: move on
                 part.token, part.skip = read.token, None
             elif used:  # only its start is out: the same page again next time
-                part.skip = queues[index][used - 1][1]
+                part.skip = queues[index][used - 1].lsn
         return ChangePage(
             changes=tuple(taken),
             continuation=position.encode(),
@@ -317,8 +322,48 @@ class ChangeFeedReads(StorePart):
 
     # -- what the feed returned, as records ------------------------------------------------
 
-    def _change_of(self, mode: FeedMode, row: Mapping[str, Any], share: float) -> Change | None:
+    def _row_of(self, mode: FeedMode, row: Mapping[str, Any], share: float) -> _Row:
+        """Where a returned document sits in the feed (LSN, commit time), before any
+        record is built of it."""
+        if mode is FeedMode.LATEST:
+            ts = _int(row.get("_ts")) or 0
+            return _Row(row, _int(row.get("_lsn")) or 0, ts, share)
+        meta = row.get("metadata")
+        meta = meta if isinstance(meta, Mapping) else {}
+        return _Row(row, _int(meta.get("lsn")) or 0, _int(meta.get("crts")) or 0, share)
+
+    def _row_in_scope(self, mode: FeedMode, row: _Row, scope: TtlScope) -> bool:
+        """Is the document the scope's? (The npm peer answers a key's feed unscoped.)
+        The mode says what the document is: an item's own fields never do."""
+        if scope.tenant is None and scope.thread is None:
+            return True
+        body = row.body
+        if body is None:
+            return False
         schema = self._schema
+        try:
+            if mode is FeedMode.LATEST:
+                ref = ref_of_body(schema, body)
+            else:
+                meta = body.get("metadata")
+                current = body.get("current")
+                if isinstance(current, Mapping):
+                    ref = ref_of_body(schema, current)
+                elif isinstance(meta, Mapping):
+                    key = self._deleted_key(meta.get("partitionKey"))
+                    ref = ref_of_body(schema, body_of_partition_key(schema, key))
+                else:
+                    return False
+        except InvalidKey:
+            return False
+        probe = Change(row.lsn, ChangeOp.WRITE, row.commit_time, "", ref, ())
+        return in_scope(probe, scope.tenant, scope.thread)
+
+    def _change_of(self, mode: FeedMode, picked: _Row) -> Change | None:
+        schema = self._schema
+        row, share = picked.body, picked.share
+        if row is None:
+            return None
         if mode is FeedMode.LATEST:
             lsn = _int(row.get("_lsn"))
             item = self._item(row)
@@ -385,6 +430,16 @@ class ChangeFeedReads(StorePart):
 
 
 @dataclass(frozen=True, slots=True)
+class _Row:
+    """One document of a part's page: None once it is known to be outside the scope."""
+
+    body: Mapping[str, Any] | None
+    lsn: int
+    commit_time: int
+    share: float = 0.0  # its share of the page's charge
+
+
+@dataclass(frozen=True, slots=True)
 class _PartRead:
     rows: Sequence[Mapping[str, Any]]
     token: str | None
@@ -394,21 +449,21 @@ class _PartRead:
 
 
 def _merge(
-    queues: list[list[tuple[Change | None, int]]], reads: list[_PartRead], limit: int
-) -> tuple[list[Change], list[int]]:
+    queues: list[list[_Row]], reads: list[_PartRead], limit: int
+) -> tuple[list[_Row], list[int]]:
     """Merge the parts' pages in commit order (time, then LSN): the changes handed out
     and how many of each part's rows they used up (rows outside the scope are used up
     as they are reached). The merge stops at ``limit``, or when a part whose page came
     back full runs out: what follows it may come before the other parts' rows."""
     consumed = [0] * len(queues)
-    taken: list[Change] = []
+    taken: list[_Row] = []
 
     heap: list[tuple[int, int, int]] = []
 
     def push_head(i: int) -> None:
         while consumed[i] < len(queues[i]):
-            head = queues[i][consumed[i]][0]
-            if head is not None:
+            head = queues[i][consumed[i]]
+            if head.body is not None:
                 heapq.heappush(heap, (head.commit_time, head.lsn, i))
                 return
             consumed[i] += 1  # outside the scope: used up as it is reached
@@ -417,9 +472,7 @@ def _merge(
         push_head(i)
     while heap and len(taken) < limit:
         _, _, i = heapq.heappop(heap)
-        change = queues[i][consumed[i]][0]
-        assert change is not None
-        taken.append(change)
+        taken.append(queues[i][consumed[i]])
         consumed[i] += 1
         push_head(i)
         if consumed[i] == len(queues[i]) and reads[i].full:
