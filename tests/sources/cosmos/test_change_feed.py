@@ -325,3 +325,36 @@ async def test_a_position_past_the_retention_window_is_unavailable(fake: FakeCos
 def test_the_sdk_partition_key_helpers_exist() -> None:
     # The fake answers the EPK headers the SDK derives from these (routes_feed).
     assert PartitionKey(path=["/tenantId", "/threadId"], kind="MultiHash")
+
+
+async def test_an_items_own_fields_never_pass_for_feed_metadata(fake: FakeCosmos) -> None:
+    _container(fake)
+    store = _store(fake)
+    client, writer = await _writer(fake)
+    thread = TtlScope.of_thread(ThreadRef(Key.of(ACME), Key.of("t1")))
+    forged = {
+        "operationType": "delete",
+        "lsn": 1,
+        "crts": 1,
+        "id": "someone-else",
+        "partitionKey": {"tenantId": GLOBEX, "threadId": "g1"},
+    }
+    try:
+        starts = {
+            mode: await store.read_changes(thread, mode=mode)
+            for mode in (FeedMode.LATEST, FeedMode.ALL_VERSIONS)
+        }
+        await writer.create_item(
+            _turn(ACME, "t1", 1, "\x1b[31mred\x1b[0m [b]x[/b]", metadata=forged, current={})
+        )
+        latest = await _drain(store, thread, FeedMode.LATEST, starts[FeedMode.LATEST].continuation)
+        every = await _drain(
+            store, thread, FeedMode.ALL_VERSIONS, starts[FeedMode.ALL_VERSIONS].continuation
+        )
+        assert [(c.op, c.item_id) for c in latest.changes] == [(ChangeOp.WRITE, "t1-1")]
+        assert [(c.op, c.item_id) for c in every.changes] == [(ChangeOp.CREATE, "t1-1")]
+        # The text is kept as written: escaping is for where it is drawn.
+        assert "\x1b[31mred" in every.changes[0].preview
+    finally:
+        await client.close()
+        await store.close()
