@@ -39,8 +39,8 @@
  *      If-None-Match etag (none: from the beginning; "*": now; If-Modified-Since: at
  *      that time) in write order, at most x-ms-max-item-count, each with its number
  *      as `_lsn` and the last one's as the etag, or 304 with the etag unchanged when
- *      nothing is new (stock:
- *      every read with an etag is 304 and the etag is always "1"). An item appears
+ *      nothing is new (stock: every read with an etag is 304 and the etag is always
+ *      "1"). An item appears
  *      once, at its latest version; deletes and expiries are not in it, as on the
  *      service. The all-versions-and-deletes mode (A-IM: Full-Fidelity Feed) is
  *      refused with 400, as on an account without it.
