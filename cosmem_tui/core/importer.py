@@ -46,6 +46,7 @@ from cosmem_tui.schemas import Schema, SchemaError
 from cosmem_tui.schemas.detect import ContainerFacts, describe_key
 from cosmem_tui.sources.errors import WorkspaceError
 from cosmem_tui.sources.local import ItemRejected, Workspace, WorkspaceBuilder
+from cosmem_tui.sources.local.change_log import LOG_STARTED_META
 from cosmem_tui.sources.local.columns import EXPIRES_AT, Row
 from cosmem_tui.sources.local.file_errors import os_write_error
 
@@ -408,3 +409,6 @@ def _record(
         workspace.set_meta("schema_definition", json.dumps(choice.definition))
     workspace.set_meta("import_source", str(settings.source))
     workspace.set_meta("imported_at", str(now))
+    # The change log holds the items as imported, and every change from now on: history
+    # before the import is silent (ChangePage.retained_since).
+    workspace.set_meta(LOG_STARTED_META, str(now))

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from cosmem_tui.core.importer import ImportSettings, import_export
 from cosmem_tui.model import FrozenClock, Key, ThreadRef
 from cosmem_tui.model.changes import ChangeOp, FeedMode, FeedStart, FeedUnavailable
-from cosmem_tui.model.lifecycle import TtlScope
+from cosmem_tui.model.lifecycle import DAY, TtlScope
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.errors import BadRequest, Conflict, WorkspaceError
 from cosmem_tui.sources.local import LocalStore, Workspace
@@ -208,3 +209,27 @@ def test_the_demo_keeps_a_small_retention_window(demo_path):
         assert workspace.meta(RETENTION_META) == str(DEMO_RETENTION_S)
     finally:
         workspace.close()
+
+
+async def test_an_import_logs_its_items_and_its_history_starts_at_the_import(tmp_path):
+    export = tmp_path / "turns.jsonl"
+    turns = [
+        {**exchange("acme", "t1", i), "_ts": ANCHOR - 3 * DAY + i, "_etag": f'"{i}"'}
+        for i in range(4)
+    ]
+    export.write_text("".join(json.dumps(t) + "\n" for t in turns), encoding="utf-8")
+    path = tmp_path / "imported.sqlite"
+    import_export(
+        ImportSettings(source=export, workspace=path, schema="lab"),
+        clock=FrozenClock(ANCHOR),
+        user_dir=None,
+        on_problem=lambda p: None,
+    )
+    store = LocalStore.open(path, LAB, clock=FrozenClock(ANCHOR + 60))
+    page = await store.read_changes(CONTAINER, mode=FeedMode.LATEST, start=FeedStart.beginning())
+    assert [(c.item_id, c.commit_time) for c in page.changes] == [
+        (f"t1-{i}", ANCHOR - 3 * DAY + i) for i in range(4)
+    ]
+    # Three days of history before the import are not in the log: it says so.
+    assert page.retained_since == ANCHOR
+    await store.close()

@@ -46,7 +46,11 @@ from cosmem_tui.core.demo.words import load_words
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
 from cosmem_tui.schemas import Schema, get_schema
 from cosmem_tui.sources.local.builder import WorkspaceBuilder
-from cosmem_tui.sources.local.change_log import DEMO_RETENTION_S, RETENTION_META
+from cosmem_tui.sources.local.change_log import (
+    DEMO_RETENTION_S,
+    LOG_STARTED_META,
+    RETENTION_META,
+)
 from cosmem_tui.sources.local.workspace import Workspace
 
 DEMO_SEED = 20261130
@@ -422,4 +426,5 @@ def build_demo_workspace(
         workspace.set_meta("schema", schema.name)
         workspace.set_meta("demo_generation", DEMO_GENERATION)
         workspace.set_meta(RETENTION_META, str(DEMO_RETENTION_S))
+        workspace.set_meta(LOG_STARTED_META, str(anchor))
     return manifest

@@ -87,10 +87,13 @@ def building(
         # the key index that every batch touches again and again.
         db.execute("BEGIN")
         yield builder
-        # The change log starts with every item built, in the same transaction.
+        # The change log starts with every item built, in the same transaction; its
+        # history starts at the newest of them, or when the caller says it was built.
         logged_until = change_log.record_build(db)
-        if logged_until is not None:
-            builder.set_meta(change_log.LOG_STARTED_META, str(logged_until))
+        said = builder.meta(change_log.LOG_STARTED_META)
+        started = max(int(said) if said else 0, logged_until or 0)
+        if said or logged_until is not None:
+            builder.set_meta(change_log.LOG_STARTED_META, str(started))
         db.execute("COMMIT")
         db.executescript(load_query("local", "workspace_indexes"))
         # A rollback journal, not WAL: a read-only connection to a WAL file needs -wal and

@@ -40,7 +40,7 @@ from cosmem_tui.sources.local.keys import pk_text, schema_signature
 from cosmem_tui.sources.query_texts import load_query
 
 DAY: Final = 86_400
-DEFAULT_RETENTION_S: Final = 7 * DAY  # an account's continuous backup keeps 7 days at least
+DEFAULT_RETENTION_S: Final = 7 * DAY  # continuous backup's shorter tier keeps 7 days
 DEMO_RETENTION_S: Final = 2 * 3600  # the demo's: small, so its window visibly moves
 RETENTION_META: Final = "change_retention_s"
 LOG_STARTED_META: Final = "change_log_started"  # the newest commit a build logged
