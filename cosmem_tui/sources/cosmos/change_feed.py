@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 OPERATION = "change-feed"
 PRIORITY = "Low"  # a tail is background work: it yields to the application
 TOKEN_VERSION = 1
+PART_PAGE_FLOOR = 10  # the fewest changes a part is asked for (see _part_page)
 
 
 @dataclass
@@ -211,8 +212,9 @@ class ChangeFeedReads(StorePart):
         position and how far it was handed out (``skip``)."""
         reads: list[_PartRead] = []
         queues: list[list[_Row]] = []
+        page_size = _part_page(limit, len(position.parts))
         for part in position.parts:
-            read = await self._read_part(position, part, limit, background)
+            read = await self._read_part(position, part, page_size, background)
             reads.append(read)
             share = read.request_units / len(read.rows) if read.rows else 0.0
             queue = []
@@ -446,6 +448,15 @@ class _PartRead:
     not_modified: bool
     request_units: float
     full: bool = False  # as many rows as asked: more may follow
+
+
+def _part_page(limit: int, parts: int) -> int:
+    """How many changes to ask each part for: twice its even share of ``limit`` (at
+    least ``PART_PAGE_FLOOR``), so a read of many partitions fetches about what it
+    hands out rather than ``limit`` from each. A part that fills its page only bounds
+    the merge: the read hands out less, the next goes on."""
+    share = -(-limit // max(parts, 1))
+    return min(limit, max(PART_PAGE_FLOOR, 2 * share))
 
 
 def _merge(
