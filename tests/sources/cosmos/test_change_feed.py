@@ -358,3 +358,33 @@ async def test_an_items_own_fields_never_pass_for_feed_metadata(fake: FakeCosmos
     finally:
         await client.close()
         await store.close()
+
+
+async def test_a_hot_partition_is_read_in_part_pages_in_order(fake: FakeCosmos) -> None:
+    _container(fake)
+    store = _store(fake)
+    try:
+        first = await store.read_changes(TtlScope(), mode=FeedMode.LATEST)
+        hot = [_turn(ACME, "hot", i, "x") for i in range(130)]
+        cold = [_turn(GLOBEX + i, f"c{i}", 1, "y") for i in range(7)]
+        target = fake.container(DB, COLL)
+        with fake.store.lock:
+            for n, item in enumerate(hot):  # interleaved, one clock second each
+                target.write(item, START + n, mode="create")
+                if n % 20 == 0:
+                    target.write(cold[n // 20], START + n, mode="create")
+        token, lsns, sizes = first.continuation, [], []
+        for _ in range(20):
+            page = await store.read_changes(
+                TtlScope(), mode=FeedMode.LATEST, continuation=token, max_items=100
+            )
+            lsns.extend(c.lsn for c in page.changes)
+            sizes.append(len(page.changes))
+            token = page.continuation
+            if page.not_modified:
+                break
+        assert len(lsns) == len(set(lsns)) == 137
+        assert lsns == sorted(lsns)
+        assert max(sizes) <= 100 and len([s for s in sizes if s]) >= 2
+    finally:
+        await store.close()
