@@ -78,6 +78,7 @@ class _Part:
     # The page read from ``token`` was handed out up to this LSN (a read that took only
     # the start of it): read again, the page's rows up to it are not handed out twice.
     skip: int | None = None
+    skipped: int = 0  # how many rows of that page were handed out (read them and more)
 
     def to_json(self) -> dict[str, Any]:
         where: dict[str, Any] = (
@@ -85,17 +86,23 @@ class _Part:
             if self.route.feed_range is not None
             else {"pk": self.route.partition_key}
         )
-        return {**where, "sc": self.route.scope.value, "t": self.token, "k": self.skip}
+        return {
+            **where,
+            "sc": self.route.scope.value,
+            "t": self.token,
+            "k": self.skip,
+            "kc": self.skipped,
+        }
 
     @classmethod
     def from_json(cls, raw: Any) -> _Part:
         if not isinstance(raw, dict) or "sc" not in raw:
             raise ValueError("not a change feed continuation of this console")
         scope = Scope(raw["sc"])
-        token, skip = raw.get("t"), _int(raw.get("k"))
+        token, skip, skipped = raw.get("t"), _int(raw.get("k")), _int(raw.get("kc")) or 0
         if "fr" in raw:
-            return cls(Route(scope, feed_range=raw["fr"]), token, skip)
-        return cls(Route(scope, partition_key=raw.get("pk")), token, skip)
+            return cls(Route(scope, feed_range=raw["fr"]), token, skip, skipped)
+        return cls(Route(scope, partition_key=raw.get("pk")), token, skip, skipped)
 
 
 @dataclass
@@ -214,7 +221,10 @@ class ChangeFeedReads(StorePart):
         queues: list[list[_Row]] = []
         page_size = _part_page(limit, len(position.parts))
         for part in position.parts:
-            read = await self._read_part(position, part, page_size, background)
+            # A page handed out in part is read again: ask for what was handed out too,
+            # so what follows it is a whole page.
+            asked = page_size + (part.skipped if part.skip is not None else 0)
+            read = await self._read_part(position, part, asked, background)
             reads.append(read)
             share = read.request_units / len(read.rows) if read.rows else 0.0
             queue = []
@@ -229,19 +239,44 @@ class ChangeFeedReads(StorePart):
         picked, consumed = _merge(queues, reads, limit)
         # Records only for what is handed out: the rest of a page may be read again.
         taken = [c for c in (self._change_of(position.mode, r) for r in picked) if c is not None]
+        settled = 0.0  # what reading partly handed-out pages again cost
         for index, part in enumerate(position.parts):
             read, used = reads[index], consumed[index]
             if used == len(queues[index]):  # the whole page is out: move on
-                part.token, part.skip = read.token, None
-            elif used:  # only its start is out: the same page again next time
-                part.skip = queues[index][used - 1].lsn
+                part.token, part.skip, part.skipped = read.token, None, 0
+            elif used:  # only its start is out
+                count = len(read.rows) - len(queues[index]) + used
+                last = queues[index][used - 1].lsn
+                settled += await self._settle(position, part, read, count, last, background)
         return ChangePage(
             changes=tuple(taken),
             continuation=position.encode(),
             mode=position.mode,
             not_modified=all(r.not_modified for r in reads),
-            request_units=sum(r.request_units for r in reads),
+            request_units=sum(r.request_units for r in reads) + settled,
         )
+
+    async def _settle(
+        self,
+        position: _Position,
+        part: _Part,
+        read: _PartRead,
+        count: int,
+        last: int,
+        background: bool,
+    ) -> float:
+        """A page handed out in part: its first ``count`` rows went out. Read just those
+        again, for the position right after them; if they are not the same rows any
+        more (in latest-version mode an item written again moves on), the part keeps its
+        position and skips what went out (``skip``) when it reads the page again."""
+        expected = [self._row_of(position.mode, r, 0.0).lsn for r in read.rows[:count]]
+        again = await self._read_part(position, part, count, background)
+        got = [self._row_of(position.mode, r, 0.0).lsn for r in again.rows]
+        if got == expected and again.token is not None:
+            part.token, part.skip, part.skipped = again.token, None, 0
+        else:
+            part.skip, part.skipped = last, count
+        return again.request_units
 
     async def _read_part(
         self, position: _Position, part: _Part, page_size: int, background: bool

@@ -388,3 +388,55 @@ async def test_a_hot_partition_is_read_in_part_pages_in_order(fake: FakeCosmos) 
         assert max(sizes) <= 100 and len([s for s in sizes if s]) >= 2
     finally:
         await store.close()
+
+
+async def test_a_write_between_a_page_and_its_settling_read_loses_nothing(
+    fake: FakeCosmos,
+) -> None:
+    """A read that hands out only the start of a part's page reads those rows again for
+    the position after them; when an item among them was written meanwhile (latest
+    version moves it on), the part keeps its position and skips what went out."""
+    from cosmem_tui.sources.cosmos.change_feed import _Position
+
+    fake.create_container(DB, COLL, partition_key=["/tenantId", "/threadId"], ranges=2)
+    store = _store(fake)
+    target = fake.container(DB, COLL)
+    keys: dict[str, list[Any]] = {}
+    for n in range(40):  # one key in each of the two ranges
+        key = [ACME + n, f"k{n}"]
+        keys.setdefault(fake.range_of(DB, COLL, key), key)
+    (a_key, b_key) = list(keys.values())[:2]
+    try:
+        first = await store.read_changes(TtlScope(), mode=FeedMode.LATEST)
+        with fake.store.lock:
+            for i in range(3):  # a0, b0, a1, b1, a2, b2: the two ranges interleaved
+                target.write(_turn(a_key[0], a_key[1], i, "a"), START, mode="create")
+                target.write(_turn(b_key[0], b_key[1], i, "b"), START, mode="create")
+        reads = []
+
+        def rewrite_a0(entry: Any) -> None:
+            if entry.operation == "change-feed" and entry.max_item_count == 3:
+                reads.append(entry)
+                if len(reads) == 2:  # both parts read, before either settles
+                    with fake.store.lock:
+                        again = _turn(a_key[0], a_key[1], 0, "a again")
+                        target.write(again, START, mode="upsert")
+
+        fake.app.on_request = rewrite_a0
+        page = await store.read_changes(
+            TtlScope(), mode=FeedMode.LATEST, continuation=first.continuation, max_items=3
+        )
+        fake.app.on_request = None
+        assert len(page.changes) == 3
+        skipped = [p for p in _Position.decode(page.continuation or "").parts if p.skip]
+        assert len(skipped) == 1  # the part whose rows moved kept its page
+        rest = await _drain(store, TtlScope(), FeedMode.LATEST, page.continuation or "")
+        seen = [(c.item_id, c.preview) for c in (*page.changes, *rest.changes)]
+        a0 = f"{a_key[1]}-0"
+        assert sorted(seen) == sorted(
+            [(a0, "a"), (a0, "a again")]
+            + [(f"{k[1]}-{i}", t) for k, t in ((a_key, "a"), (b_key, "b")) for i in range(3)
+               if (k, i) != (a_key, 0)]
+        )  # fmt: skip
+    finally:
+        await store.close()
