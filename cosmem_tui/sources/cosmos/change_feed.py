@@ -13,7 +13,9 @@ hold-off, deadline, one ledger record per HTTP response), at Low priority:
 The SDK (azure-cosmos 4.17.1, ``query_items_change_feed``) keeps each part's position
 as its own base64 continuation — the etag of each physical range it covers, following
 splits itself. The store's continuation wraps those, with the mode and the scope, in an
-opaque token of its own. A part that answered 304 for every range it covers is
+opaque token of its own. Each read merges the parts' pages in commit order (time,
+then LSN) and settles a page it handed out only in part (``_settle``), so a tail loses
+and repeats nothing. A part that answered 304 for every range it covers is
 *not modified*; the read is ``not_modified`` when every part was. What the service
 answers is always checked against the scope: a version outside it is not the scope's
 (the npm peer cannot scope a feed by key, see ``tests/peer``).
@@ -215,8 +217,8 @@ class ChangeFeedReads(StorePart):
         """Every part is read (a start from now must be taken by all at once: a part
         first read later would start later, and lose what was written between), then
         their pages are merged in commit order and the first ``limit`` handed out. A part
-        whose page was handed out whole moves on; one handed out in part keeps its
-        position and how far it was handed out (``skip``)."""
+        whose page was handed out whole moves on; one handed out in part is settled
+        (``_settle``)."""
         reads: list[_PartRead] = []
         queues: list[list[_Row]] = []
         page_size = _part_page(limit, len(position.parts))
