@@ -27,11 +27,12 @@ without it answers 400, which becomes ``FeedUnavailable`` with ``ALL_VERSIONS_FI
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import heapq
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -219,15 +220,21 @@ class ChangeFeedReads(StorePart):
         their pages are merged in commit order and the first ``limit`` handed out. A part
         whose page was handed out whole moves on; one handed out in part is settled
         (``_settle``)."""
-        reads: list[_PartRead] = []
         queues: list[list[_Row]] = []
         page_size = _part_page(limit, len(position.parts))
-        for part in position.parts:
-            # A page handed out in part is read again: ask for what was handed out too,
-            # so what follows it is a whole page.
-            asked = page_size + (part.skipped if part.skip is not None else 0)
-            read = await self._read_part(position, part, asked, background)
-            reads.append(read)
+        # The parts are read side by side (the runner lets two background calls go at
+        # once). A page handed out in part is read again: ask for what went out too,
+        # so what follows it is a whole page.
+        reads = await _all_of(
+            self._read_part(
+                position,
+                part,
+                page_size + (part.skipped if part.skip is not None else 0),
+                background,
+            )
+            for part in position.parts
+        )
+        for part, read in zip(position.parts, reads, strict=True):
             share = read.request_units / len(read.rows) if read.rows else 0.0
             queue = []
             for raw in read.rows:
@@ -485,6 +492,20 @@ class _PartRead:
     not_modified: bool
     request_units: float
     full: bool = False  # as many rows as asked: more may follow
+
+
+async def _all_of(reads: Iterable[Coroutine[Any, Any, _PartRead]]) -> list[_PartRead]:
+    """Every part's read, side by side; the first to fail stops the others (they are
+    cancelled: the ledger says so) and its error is the read's."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(read) for read in reads]
+    except BaseExceptionGroup as failed:
+        first = failed.exceptions[0]
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise first from None
+    return [task.result() for task in tasks]
 
 
 def _part_page(limit: int, parts: int) -> int:
