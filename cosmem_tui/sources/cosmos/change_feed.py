@@ -27,13 +27,8 @@ without it answers 400, which becomes ``FeedUnavailable`` with ``ALL_VERSIONS_FI
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import binascii
-import heapq
 import json
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +54,15 @@ from cosmem_tui.sources.changes import (
     version_change,
 )
 from cosmem_tui.sources.cosmos.calls import Route
+from cosmem_tui.sources.cosmos.feed_merge import FeedRow, PartRead, all_of, merge, part_page
 from cosmem_tui.sources.cosmos.feed_modes import ALL_VERSIONS_FIX, RETENTION_FIX
+from cosmem_tui.sources.cosmos.feed_position import (
+    FeedPart,
+    FeedPosition,
+    int_or_none,
+    resumable,
+    scope_key,
+)
 from cosmem_tui.sources.cosmos.store_part import StorePart
 from cosmem_tui.sources.errors import BadRequest
 
@@ -68,94 +71,7 @@ if TYPE_CHECKING:
 
 OPERATION = "change-feed"
 PRIORITY = "Low"  # a tail is background work: it yields to the application
-TOKEN_VERSION = 1
-PART_PAGE_FLOOR = 10  # the fewest changes a part is asked for (see _part_page)
-
-
-@dataclass
-class _Part:
-    """One part of a scope's feed and where its reading stands."""
-
-    route: Route
-    token: str | None  # the SDK's continuation; None: not read yet (from the start)
-    # The page read from ``token`` was handed out up to this LSN (a read that took only
-    # the start of it): read again, the page's rows up to it are not handed out twice.
-    skip: int | None = None
-    skipped: int = 0  # how many rows of that page were handed out (read them and more)
-
-    def to_json(self) -> dict[str, Any]:
-        where: dict[str, Any] = (
-            {"fr": dict(self.route.feed_range)}
-            if self.route.feed_range is not None
-            else {"pk": self.route.partition_key}
-        )
-        return {
-            **where,
-            "sc": self.route.scope.value,
-            "t": self.token,
-            "k": self.skip,
-            "kc": self.skipped,
-        }
-
-    @classmethod
-    def from_json(cls, raw: Any) -> _Part:
-        if not isinstance(raw, dict) or "sc" not in raw:
-            raise ValueError("not a change feed continuation of this console")
-        scope = Scope(raw["sc"])
-        token, skip, skipped = raw.get("t"), _int(raw.get("k")), _int(raw.get("kc")) or 0
-        if "fr" in raw:
-            return cls(Route(scope, feed_range=raw["fr"]), token, skip, skipped)
-        return cls(Route(scope, partition_key=raw.get("pk")), token, skip, skipped)
-
-
-@dataclass
-class _Position:
-    """The store's continuation: the mode, the scope, the start, each part's place."""
-
-    mode: FeedMode
-    scope: str
-    start: FeedStart
-    parts: list[_Part]
-
-    def encode(self) -> str:
-        raw = {
-            "v": TOKEN_VERSION,
-            "m": self.mode.value,
-            "s": self.scope,
-            "st": [self.start.kind.value, self.start.at],
-            "p": [p.to_json() for p in self.parts],
-        }
-        text = json.dumps(raw, separators=(",", ":"), sort_keys=True)
-        return base64.urlsafe_b64encode(text.encode("utf-8")).decode("ascii")
-
-    @classmethod
-    def decode(cls, token: str) -> _Position:
-        try:
-            raw = json.loads(base64.urlsafe_b64decode(token.encode("ascii")))
-            if not isinstance(raw, dict) or raw.get("v") != TOKEN_VERSION:
-                raise ValueError
-            kind, at = raw["st"]
-            return cls(
-                FeedMode(raw["m"]),
-                str(raw["s"]),
-                FeedStart(StartKind(kind), at),
-                [_Part.from_json(p) for p in raw["p"]],
-            )
-        except (ValueError, KeyError, TypeError, UnicodeError, binascii.Error):
-            raise ValueError("not a change feed continuation of this console") from None
-
-
-def _scope_key(scope: TtlScope) -> str:
-    """What a continuation belongs to: resuming it for another scope is refused."""
-    if scope.thread is not None:
-        return json.dumps(["thread", str(scope.thread)])
-    if scope.tenant is not None:
-        return json.dumps(["tenant", repr(scope.tenant)])
-    return json.dumps(["container"])
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+PART_PAGE_FLOOR = 10  # the fewest changes a part is asked for (see part_page)
 
 
 class ChangeFeedReads(StorePart):
@@ -178,9 +94,9 @@ class ChangeFeedReads(StorePart):
             raise ValueError(f"max_items must be at least 1, got {max_items}")
         limit = min(max_items, MAX_CHANGES_PER_READ)
         await self._ready()
-        key = _scope_key(scope)
+        key = scope_key(scope)
         if continuation is not None:
-            position = _Position.decode(continuation)
+            position = FeedPosition.decode(continuation)
             if position.mode is not mode:
                 raise ValueError(
                     f"the continuation is of the {position.mode.value} mode, not {mode.value}"
@@ -194,8 +110,8 @@ class ChangeFeedReads(StorePart):
                     "the all-versions-and-deletes change feed starts only now or from a "
                     f"continuation, not {start.describe()}"
                 )
-            parts = [_Part(route, None) for route in await self._feed_parts(scope, background)]
-            position = _Position(mode, key, start, parts)
+            parts = [FeedPart(route, None) for route in await self._feed_parts(scope, background)]
+            position = FeedPosition(mode, key, start, parts)
         return await self._read_position(scope, position, limit, background)
 
     async def _feed_parts(self, scope: TtlScope, background: bool) -> list[Route]:
@@ -213,19 +129,19 @@ class ChangeFeedReads(StorePart):
         return [Route(Scope.RANGE, feed_range=r) for r in ranges]
 
     async def _read_position(
-        self, scope: TtlScope, position: _Position, limit: int, background: bool
+        self, scope: TtlScope, position: FeedPosition, limit: int, background: bool
     ) -> ChangePage:
         """Every part is read (a start from now must be taken by all at once: a part
         first read later would start later, and lose what was written between), then
         their pages are merged in commit order and the first ``limit`` handed out. A part
         whose page was handed out whole moves on; one handed out in part is settled
         (``_settle``)."""
-        queues: list[list[_Row]] = []
-        page_size = _part_page(limit, len(position.parts))
+        queues: list[list[FeedRow]] = []
+        page_size = part_page(limit, len(position.parts))
         # The parts are read side by side (the runner lets two background calls go at
         # once). A page handed out in part is read again: ask for what went out too,
         # so what follows it is a whole page.
-        reads = await _all_of(
+        reads = await all_of(
             self._read_part(
                 position,
                 part,
@@ -242,10 +158,10 @@ class ChangeFeedReads(StorePart):
                 if part.skip is not None and row.lsn <= part.skip:
                     continue  # handed out by an earlier read of this same page
                 if not self._row_in_scope(position.mode, row, scope):
-                    row = _Row(None, row.lsn, row.commit_time)  # used up, never handed out
+                    row = FeedRow(None, row.lsn, row.commit_time)  # used up, never handed out
                 queue.append(row)
             queues.append(queue)
-        picked, consumed = _merge(queues, reads, limit)
+        picked, consumed = merge(queues, reads, limit)
         # Records only for what is handed out: the rest of a page may be read again.
         taken = [c for c in (self._change_of(position.mode, r) for r in picked) if c is not None]
         settled = 0.0  # what reading partly handed-out pages again cost
@@ -267,9 +183,9 @@ class ChangeFeedReads(StorePart):
 
     async def _settle(
         self,
-        position: _Position,
-        part: _Part,
-        read: _PartRead,
+        position: FeedPosition,
+        part: FeedPart,
+        read: PartRead,
         count: int,
         last: int,
         background: bool,
@@ -288,8 +204,8 @@ class ChangeFeedReads(StorePart):
         return again.request_units
 
     async def _read_part(
-        self, position: _Position, part: _Part, page_size: int, background: bool
-    ) -> _PartRead:
+        self, position: FeedPosition, part: FeedPart, page_size: int, background: bool
+    ) -> PartRead:
         container: Any = self._calls.container  # the SDK's overloads cannot type **options
         seen: list[tuple[Mapping[str, Any], bool]] = []  # each answer: headers, 304?
 
@@ -337,11 +253,11 @@ class ChangeFeedReads(StorePart):
         if token is None:  # no answer carried a position: keep the old one
             token = part.token
         elif position.start.kind is StartKind.TIME:
-            token = _resumable(token)
+            token = resumable(token)
         not_modified = bool(seen) and all(empty for _, empty in seen) and not rows
-        return _PartRead(rows, token, not_modified, cost.request_units, len(rows) >= page_size)
+        return PartRead(rows, token, not_modified, cost.request_units, len(rows) >= page_size)
 
-    def _unavailable(self, part: _Part, said: str) -> FeedUnavailable:
+    def _unavailable(self, part: FeedPart, said: str) -> FeedUnavailable:
         if part.token is not None:
             return FeedUnavailable(
                 FeedMode.ALL_VERSIONS,
@@ -357,7 +273,7 @@ class ChangeFeedReads(StorePart):
             ALL_VERSIONS_FIX,
         )
 
-    def _part_target(self, part: _Part) -> str:
+    def _part_target(self, part: FeedPart) -> str:
         route = part.route
         if route.feed_range is not None:
             raw = route.feed_range.get("Range", route.feed_range)
@@ -368,17 +284,19 @@ class ChangeFeedReads(StorePart):
 
     # -- what the feed returned, as records ------------------------------------------------
 
-    def _row_of(self, mode: FeedMode, row: Mapping[str, Any], share: float) -> _Row:
+    def _row_of(self, mode: FeedMode, row: Mapping[str, Any], share: float) -> FeedRow:
         """Where a returned document sits in the feed (LSN, commit time), before any
         record is built of it."""
         if mode is FeedMode.LATEST:
-            ts = _int(row.get("_ts")) or 0
-            return _Row(row, _int(row.get("_lsn")) or 0, ts, share)
+            ts = int_or_none(row.get("_ts")) or 0
+            return FeedRow(row, int_or_none(row.get("_lsn")) or 0, ts, share)
         meta = row.get("metadata")
         meta = meta if isinstance(meta, Mapping) else {}
-        return _Row(row, _int(meta.get("lsn")) or 0, _int(meta.get("crts")) or 0, share)
+        return FeedRow(
+            row, int_or_none(meta.get("lsn")) or 0, int_or_none(meta.get("crts")) or 0, share
+        )
 
-    def _row_in_scope(self, mode: FeedMode, row: _Row, scope: TtlScope) -> bool:
+    def _row_in_scope(self, mode: FeedMode, row: FeedRow, scope: TtlScope) -> bool:
         """Is the document the scope's? (The npm peer answers a key's feed unscoped.)
         The mode says what the document is: an item's own fields never do."""
         if scope.tenant is None and scope.thread is None:
@@ -405,13 +323,13 @@ class ChangeFeedReads(StorePart):
         probe = Change(row.lsn, ChangeOp.WRITE, row.commit_time, "", ref, ())
         return in_scope(probe, scope.tenant, scope.thread)
 
-    def _change_of(self, mode: FeedMode, picked: _Row) -> Change | None:
+    def _change_of(self, mode: FeedMode, picked: FeedRow) -> Change | None:
         schema = self._schema
         row, share = picked.body, picked.share
         if row is None:
             return None
         if mode is FeedMode.LATEST:
-            lsn = _int(row.get("_lsn"))
+            lsn = int_or_none(row.get("_lsn"))
             item = self._item(row)
             return version_change(
                 schema,
@@ -424,9 +342,9 @@ class ChangeFeedReads(StorePart):
         meta = row.get("metadata")
         if not isinstance(meta, Mapping):
             return None
-        lsn = _int(meta.get("lsn")) or 0
-        crts = _int(meta.get("crts"))
-        previous = _int(meta.get("previousImageLSN"))
+        lsn = int_or_none(meta.get("lsn")) or 0
+        crts = int_or_none(meta.get("crts"))
+        previous = int_or_none(meta.get("previousImageLSN"))
         operation = str(meta.get("operationType", "")).lower()
         if operation == "delete":
             key = self._deleted_key(meta.get("partitionKey"))
@@ -473,97 +391,6 @@ class ChangeFeedReads(StorePart):
             else:
                 return tuple(raw.values())
         return tuple(values)
-
-
-@dataclass(frozen=True, slots=True)
-class _Row:
-    """One document of a part's page: None once it is known to be outside the scope."""
-
-    body: Mapping[str, Any] | None
-    lsn: int
-    commit_time: int
-    share: float = 0.0  # its share of the page's charge
-
-
-@dataclass(frozen=True, slots=True)
-class _PartRead:
-    rows: Sequence[Mapping[str, Any]]
-    token: str | None
-    not_modified: bool
-    request_units: float
-    full: bool = False  # as many rows as asked: more may follow
-
-
-async def _all_of(reads: Iterable[Coroutine[Any, Any, _PartRead]]) -> list[_PartRead]:
-    """Every part's read, side by side; the first to fail stops the others (they are
-    cancelled: the ledger says so) and its error is the read's."""
-    try:
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(read) for read in reads]
-    except BaseExceptionGroup as failed:
-        first = failed.exceptions[0]
-        while isinstance(first, BaseExceptionGroup):
-            first = first.exceptions[0]
-        raise first from None
-    return [task.result() for task in tasks]
-
-
-def _part_page(limit: int, parts: int) -> int:
-    """How many changes to ask each part for: twice its even share of ``limit`` (at
-    least ``PART_PAGE_FLOOR``), so a read of many partitions fetches about what it
-    hands out rather than ``limit`` from each. A part that fills its page only bounds
-    the merge: the read hands out less, the next goes on."""
-    share = -(-limit // max(parts, 1))
-    return min(limit, max(PART_PAGE_FLOOR, 2 * share))
-
-
-def _merge(
-    queues: list[list[_Row]], reads: list[_PartRead], limit: int
-) -> tuple[list[_Row], list[int]]:
-    """Merge the parts' pages in commit order (time, then LSN): the changes handed out
-    and how many of each part's rows they used up (rows outside the scope are used up
-    as they are reached). The merge stops at ``limit``, or when a part whose page came
-    back full runs out: what follows it may come before the other parts' rows."""
-    consumed = [0] * len(queues)
-    taken: list[_Row] = []
-
-    heap: list[tuple[int, int, int]] = []
-
-    def push_head(i: int) -> None:
-        while consumed[i] < len(queues[i]):
-            head = queues[i][consumed[i]]
-            if head.body is not None:
-                heapq.heappush(heap, (head.commit_time, head.lsn, i))
-                return
-            consumed[i] += 1  # outside the scope: used up as it is reached
-
-    for i in range(len(queues)):
-        push_head(i)
-    while heap and len(taken) < limit:
-        _, _, i = heapq.heappop(heap)
-        taken.append(queues[i][consumed[i]])
-        consumed[i] += 1
-        push_head(i)
-        if consumed[i] == len(queues[i]) and reads[i].full:
-            break  # this part may have more, which may come before the others' rows
-    return taken, consumed
-
-
-def _resumable(token: str) -> str:
-    """azure-cosmos 4.17.1 writes a point-in-time start into its continuation in
-    milliseconds but reads it back as seconds (``ChangeFeedStartFromPointInTime``:
-    ``datetime.fromtimestamp(PointInTimeMs)``), so such a continuation cannot be
-    resumed. The start is stored in the unit the SDK reads; the etags, which say where
-    each range stands, are kept as they are."""
-    try:
-        state = json.loads(base64.b64decode(token))
-        start = state.get("startFrom") or {}
-        if start.get("Type") == "PointInTime" and start.get("PointInTimeMs", 0) > 10**11:
-            start["PointInTimeMs"] = start["PointInTimeMs"] // 1000
-            return base64.b64encode(json.dumps(state).encode("utf-8")).decode("ascii")
-    except (ValueError, TypeError, AttributeError, binascii.Error):
-        pass  # not the shape this fix is for: the SDK will say what is wrong with it
-    return token
 
 
 def _start_time(start: FeedStart) -> Any:

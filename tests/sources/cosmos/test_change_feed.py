@@ -396,7 +396,7 @@ async def test_a_write_between_a_page_and_its_settling_read_loses_nothing(
     """A read that hands out only the start of a part's page reads those rows again for
     the position after them; when an item among them was written meanwhile (latest
     version moves it on), the part keeps its position and skips what went out."""
-    from cosmem_tui.sources.cosmos.change_feed import _Position
+    from cosmem_tui.sources.cosmos.feed_position import FeedPosition
 
     fake.create_container(DB, COLL, partition_key=["/tenantId", "/threadId"], ranges=2)
     store = _store(fake)
@@ -428,7 +428,7 @@ async def test_a_write_between_a_page_and_its_settling_read_loses_nothing(
         )
         fake.app.on_request = None
         assert len(page.changes) == 3
-        skipped = [p for p in _Position.decode(page.continuation or "").parts if p.skip]
+        skipped = [p for p in FeedPosition.decode(page.continuation or "").parts if p.skip]
         assert len(skipped) == 1  # the part whose rows moved kept its page
         rest = await _drain(store, TtlScope(), FeedMode.LATEST, page.continuation or "")
         seen = [(c.item_id, c.preview) for c in (*page.changes, *rest.changes)]
