@@ -7,8 +7,9 @@ hold-off, deadline, one ledger record per HTTP response), at Low priority:
 * a tenant: its key prefix (hierarchical keys) or its key (a tenant-keyed container);
   a tenant that is not the key's first level has no feed of its own, so it is read
   like the container and filtered;
-* the container: every feed range (physical partition) in turn, a fan-out each part of
-  which is admitted on its own, like the other container-wide reads.
+* the container: every feed range (physical partition), a fan-out each part of which
+  is admitted on its own, like the other container-wide reads (read side by side, as
+  many at once as the runner lets background calls go).
 
 The SDK (azure-cosmos 4.17.1, ``query_items_change_feed``) keeps each part's position
 as its own base64 continuation — the etag of each physical range it covers, following
@@ -71,7 +72,6 @@ if TYPE_CHECKING:
 
 OPERATION = "change-feed"
 PRIORITY = "Low"  # a tail is background work: it yields to the application
-PART_PAGE_FLOOR = 10  # the fewest changes a part is asked for (see part_page)
 
 
 class ChangeFeedReads(StorePart):
