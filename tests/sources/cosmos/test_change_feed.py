@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from azure.cosmos import PartitionKey
 from azure.cosmos.aio import CosmosClient
 
 from cosmem_tui.model import Key, Kind, Scope, ThreadRef
@@ -320,11 +319,6 @@ async def test_a_position_past_the_retention_window_is_unavailable(fake: FakeCos
     finally:
         await client.close()
         await store.close()
-
-
-def test_the_sdk_partition_key_helpers_exist() -> None:
-    # The fake answers the EPK headers the SDK derives from these (routes_feed).
-    assert PartitionKey(path=["/tenantId", "/threadId"], kind="MultiHash")
 
 
 async def test_an_items_own_fields_never_pass_for_feed_metadata(fake: FakeCosmos) -> None:
