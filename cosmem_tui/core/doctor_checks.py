@@ -297,9 +297,11 @@ def _data_change_feed(e: DoctorEvidence) -> Outcome:
         return missing
     if on_workspace(e):
         return Outcome(MISSING, "a local workspace has no change feed")
+    if _probes(e, READ_CHANGE_FEED) or e.access is None or e.access.value is None:
+        return _action(e, READ_CHANGE_FEED)
     return Outcome(
         UNKNOWN,
-        f"not tried: the console reads no change feed yet ({READER_ROLE} includes it)",
+        f"not tried: an earlier probe did not get through ({READER_ROLE} includes it)",
     )
 
 

@@ -21,7 +21,10 @@ from cosmem_tui.core.doctor_checks import (
     on_workspace,
 )
 from cosmem_tui.model.doctor import (
+    ALL_VERSIONS_MODE,
+    Access,
     AccountFeatures,
+    Backend,
     DiagnosticSetting,
     DoctorEvidence,
     NeedKind,
@@ -30,6 +33,7 @@ from cosmem_tui.model.doctor import (
     Reading,
     TelemetryKind,
 )
+from cosmem_tui.sources.cosmos.feed_modes import ALL_VERSIONS_FIX
 
 # The categories the console reads, and where the tables probe finds their rows.
 PK_RU = "PartitionKeyRUConsumption"
@@ -295,6 +299,91 @@ def _account_all_versions(e: DoctorEvidence, f: AccountFeatures) -> Outcome:
         "enableAllVersionsAndDeletesChangeFeed (a preview property)",
         f"look it up: {fixes.all_versions_lookup(e.session)}",
     )
+
+
+@check(
+    "feed.all_versions",
+    "all versions and deletes served",
+    NeedKind.FEATURE,
+    "continuous backup, enableAllVersionsAndDeletesChangeFeed, partition merge off",
+)
+def _feed_all_versions(e: DoctorEvidence) -> Outcome:
+    """Does the container serve the all-versions-and-deletes change feed? The service's
+    own answer to a read from now decides (a 400 is no); the account's ARM features say
+    why, and stand in for it when the data plane was not reached."""
+    if on_workspace(e):
+        return Outcome(UNKNOWN, "a local workspace has no Azure change feed")
+    if e.session.backend is not Backend.COSMOS:
+        return Outcome(UNKNOWN, "not asked: no container configured (--endpoint)")
+    probe = e.access.value.probe(ALL_VERSIONS_MODE) if e.access and e.access.value else None
+    features, _ = _account_feature(e)
+    why = _all_versions_blockers(features)
+    cost = cost_of(e.account)
+    if probe is not None:
+        cost = cost + probe.cost
+        if probe.access is Access.ALLOWED:
+            return Outcome(
+                OK,
+                f"served: {probe.what} answered {probe.status or 'from the session'}",
+                cost=cost,
+            )
+        if probe.access is Access.DENIED:
+            said = f"the service refused {probe.what} ({probe.status}: {probe.message})"
+            detail = f"; {'; '.join(why)}" if why else ""
+            return Outcome(
+                MISSING,
+                f"{said}{detail} — deletes and TTL expiries are not visible",
+                _all_versions_fix(e, features),
+                cost,
+            )
+    if features is None:
+        return Outcome(
+            UNKNOWN,
+            "not tried on the data plane, and the account's features were not read",
+            ALL_VERSIONS_FIX,
+            cost,
+        )
+    if why:
+        return Outcome(
+            MISSING, "; ".join(why) + " — deletes and TTL expiries are not visible",
+            _all_versions_fix(e, features), cost,
+        )  # fmt: skip
+    if (
+        (features.backup or "").lower() == "continuous"
+        and features.all_versions_change_feed is True
+        and features.partition_merge is False
+    ):
+        return Outcome(OK, "continuous backup, the setting on, partition merge off", cost=cost)
+    return Outcome(
+        UNKNOWN,
+        "the account's answer does not say every part (backup, the preview setting, merge)",
+        _all_versions_fix(e, features),
+        cost,
+    )
+
+
+def _all_versions_blockers(f: AccountFeatures | None) -> list[str]:
+    if f is None:
+        return []
+    why = []
+    if f.backup and f.backup.lower() != "continuous":
+        why.append(f"{f.backup} backup (continuous is needed)")
+    if f.all_versions_change_feed is False:
+        why.append("enableAllVersionsAndDeletesChangeFeed is false")
+    if f.partition_merge is True:
+        why.append("partition merge is enabled (the mode is not available with it)")
+    return why
+
+
+def _all_versions_fix(e: DoctorEvidence, f: AccountFeatures | None) -> str:
+    """The tail's fix (``ALL_VERSIONS_FIX``), then the commands for this account."""
+    steps = []
+    if f is None or (f.backup or "").lower() != "continuous":
+        steps.append(fixes.account_update(e.session, "--backup-policy-type Continuous"))
+    if f is None or f.all_versions_change_feed is not True:
+        steps.append(fixes.all_versions_change_feed(e.session))
+    commands = f": {'; then '.join(steps)}" if steps else ""
+    return ALL_VERSIONS_FIX + commands
 
 
 # -- throughput ----------------------------------------------------------------------------------

@@ -29,6 +29,9 @@ ITEMS_READ = f"{ACCOUNT_ACTIONS}/sqlDatabases/containers/items/read"
 EXECUTE_QUERY = f"{ACCOUNT_ACTIONS}/sqlDatabases/containers/executeQuery"
 READ_CHANGE_FEED = f"{ACCOUNT_ACTIONS}/sqlDatabases/containers/readChangeFeed"
 ITEMS_ALL = f"{ACCOUNT_ACTIONS}/sqlDatabases/containers/items/*"
+# Not a data action: the all-versions-and-deletes change feed mode, which the container
+# offers or refuses (400); its probe is kept beside the data actions' (``AccessReport``).
+ALL_VERSIONS_MODE = "change feed mode AllVersionsAndDeletes"
 READER_ROLE = "Cosmos DB Built-in Data Reader"  # role definition 00000000-…-000000000001
 READER_ROLE_ID = "00000000-0000-0000-0000-000000000001"
 CONTRIBUTOR_ROLE = "Cosmos DB Built-in Data Contributor"  # …-000000000002: items/*

@@ -471,3 +471,36 @@ def test_an_arm_403_names_the_account_reader_role_and_leaves_the_features_unknow
     # Reading the account is an improvement to the metrics, not a need.
     assert rows(report)["throughput"].verdict is Verdict.DEGRADED
     assert rows(report)["browse"].verdict is Verdict.WORKS
+
+
+def _with_feed(*extra: DataActionProbe, **features: Any) -> DoctorEvidence:
+    access = replace(allowed(), probes=(*allowed().probes, *extra))
+    evidence = healthy(access=Reading("the data plane", access, cost=Cost(6, 5.8)))
+    account = evidence.account
+    assert account is not None and account.value is not None
+    return replace(evidence, account=replace(account, value=replace(account.value, **features)))
+
+
+def test_the_all_versions_feed_is_the_service_answer_with_the_tails_fix():
+    from cosmem_tui.model.doctor import ALL_VERSIONS_MODE, READ_CHANGE_FEED
+    from cosmem_tui.sources.cosmos.feed_modes import ALL_VERSIONS_FIX
+
+    served = diagnose(_with_feed(probe(READ_CHANGE_FEED), probe(ALL_VERSIONS_MODE)), at=0)
+    assert check_of(served, "feed.all_versions").status is CheckStatus.OK
+    assert rows(served)["change-feed"].verdict is Verdict.WORKS
+    refused = probe(ALL_VERSIONS_MODE, Access.DENIED, 400, message="not enabled")
+    # The service refuses although ARM says all is set: its answer decides.
+    report = diagnose(_with_feed(probe(READ_CHANGE_FEED), refused), at=0)
+    feed = check_of(report, "feed.all_versions")
+    assert feed.status is CheckStatus.MISSING and "not enabled" in feed.evidence
+    assert feed.fix.startswith(ALL_VERSIONS_FIX)  # the same words the tail shows
+    assert rows(report)["change-feed"].verdict is Verdict.BLOCKED
+    merged = diagnose(_with_feed(probe(READ_CHANGE_FEED), refused, partition_merge=True), at=0)
+    assert "partition merge is enabled" in check_of(merged, "feed.all_versions").evidence
+    unset = {"backup": "Periodic", "all_versions_change_feed": None}
+    periodic = diagnose(_with_feed(probe(READ_CHANGE_FEED), refused, **unset), at=0)
+    fix = check_of(periodic, "feed.all_versions").fix
+    assert "--backup-policy-type Continuous" in fix and "2024-12-01-preview" in fix
+    denied = probe(READ_CHANGE_FEED, Access.DENIED, 403, message="no readChangeFeed")
+    blocked = diagnose(_with_feed(denied), at=0)
+    assert check_of(blocked, "data.change_feed").status is CheckStatus.MISSING

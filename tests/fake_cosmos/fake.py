@@ -141,6 +141,9 @@ class FakeCosmos:
         vector_embedding_policy: Mapping[str, Any] | None = None,
         full_text_policy: Mapping[str, Any] | None = None,
         vector_quantum: float | None = None,
+        all_versions: bool = True,
+        purge_lag_s: float = 0.0,
+        retention_s: float | None = None,
     ) -> Container:
         """A container with ``ranges`` physical ranges (evenly spread), or explicit EPK
         ``boundaries``. Each prefix in ``split_inside`` (e.g. ``["acme"]`` on
@@ -150,7 +153,12 @@ class FakeCosmos:
         ``vector_embedding_policy`` / ``full_text_policy``: the container's policies, as
         the service returns them. ``vector_quantum``: the approximate vector index (an
         ORDER BY VectorDistance without brute force ranks by vectors rounded to this), so
-        an index can miss true neighbours (``search.py``)."""
+        an index can miss true neighbours (``search.py``).
+
+        The change feed (``change_log``): ``all_versions`` False refuses the
+        all-versions-and-deletes mode (400, as a container without it); TTL purges come
+        ``purge_lag_s`` after expiry; ``retention_s`` is the all-versions retention
+        window (None: everything is kept)."""
         paths = (partition_key,) if isinstance(partition_key, str) else tuple(partition_key)
         key = KeyDefinition(paths, "MultiHash" if len(paths) > 1 else "Hash")
         inside = [boundary_inside_prefix(key, prefix, split_at) for prefix in split_inside]
@@ -180,6 +188,9 @@ class FakeCosmos:
         )
         if vector_quantum is not None:
             made.vector_quantum = vector_quantum
+        made.feed.all_versions = all_versions
+        made.feed.purge_lag_s = purge_lag_s
+        made.feed.retention_s = retention_s
         if throughput is not None:
             self.faults.container_throughput(made.rid, float(throughput))
         return made
@@ -192,6 +203,12 @@ class FakeCosmos:
         target = self.store.container(database, container)
         with self.store.lock:
             return target.seed(items, self.clock.now())
+
+    def purge(self, database: str, container: str) -> int:
+        """Run the TTL purge step now (it also runs before each write and feed read)."""
+        target = self.store.container(database, container)
+        with self.store.lock:
+            return target.purge(self.clock.now())
 
     def split(
         self, database: str, container: str, range_id: str, at: str

@@ -21,6 +21,7 @@ from typing import Any
 from aiohttp import web
 
 from tests.fake_cosmos import charges
+from tests.fake_cosmos import routes_feed as change_feed
 from tests.fake_cosmos import routes_items as items
 from tests.fake_cosmos import routes_metadata as metadata
 from tests.fake_cosmos import routes_query as queries
@@ -305,9 +306,7 @@ class FakeCosmosApp:
                     return items.write_item(self, ctx, container, mode)
                 if method == "GET":
                     if ctx.header("a-im"):
-                        raise HttpError(
-                            400, "The change feed is not supported by the fake gateway."
-                        )
+                        return change_feed.read(self, ctx, container)
                     return queries.read_feed(self, ctx, container)
             if n == 6 and segs[4] == "docs":
                 item_id = segs[5]

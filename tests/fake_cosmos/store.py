@@ -10,7 +10,11 @@ order, the tie-break of ORDER BY in both directions.
 TTL is lazy, as the service's is observable: an expired document stays in memory but
 is invisible to reads, queries and conflict checks from the moment ``now >= _ts + ttl``
 (container ``defaultTtl`` absent = off and item ``ttl`` ignored; -1 = on without a
-default; item ``ttl: -1`` = never).
+default; item ``ttl: -1`` = never). It is *purged* — removed, and its delete written to
+the change log — later, by ``Container.purge`` (``change_log``).
+
+Every write, delete and purge is in the container's change log (``change_log``), which
+serves the change feed (``routes_feed``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.fake_cosmos.change_log import ChangeLog
 from tests.fake_cosmos.clock import ClockLike
 from tests.fake_cosmos.ranges import MAX_EPK, MIN_EPK, KeyDefinition, layout
 from tests.fake_cosmos.sql_eval import get_path
@@ -88,6 +93,7 @@ class Doc:
     ts: int
     item_ttl: int | None
     etag: str
+    lsn: int = 0  # the change log's LSN of this version (its last write)
     _size: int = -1
 
     @property
@@ -226,6 +232,7 @@ class Container:
     vector_quantum: float | None = None
     generation: int = 1
     history: list[tuple[int, list[str]]] = field(default_factory=list)
+    feed: ChangeLog = field(default_factory=ChangeLog)
     _seq: int = 0
     _writes: int = 0
     _mins: list[str] = field(default_factory=list)
@@ -384,8 +391,11 @@ class Container:
         values = self.key.values_of(body)
         epk = self.key.epk(values)
         owner = self.range_for(epk)
+        self.purge(now)
         existing = owner.docs.get((epk, item_id))
         if existing is not None and not self.visible(existing, now):
+            if mode != "replace":  # an expired item written again: its purge comes first
+                self.purge(now, force=existing)
             existing = None
         if mode == "create" and existing is not None:
             raise Conflict("Entity with the specified id already exists in the system.")
@@ -397,27 +407,94 @@ class Container:
         doc = self._make(body, item_id, epk, seq, int(now))
         owner.docs[(epk, item_id)] = doc
         owner.touch()
+        self._log_version(doc, values, existing)
         return doc, existing is None
+
+    def _log_version(self, doc: Doc, values: tuple[Any, ...], existing: Doc | None) -> None:
+        self.feed.record(
+            "create" if existing is None else "replace",
+            lsn=doc.lsn,
+            crts=doc.ts,
+            epk=doc.epk,
+            item_id=doc.id,
+            key=values,
+            body=doc.body,
+            previous_lsn=existing.lsn if existing is not None else None,
+        )
+        expiry = self.expires_at(doc)
+        if expiry is not None:
+            self.feed.next_purge = min(self.feed.next_purge, expiry + self.feed.purge_lag_s)
+
+    def purge(self, now: float, *, force: Doc | None = None) -> int:
+        """The TTL purge step: remove the items expired at least ``purge_lag_s`` ago
+        (and ``force``, an expired item written again) and log each as a delete with
+        ``timeToLiveExpired``, at the purge's own time. Returns how many it purged."""
+        log = self.feed
+        if self.default_ttl is None or (
+            force is None and now < log.next_purge and log.purge_ttl_seen == self.default_ttl
+        ):
+            return 0
+        due: list[tuple[float, int, PartitionRange, Doc]] = []
+        upcoming = INF
+        for rng in self.ranges:
+            for doc in rng.docs.values():
+                expiry = self.expires_at(doc)
+                if expiry is None:
+                    continue
+                if doc is force or (expiry <= now and expiry + log.purge_lag_s <= now):
+                    due.append((expiry, doc.seq, rng, doc))
+                else:
+                    upcoming = min(upcoming, expiry + log.purge_lag_s)
+        log.next_purge = upcoming
+        log.purge_ttl_seen = self.default_ttl
+        due.sort(key=lambda d: (d[0], d[1]))
+        for _, _, rng, doc in due:
+            del rng.docs[(doc.epk, doc.id)]
+            rng.touch()
+            log.record(
+                "delete",
+                lsn=log.next_lsn(),
+                crts=int(now),
+                epk=doc.epk,
+                item_id=doc.id,
+                key=self.key.values_of(doc.body),
+                body=None,
+                previous_lsn=doc.lsn,
+                ttl_expired=True,
+            )
+        return len(due)
 
     def _make(self, body: Mapping[str, Any], item_id: str, epk: str, seq: int, ts: int) -> Doc:
         stored = {k: v for k, v in body.items() if k not in SYSTEM_PROPERTIES}
         rid = _rid(self.rid_bytes + struct.pack("<Q", seq))
         self._writes += 1
         etag = f'"{seq:08x}-{self._writes:08x}"'
+        lsn = self.feed.next_lsn()
         stored["_rid"] = rid
         stored["_self"] = f"{self.self_link}docs/{rid}/"
         stored["_etag"] = etag
         stored["_attachments"] = "attachments/"
         stored["_ts"] = ts
-        return Doc(item_id, epk, seq, stored, ts, valid_item_ttl(stored.get("ttl")), etag)
+        return Doc(item_id, epk, seq, stored, ts, valid_item_ttl(stored.get("ttl")), etag, lsn)
 
     def delete(self, epk: str, item_id: str, now: float) -> Doc:
         owner = self.range_for(epk)
+        self.purge(now)
         doc = owner.docs.get((epk, item_id))
         if doc is None or not self.visible(doc, now):
             raise NotFound("Entity with the specified id does not exist in the system.")
         del owner.docs[(epk, item_id)]
         owner.touch()
+        self.feed.record(
+            "delete",
+            lsn=self.feed.next_lsn(),
+            crts=int(now),
+            epk=epk,
+            item_id=item_id,
+            key=self.key.values_of(doc.body),
+            body=None,
+            previous_lsn=doc.lsn,
+        )
         return doc
 
     def seed(self, items: Iterable[Mapping[str, Any]], now: float) -> int:
@@ -434,7 +511,9 @@ class Container:
             seq = existing.seq if existing is not None else self.next_seq()
             raw_ts = body.get("_ts")
             ts = raw_ts if isinstance(raw_ts, int) and not isinstance(raw_ts, bool) else int(now)
-            owner.docs[(epk, item_id)] = self._make(body, item_id, epk, seq, ts)
+            doc = self._make(body, item_id, epk, seq, ts)
+            owner.docs[(epk, item_id)] = doc
+            self._log_version(doc, self.key.values_of(body), existing)
             touched.add(owner.id)
             count += 1
         for r in self.ranges:

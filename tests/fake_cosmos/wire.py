@@ -119,6 +119,8 @@ def classify(method: str, segs: list[str], headers: dict[str, str]) -> tuple[str
             if headers.get("x-ms-documentdb-is-upsert", "").lower() == "true":
                 return "point", "upsert-item"
             return "point", "create-item"
+        if headers.get("a-im"):
+            return "feed", "change-feed"
         return "feed", "read-feed"
     if n == 6 and segs[4] == "docs":
         verb = {"GET": "read", "PUT": "replace", "DELETE": "delete", "PATCH": "patch"}.get(

@@ -34,12 +34,24 @@
  *      ignore case (stock: exactly two arguments, a third is a syntax error). Case is
  *      folded with toLowerCase, which agrees with the service outside a few letters
  *      whose folding is not one-to-one (ß).
+ *  10. latest-version change feed (A-IM: Incremental Feed): every write gets the
+ *      collection's next sequence number; a read answers the items written after the
+ *      If-None-Match etag (none: from the beginning; "*": now; If-Modified-Since: at
+ *      that time) in write order, at most x-ms-max-item-count, each with its number
+ *      as `_lsn` and the last one's as the etag, or 304 with the etag unchanged when
+ *      nothing is new (stock: every read with an etag is 304 and the etag is always
+ *      "1"). An item appears
+ *      once, at its latest version; deletes and expiries are not in it, as on the
+ *      service. The all-versions-and-deletes mode (A-IM: Full-Fidelity Feed) is
+ *      refused with 400, as on an account without it.
  *
  * Known and left as is (the console never relies on them): DISTINCT, GROUP BY and
  * OFFSET/LIMIT are rejected by the query engine (400); prefix hierarchical-key
  * queries arrive as an effective-partition-key range the peer cannot hash, so they
  * are answered unscoped and the WHERE clause must filter (ours always does);
- * change feed is not partition-scoped; the request charge is always 1; no auth.
+ * the change feed is not partition-scoped (the SDK scopes it by an effective
+ * partition key range the peer cannot hash: the store drops what is outside the
+ * scope, so only the cost is the container's); the request charge is always 1; no auth.
  *
  * Recall probes (vector and full-text search) are refused, not shimmed: the engine
  * cannot ORDER BY a function ("Unsupported ORDER BY clause. ORDER BY item expression
@@ -149,6 +161,7 @@ function patchDocuments() {
   };
 
   // Items by logical partition, so a partition-scoped query reads only its own items.
+  const feedLsn = items => items._feedLsn || (items._feedLsn = new Map());
   const byKey = items => items._byKey || (items._byKey = new Map());
   const set = proto._set;
   proto._set = function setAndTrack(data) {
@@ -156,6 +169,9 @@ function patchDocuments() {
     if (collection && this._nextExpiry !== undefined) {
       this._nextExpiry = Math.min(this._nextExpiry, expiresAt(data, collection.defaultTtl));
     }
+    // Shim 10: the write's place in the collection's change feed.
+    this._feedSeq = (this._feedSeq || 0) + 1;
+    feedLsn(this).set(data._rid, this._feedSeq);
     const key = this._getPartition(data);
     if (!byKey(this).has(key)) byKey(this).set(key, new Set());
     byKey(this).get(key).add(data._rid);
@@ -166,6 +182,7 @@ function patchDocuments() {
     const doc = this._item("/id", idOrRid, partition).read();
     const result = remove.call(this, idOrRid, partition);
     if (doc) {
+      feedLsn(this).delete(doc._rid);
       const rids = byKey(this).get(this._getPartition(doc));
       if (rids) rids.delete(doc._rid);
     }
@@ -289,6 +306,72 @@ function patchHandlers() {
         throw err;
       }
     });
+}
+
+// -- latest-version change feed (shim 10) ------------------------------------------------
+
+const FULL_FIDELITY = "full-fidelity feed";
+
+function changesSince(documents, since, modifiedSince) {
+  documents._purgeExpired();
+  const out = [];
+  for (const [rid, lsn] of (documents._feedLsn || new Map()).entries()) {
+    if (lsn <= since) continue;
+    const item = documents._data.get(rid);
+    const doc = item && item.read();
+    if (!doc || (modifiedSince !== null && doc._ts < modifiedSince)) continue;
+    out.push([lsn, doc]);
+  }
+  return out.sort((a, b) => a[0] - b[0]);
+}
+
+function patchChangeFeed() {
+  const readDocuments = load(PKG, "handler/read-documents");
+  const original = readDocuments.default;
+  readDocuments.default = (account, req, res, params) => {
+    const aim = String(req.headers["a-im"] || "").toLowerCase();
+    if (!aim) return original(account, req, res, params);
+    // The stock post-processing turns any A-IM answer with an etag into a 304.
+    delete req.headers["a-im"];
+    if (aim === FULL_FIDELITY) {
+      res.statusCode = 400;
+      return {
+        code: "BadRequest",
+        message: "The all versions and deletes change feed mode is not enabled for this account."
+      };
+    }
+    const collection = account.database(params.dbId).collection(params.collId);
+    if (!collection.read()) {
+      res.statusCode = 404;
+      return {};
+    }
+    const documents = collection.documents;
+    const head = documents._feedSeq || 0;
+    const match = String(req.headers["if-none-match"] || "").replace(/"/g, "");
+    if (match === "*") {
+      res.statusCode = 304;
+      res.setHeader("etag", `"${head}"`);
+      return null;
+    }
+    const since = match === "" ? 0 : parseInt(match, 10);
+    if (!Number.isFinite(since)) {
+      res.statusCode = 400;
+      return { code: "BadRequest", message: `malformed change feed etag ${match}` };
+    }
+    const raw = req.headers["if-modified-since"];
+    const modifiedSince = raw ? Date.parse(raw) / 1000 : null;
+    const limit = parseInt(req.headers["x-ms-max-item-count"] || "100", 10);
+    const found = changesSince(documents, since, modifiedSince);
+    const page = found.slice(0, limit > 0 ? limit : found.length);
+    if (page.length === 0) {
+      res.statusCode = 304;
+      res.setHeader("etag", `"${since}"`);
+      return null;
+    }
+    res.setHeader("etag", `"${page[page.length - 1][0]}"`);
+    res.setHeader("x-ms-item-count", String(page.length));
+    return { _rid: collection.read()._rid, Documents: page.map(([lsn, doc]) => ({ ...doc, _lsn: lsn })), _count: page.length };
+  };
 }
 
 // -- storage statistics of a container read (shim 8) ------------------------------------
@@ -416,6 +499,7 @@ function main() {
   patchDocuments();
   patchHandlers();
   patchContainerRead();
+  patchChangeFeed();
   patchQueryEngine();
   // Loaded only now: the router captures the handler functions when it is built.
   const server = load(PKG, "index");

@@ -9,7 +9,11 @@ deadline), in the order the SDK itself needs them:
    service answers 404 when the identity may read items, 403 when it may not
    (``items/read``);
 4. ``SELECT VALUE COUNT(1) FROM c`` scoped to that same key: a count, never an item, and
-   one partition (``executeQuery``).
+   one partition (``executeQuery``);
+5. that key's change feed from now, latest version (``readChangeFeed``): a 304, never an
+   item;
+6. the same in all-versions-and-deletes mode: a 304 when the container offers the mode,
+   a 400 when it does not (no permission of its own: ``ALL_VERSIONS_MODE``).
 
 A 403 from Cosmos DB's RBAC carries a sub-status in 5300–5306 (named in
 ``model.substatus.SUB_STATUS_NAMES``, after the .NET SDK's ``SubStatusCodes``: 5301 a
@@ -33,8 +37,10 @@ from azure.cosmos.exceptions import CosmosHttpResponseError
 
 from cosmem_tui.model import Scope
 from cosmem_tui.model.doctor import (
+    ALL_VERSIONS_MODE,
     EXECUTE_QUERY,
     ITEMS_READ,
+    READ_CHANGE_FEED,
     READ_METADATA,
     Access,
     AccessReport,
@@ -120,6 +126,10 @@ class CosmosAccessProbe:
         key = self._absent_key(props)
         probes.append(await self._point_read(key, where))
         probes.append(await self._count(key, where))
+        latest = await self._change_feed(key, where, all_versions=False)
+        probes.append(latest)
+        if latest.access is Access.ALLOWED:
+            probes.append(await self._change_feed(key, where, all_versions=True))
         return AccessReport(tuple(probes), container=props)
 
     # -- the probes ---------------------------------------------------------------------
@@ -176,6 +186,29 @@ class CosmosAccessProbe:
             estimate_ru=3.0,
         )
 
+    async def _change_feed(self, key: Any, where: str, *, all_versions: bool) -> DataActionProbe:
+        mode = "AllVersionsAndDeletes" if all_versions else "LatestVersion"
+        container: Any = self._container
+
+        async def read() -> None:
+            pages: Any = container.query_items_change_feed(
+                partition_key=key, start_time="Now", mode=mode, priority="Low"
+            ).by_page()
+            async for page in pages:
+                async for _ in page:
+                    pass
+
+        return await self._try(
+            ALL_VERSIONS_MODE if all_versions else READ_CHANGE_FEED,
+            f"the {mode} change feed of the absent key {PROBE_VALUE!r} from now (no item)",
+            "doctor: change-feed",
+            Scope.PARTITION,
+            f"{PROBE_VALUE} in {where}",
+            read,
+            estimate_ru=2.0,
+            refused=400 if all_versions else None,
+        )
+
     # -- one probe through the runner ------------------------------------------------------
 
     async def _try(
@@ -189,11 +222,18 @@ class CosmosAccessProbe:
         *,
         budgeted: bool = True,
         estimate_ru: float | None = None,
+        refused: int | None = None,
     ) -> DataActionProbe:
+        """``refused``: a status that says no as a 403 does (the mode is not offered)."""
+
         async def attempt() -> _Answer:
             try:
                 await send()
             except CosmosHttpResponseError as exc:
+                if refused is not None and exc.status_code == refused:
+                    return _Answer(
+                        Access.DENIED, refused, exc.sub_status, message=first_line(exc.message)
+                    )
                 answer = _answered(exc)
                 if answer is None:
                     raise  # the runner translates it (401, 503, 429 hold-off …)

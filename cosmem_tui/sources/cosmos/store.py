@@ -10,7 +10,9 @@ and the store maps the rows:
 * threads of a tenant: grouped by the service, one prefix query per page;
 * turns: single-partition pages in the schema's order, full key in WHERE and in
   ``partition_key=``, projected (never an embedding);
-* recall probes (``recall``): the memory system's retrieval query at Low priority.
+* recall probes (``recall``): the memory system's retrieval query at Low priority;
+* the change feed (``change_feed``): a thread's key, a tenant's prefix or every feed
+  range, in either mode, at Low priority.
 
 Visibility is the service's business (expired items are already gone from its answers).
 """
@@ -27,6 +29,7 @@ from cosmem_tui.model.telemetry import ContainerStorage
 from cosmem_tui.schemas import FieldPath, Schema, SchemaError
 from cosmem_tui.sources.cosmos.account import CosmosAccount
 from cosmem_tui.sources.cosmos.calls import CosmosCalls, Parameters, Route
+from cosmem_tui.sources.cosmos.change_feed import ChangeFeedReads
 from cosmem_tui.sources.cosmos.container import check_schema_fits, container_properties
 from cosmem_tui.sources.cosmos.item_reads import ItemReads
 from cosmem_tui.sources.cosmos.key_listings import KeyListings
@@ -44,7 +47,9 @@ from cosmem_tui.sources.errors import NotFound
 from cosmem_tui.sources.request_ledger import RequestLedger
 
 
-class CosmosStore(KeyListings, TurnPages, ItemReads, LifecycleQueries, RecallQueries):
+class CosmosStore(
+    KeyListings, TurnPages, ItemReads, LifecycleQueries, RecallQueries, ChangeFeedReads
+):
     """Reads one container. Exposes no write operations: the console is read-only."""
 
     def __init__(

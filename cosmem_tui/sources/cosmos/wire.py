@@ -40,6 +40,7 @@ ITEM_COUNT = "x-ms-item-count"
 QUERY_PLAN = "x-ms-cosmos-is-query-plan-request"
 IS_QUERY = "x-ms-documentdb-isquery"
 RANGE_ID = "x-ms-documentdb-partitionkeyrangeid"
+CHANGE_FEED = "A-IM"  # a read of the change feed (either mode): a page, like a query's
 
 
 @dataclass
@@ -181,7 +182,7 @@ def request_kind(method: str, url: str, headers: Any) -> Kind:
     path = urlparse(url).path.rstrip("/")
     if path.endswith("/pkranges"):
         return Kind.RANGES
-    if headers.get(IS_QUERY):
+    if headers.get(IS_QUERY) or headers.get(CHANGE_FEED):
         return Kind.QUERY
     parts = path.strip("/").split("/")
     if method == "GET" and len(parts) >= 6 and parts[-2] == "docs":

@@ -10,8 +10,10 @@ import pytest
 
 from cosmem_tui.model import Kind, Scope
 from cosmem_tui.model.doctor import (
+    ALL_VERSIONS_MODE,
     EXECUTE_QUERY,
     ITEMS_READ,
+    READ_CHANGE_FEED,
     READ_METADATA,
     Access,
 )
@@ -69,7 +71,11 @@ async def test_every_action_is_tried_without_reading_an_item(probe, fake_cosmos)
         (READ_METADATA, Access.ALLOWED, 200),  # the container's properties
         (ITEMS_READ, Access.ALLOWED, 404),  # an absent item: reads are allowed
         (EXECUTE_QUERY, Access.ALLOWED, 200),  # a count of an absent key
+        (READ_CHANGE_FEED, Access.ALLOWED, 200),  # its change feed from now: a 304
+        (ALL_VERSIONS_MODE, Access.ALLOWED, 200),  # … and in all-versions mode
     ]
+    feeds = [e for e in fake_cosmos.log.of("feed") if e.operation == "change-feed"]
+    assert {e.status for e in feeds} == {304} and {e.priority for e in feeds} == {"Low"}
     assert report.container is not None
     assert report.container.partition_key.paths == ("/tenantId", "/threadId")
     # Nothing an agent wrote crossed the wire: the point read found nothing, the query
@@ -95,6 +101,16 @@ async def test_every_action_is_tried_without_reading_an_item(probe, fake_cosmos)
     # refresh that the account read started).
     own = [r for r in records if r.operation != "sdk-background"]
     assert len(own) <= sum(p.cost.requests for p in report.probes) <= len(records)
+
+
+async def test_a_container_without_all_versions_mode_answers_400(probe, fake_cosmos):
+    fake_cosmos.container("db", "memory").feed.all_versions = False
+    report = await probe().probe()
+    refused = report.probe(ALL_VERSIONS_MODE)
+    assert refused is not None and refused.access is Access.DENIED and refused.status == 400
+    assert "not enabled" in refused.message
+    latest = report.probe(READ_CHANGE_FEED)
+    assert latest is not None and latest.access is Access.ALLOWED
 
 
 async def test_a_403_with_sub_status_5301_names_the_missing_metadata_action(probe, fake_cosmos):
