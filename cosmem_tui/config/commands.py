@@ -28,6 +28,7 @@ default_profile = "demo"
 # schema = "auto"
 theme = "cosmem-dark"
 refresh_s = 5          # live views refresh every N seconds (never under 2)
+# tail_flood_share = 0.5  # the tail warns when one tenant writes more than this share
 
 # [profiles.prod]
 # endpoint = "https://ACCOUNT.documents.azure.com:443/"

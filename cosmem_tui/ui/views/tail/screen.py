@@ -76,7 +76,6 @@ class TailScreen(ViewScreen):
             floor_s=POLL_FLOOR_S,
         )
         self.mode = FeedMode.LATEST
-        self.flood_share = DEFAULT_FLOOD_SHARE
         self.tail: Tail | None = None
         self.rows: TailRows | None = None
         self._followed: TtlScope | None = None
@@ -172,8 +171,13 @@ class TailScreen(ViewScreen):
         if session is None:
             return
         self._generation += 1
+        share = self.cosmem.tail_flood_share
         self.tail = Tail(
-            session.store, scope, self.mode, clock=session.clock, flood_share=self.flood_share
+            session.store,
+            scope,
+            self.mode,
+            clock=session.clock,
+            flood_share=DEFAULT_FLOOD_SHARE if share is None else share,
         )
         self.rows = TailRows(session.schema)
         listing = self.listing
