@@ -10,7 +10,8 @@ It follows what browse has selected when it is shown (the open thread, else the 
 or highlighted tenant), or what ``:tail TENANT [THREAD]`` names. Each poll is the
 ``Tail``'s (``core/tail.py``): background work through the ledger, stopped quietly at
 the budget, held off after a 429; the refresh loop polls each second while the view is
-on screen and not paused (``p``). ``m`` switches between the latest-version feed (no
+on screen and not paused (``p``); ``f`` tails the whole container (where a flood
+shows). ``m`` switches between the latest-version feed (no
 deletes: the view says so and what would show them) and all versions and deletes.
 
 Only new rows cost: a row's cells are made once, and when the cursor is off the newest
@@ -287,6 +288,11 @@ class TailScreen(ViewScreen):
             self.tail.resume()
             self.set_status("")
         self.poll_loop.refresh_now()
+
+    def action_tail_container(self) -> None:
+        self._pinned = True
+        self._followed = self.cosmem.browse_selection()
+        self.start(TtlScope.container())
 
     def action_toggle_mode(self) -> None:
         self.mode = FeedMode.ALL_VERSIONS if self.mode is FeedMode.LATEST else FeedMode.LATEST

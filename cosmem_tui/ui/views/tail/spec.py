@@ -38,6 +38,17 @@ ACTIONS: tuple[UiAction, ...] = (
         priority=True,
     ),
     UiAction(
+        "tail.container",
+        "f",
+        "tail_container",
+        "the whole container's change feed (who floods it)",
+        "Tail",
+        TAIL,
+        hint="whole container",
+        hint_rank=3,
+        priority=True,
+    ),
+    UiAction(
         "tail.mode",
         "m",
         "toggle_mode",
