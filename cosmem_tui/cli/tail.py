@@ -111,7 +111,8 @@ async def run_tail(session: Session, args: argparse.Namespace, out: TextIO) -> i
         print(f"cosmem: {tail.note}", file=sys.stderr)
     stream = Stream(out, args.format)
     stream.header()
-    stopped_by = await _follow(tail, stream, args.for_s, args.poll)
+    started = f"cosmem: following {where} every {args.poll:g} s; ctrl+c ends it"
+    stopped_by = await _follow(tail, stream, args.for_s, args.poll, started)
     elapsed = tail.clock.now() - tail.rates.started_at
     print(
         f"cosmem: tail of {where} ({mode.value}, {tail.start.describe()}): "
@@ -122,8 +123,11 @@ async def run_tail(session: Session, args: argparse.Namespace, out: TextIO) -> i
     return EXIT_PARTIAL if tail.stopped is not None else EXIT_OK
 
 
-async def _follow(tail: Tail, stream: Stream, for_s: float | None, poll_s: float) -> str:
-    """Poll until ``for_s`` has passed, ctrl+c, or the budget; why it ended."""
+async def _follow(
+    tail: Tail, stream: Stream, for_s: float | None, poll_s: float, started: str
+) -> str:
+    """Poll until ``for_s`` has passed, ctrl+c, or the budget; why it ended. ``started``
+    is said on stderr once the first poll is back (what follows is new)."""
     loop = asyncio.get_running_loop()
     interrupted = asyncio.Event()
     loop.add_signal_handler(signal.SIGINT, interrupted.set)
@@ -132,7 +136,7 @@ async def _follow(tail: Tail, stream: Stream, for_s: float | None, poll_s: float
     said_error = ""
     try:
         while not interrupted.is_set():
-            started = time.monotonic()
+            polled_at = time.monotonic()
             try:
                 result = await tail.poll()
             except FeedUnavailable as exc:
@@ -145,6 +149,9 @@ async def _follow(tail: Tail, stream: Stream, for_s: float | None, poll_s: float
                 result = None
             else:
                 said_error = ""
+            if started:
+                print(started, file=sys.stderr, flush=True)
+                started = ""
             if result is not None:
                 schema = tail.store.schema
                 for change in reversed(result.fresh):  # a stream reads oldest first
@@ -153,7 +160,7 @@ async def _follow(tail: Tail, stream: Stream, for_s: float | None, poll_s: float
                 if result.stopped is not None:
                     print(f"cosmem: {visible(result.stopped)}", file=sys.stderr)
                     return "stopped at the budget"
-            wait = poll_s - (time.monotonic() - started)
+            wait = poll_s - (time.monotonic() - polled_at)
             if result is not None and result.held_off_s > 0:
                 wait = max(wait, result.held_off_s)
             if deadline is not None:
