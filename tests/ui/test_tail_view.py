@@ -17,7 +17,6 @@ from cosmem_tui.model.lifecycle import TtlScope
 from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.local.workspace_writer import WorkspaceWriter
 from cosmem_tui.ui.widgets.hint_line import FittedLine
-from cosmem_tui.ui.widgets.row_list import RowList
 from tests.conftest import ANCHOR
 from tests.helpers import build_workspace, exchange
 from tests.ui.conftest import cells, screen_text, settle
