@@ -32,3 +32,23 @@ CREATE TABLE IF NOT EXISTS items (
     body        TEXT NOT NULL,               -- the whole item as JSON, system properties included
     PRIMARY KEY (pk, id)
 );
+
+-- The change log (sources/local/change_log.py): one row per create, replace, delete or
+-- TTL purge of an item, written in the transaction that changes the item. lsn orders
+-- the log (AUTOINCREMENT: a number is never reused, even after the newest rows go) and
+-- crts never decreases with it. tenant_key / thread_key are the item's, as items holds
+-- them (the file's derived_for schema), so a scoped read walks an index. body is the
+-- version for a create or replace; NULL on a build's create while it is still the item's
+-- stored body (a build does not copy every item), copied here before the item changes.
+CREATE TABLE IF NOT EXISTS changes (
+    lsn          INTEGER PRIMARY KEY AUTOINCREMENT,
+    op           TEXT NOT NULL CHECK (op IN ('create', 'replace', 'delete', 'expired')),
+    pk           TEXT NOT NULL,              -- canonical JSON array of partition key values
+    id           TEXT NOT NULL,
+    tenant_key   TEXT,
+    thread_key   TEXT,
+    crts         INTEGER NOT NULL,           -- commit time, epoch seconds
+    previous_lsn INTEGER,                    -- the item's change before this one, if logged
+    current      INTEGER NOT NULL DEFAULT 1, -- 0 once a later change of the item is logged
+    body         TEXT
+);

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -18,21 +19,25 @@ LIVE_KEY = os.environ.get("COSMEM_TEST_KEY")
 BACKENDS = ["local", "cosmos", "gateway", *(["live"] if LIVE_ENDPOINT and LIVE_KEY else [])]
 
 
-@pytest.fixture(params=BACKENDS)
-async def backend(request: pytest.FixtureRequest, tmp_path) -> AsyncIterator[Backend]:
-    if request.param == "local":
-        instance: Backend = LocalBackend(tmp_path, ANCHOR)
-    elif request.param == "cosmos":
+def open_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """One backend of the suite by name (a module may parametrise its own ``backend``)."""
+    if name == "local":
+        return LocalBackend(tmp_path, ANCHOR)
+    if name == "cosmos":
         peer = request.getfixturevalue("cosmos_peer")
-        instance = CosmosBackend("cosmos", peer.endpoint, peer.key)
-    elif request.param == "gateway":
+        return CosmosBackend("cosmos", peer.endpoint, peer.key)
+    if name == "gateway":
         from tests.fake_cosmos.contract_backend import FakeCosmosBackend
 
-        instance = FakeCosmosBackend(ANCHOR)
-    elif request.param == "live":
+        return FakeCosmosBackend(ANCHOR)
+    if name == "live":
         assert LIVE_ENDPOINT and LIVE_KEY
-        instance = CosmosBackend("live", LIVE_ENDPOINT, LIVE_KEY)
-    else:  # pragma: no cover - other backends join here
-        raise AssertionError(request.param)
+        return CosmosBackend("live", LIVE_ENDPOINT, LIVE_KEY)
+    raise AssertionError(name)  # pragma: no cover - other backends join here
+
+
+@pytest.fixture(params=BACKENDS)
+async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    instance = open_backend(request.param, request, tmp_path)
     yield instance
     await instance.close()

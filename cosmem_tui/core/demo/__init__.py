@@ -13,4 +13,4 @@ Nothing is imported here, so reading a manifest does not load the generator.
 # The demo's contents change with the console (new planted cases, new fields): a demo file
 # made by an older generation is rebuilt when the console opens it. It is the demo's own
 # file in the user data dir, never a user's workspace. Bump this when generate_items changes.
-GENERATION = "2"
+GENERATION = "3"  # 3: the demo keeps a change log (sources/local/change_log.py)

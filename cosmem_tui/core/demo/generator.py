@@ -46,6 +46,7 @@ from cosmem_tui.core.demo.words import load_words
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
 from cosmem_tui.schemas import Schema, get_schema
 from cosmem_tui.sources.local.builder import WorkspaceBuilder
+from cosmem_tui.sources.local.change_log import DEMO_RETENTION_S, RETENTION_META
 from cosmem_tui.sources.local.workspace import Workspace
 
 DEMO_SEED = 20261130
@@ -420,4 +421,5 @@ def build_demo_workspace(
         workspace.set_meta("physical_partitions", str(shape.physical_partitions))
         workspace.set_meta("schema", schema.name)
         workspace.set_meta("demo_generation", DEMO_GENERATION)
+        workspace.set_meta(RETENTION_META, str(DEMO_RETENTION_S))
     return manifest

@@ -3,7 +3,8 @@
 Items are stored as the JSON the service would return (``id``, ``_ts``, ``_etag`` and
 the other system properties inside the body). A workspace is written to a temporary
 file renamed into place when complete, so a crash never leaves half a workspace and
-nothing ever changes a workspace file in place: readers open it read-only.
+nothing ever changes a workspace file in place: readers open it read-only. The build
+ends by logging every item as a create in the change log (``change_log.record_build``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from cosmem_tui.model import ContainerProperties, JsonValue
 from cosmem_tui.model.ttl import InvalidContainerTtl, check_container_default
 from cosmem_tui.schemas import FieldPath, Schema
 from cosmem_tui.sources.errors import WorkspaceError
+from cosmem_tui.sources.local import change_log
 from cosmem_tui.sources.local.columns import COLUMNS, ItemColumns, Row
 from cosmem_tui.sources.local.file_errors import build_error
 from cosmem_tui.sources.local.keys import item_expiry, schema_signature
@@ -85,6 +87,10 @@ def building(
         # the key index that every batch touches again and again.
         db.execute("BEGIN")
         yield builder
+        # The change log starts with every item built, in the same transaction.
+        logged_until = change_log.record_build(db)
+        if logged_until is not None:
+            builder.set_meta(change_log.LOG_STARTED_META, str(logged_until))
         db.execute("COMMIT")
         db.executescript(load_query("local", "workspace_indexes"))
         # A rollback journal, not WAL: a read-only connection to a WAL file needs -wal and

@@ -30,6 +30,7 @@ from cosmem_tui.model import (
     ThreadRef,
     TtlClass,
 )
+from cosmem_tui.model.changes import ChangePage, FeedMode, FeedStart
 from cosmem_tui.model.lifecycle import ScopeLevel, TtlItems, TtlScope, TtlSelection, TtlSummary
 from cosmem_tui.model.recall import ItemLookup, ProbeMode, RecallAnswer, RecallHit, RecallQuery
 from cosmem_tui.schemas import Granularity, Schema, SchemaError
@@ -37,6 +38,7 @@ from cosmem_tui.sources.errors import BadRequest, NotFound
 from cosmem_tui.sources.item_ids import check_item_id
 from cosmem_tui.sources.local import lifecycle
 from cosmem_tui.sources.local import recall as probes
+from cosmem_tui.sources.local.change_feed import LocalChangeFeed
 from cosmem_tui.sources.local.charge import (
     DEFAULT_PHYSICAL_PARTITIONS,
     point_read_charge,
@@ -686,6 +688,40 @@ class LocalStore:
             return ItemLookup(item_id, None, ref, int(expires_at), charge)
         item = Item(found_id, tuple(json.loads(pk_json)), ts, etag, json.loads(body))
         return ItemLookup(item_id, item, ref, None, charge)
+
+    # -- the change feed ------------------------------------------------------------------
+
+    @functools.cached_property
+    def _change_feed(self) -> LocalChangeFeed:
+        return LocalChangeFeed(
+            self._workspace,
+            self._schema,
+            self._ledger,
+            self._clock,
+            thread_scope=self._turn_scope,
+            physical_partitions=self._physical_partitions,
+        )
+
+    async def read_changes(
+        self,
+        scope: TtlScope,
+        *,
+        mode: FeedMode,
+        start: FeedStart | None = None,
+        continuation: str | None = None,
+        max_items: int = 100,
+        background: bool = True,
+    ) -> ChangePage:
+        """One read of the workspace's change log (``change_feed.py``): one modelled
+        request, admitted by the budget first."""
+        return await self._change_feed.read(
+            scope,
+            mode=mode,
+            start=start,
+            continuation=continuation,
+            max_items=max_items,
+            background=background,
+        )
 
     async def close(self) -> None:
         await asyncio.to_thread(self._workspace.close)

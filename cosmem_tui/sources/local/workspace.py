@@ -8,6 +8,7 @@ New workspaces are written only through ``Workspace.building`` (``builder.py``).
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -16,6 +17,7 @@ from cosmem_tui.model import ContainerProperties
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.errors import WorkspaceError
 from cosmem_tui.sources.local.builder import WorkspaceBuilder, building
+from cosmem_tui.sources.local.change_log import has_change_log
 from cosmem_tui.sources.local.file_errors import LOCK_WAIT_S, workspace_error
 from cosmem_tui.sources.local.keys import schema_signature
 from cosmem_tui.sources.local.session_keys import shadow_derived_columns
@@ -61,6 +63,17 @@ class Workspace(WorkspaceFile):
         """Create a new workspace: the only way one is written (see ``builder.building``)."""
         return building(path, container, schema)
 
+    @functools.cached_property
+    def keeps_change_log(self) -> bool:
+        """Built with a change log (``change_log.py``)? Older workspaces are read without."""
+        with self._lock, self._reading():
+            return has_change_log(self._db)
+
+    @property
+    def keys_are_shadowed(self) -> bool:
+        """Does this session read keys of its own (another schema than the file's)?"""
+        return bool(getattr(self, "_shadowed", False))
+
     def derive_for(self, schema: Schema) -> bool:
         """Read with ``schema`` for the rest of this session; True if keys were computed.
 
@@ -77,7 +90,7 @@ class Workspace(WorkspaceFile):
     def refresh_item(self, pk: str, item_id: str) -> None:
         """A guarded write changed or deleted this item (through ``WorkspaceWriter``): bring
         this session's own keys up to date. Writes only this connection's temp database."""
-        if not getattr(self, "_shadowed", False):
+        if not self.keys_are_shadowed:
             return  # the file's own columns: the writer already changed them
         with self._lock:
             params = {"pk": pk, "id": item_id}
