@@ -63,9 +63,9 @@ async def test_a_tail_from_now_reads_what_is_written_after_it_started(workspace)
         assert polled.fresh[0].ref == ThreadRef.of("acme", "t1")
         assert polled.fresh[0].preview.startswith("hello 3") and polled.fresh[0].role == "user"
         assert [c.item_id for c in tail.window] == ["t1-3", "t1-2", "t1-1"]
-        # Every page was a request in the ledger, caused by the tail's poll, background.
+        # Every page was a request in the ledger, caused by the tail's poll.
         records = [r for r in session.ledger.records() if r.cause == TAIL_CAUSE]
-        assert len(records) == tail.pages and all(r.background for r in records)
+        assert len(records) == tail.pages and all(r.operation == "read-changes" for r in records)
         assert tail.request_units == pytest.approx(sum(r.request_units for r in records))
         summary = tail.summary()
         assert summary.changes == 3 and summary.top[0].writer == Key.of("acme")
@@ -174,12 +174,13 @@ async def test_all_versions_refuses_to_start_from_the_beginning(workspace):
 
 async def test_at_the_budget_the_tail_stops_quietly_and_says_so(workspace):
     clock = FrozenClock(NOW)
-    session = session_on(workspace, clock, ru_budget=1.0)
+    session = session_on(workspace, clock)
+    session.ledger.set_budget(session.ledger.totals().request_units + 200.0)
     try:
         tail = Tail(session.store, TtlScope.container(), FeedMode.LATEST, clock=clock, max_items=5)
         stopped = None
-        for second in range(1, 30):
-            write(workspace, NOW + second, lambda b, s=second: creates(b, "acme", f"b{s}", 0, 20))
+        for second in range(1, 200):
+            write(workspace, NOW + second, lambda b, s=second: creates(b, "acme", f"b{s}", 0, 50))
             clock.advance(1)
             polled = await tail.poll()
             if polled.stopped is not None:
@@ -191,7 +192,7 @@ async def test_at_the_budget_the_tail_stops_quietly_and_says_so(workspace):
         again = await tail.poll()  # stopped: nothing is sent any more, and it still says so
         assert again.stopped == stopped.stopped and again.pages == 0
         assert len(session.ledger.records()) == sent
-        assert len(tail.window) > 0  # what it read stays
+        assert len(tail.window) > 0 and tail.polls > 1  # what it read before stays
     finally:
         await session.close()
 

@@ -26,7 +26,7 @@ from typing import ClassVar, Final
 from textual.app import ComposeResult
 
 from cosmem_tui.core.session import Session
-from cosmem_tui.core.tail import Tail, TailPoll
+from cosmem_tui.core.tail import LATEST_MODE_FIX, LATEST_MODE_NOTE, Tail, TailPoll
 from cosmem_tui.core.tail_rate import DEFAULT_FLOOD_SHARE
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model.changes import Change, FeedMode, FeedUnavailable
@@ -56,7 +56,7 @@ class TailScreen(ViewScreen):
         VIEW_CSS
         + """
     TailScreen { layout: vertical; }
-    #tail-summary { height: 2; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    #tail-summary { height: 3; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     #tail-list { height: 1fr; border: round $panel-lighten-2; border-title-color: $text;
                  border-subtitle-color: $text-muted; }
     #tail-list:focus { border: round $accent; }
@@ -239,8 +239,9 @@ class TailScreen(ViewScreen):
         if tail is None or session is None:
             return
         lines = [rate_line(tail.summary(), session.schema.tenant_label)]
-        if tail.note is not None:
-            lines.append(f"{tail.note} (m switches)")
+        if tail.note is not None:  # what is invisible, then what shows it: two short lines
+            lines.append(f"{LATEST_MODE_NOTE} · m: all versions and deletes")
+            lines.append(LATEST_MODE_FIX.replace(" (--mode all)", ""))
         else:
             lines.append("all versions and deletes: creates, replaces, deletes and TTL purges")
         text = "\n".join(one_line(line) for line in lines)
