@@ -36,9 +36,12 @@ TAIL_CAUSE: Final = "tail: poll"
 
 # What latest-version mode cannot show, and what shows it (``cosmem doctor`` checks both).
 LATEST_MODE_NOTE: Final = "latest-version change feed: deletes and TTL expirations are not visible"
+ALL_VERSIONS_NEEDS: Final = (
+    "it needs continuous backup and enableAllVersionsAndDeletesChangeFeed on the account "
+    "(cosmem doctor checks both)"
+)
 LATEST_MODE_FIX: Final = (
-    "all versions and deletes mode shows them (--mode all): it needs continuous backup and "
-    "enableAllVersionsAndDeletesChangeFeed on the account (cosmem doctor checks both)"
+    f"all versions and deletes mode shows them (--mode all): {ALL_VERSIONS_NEEDS}"
 )
 
 

@@ -51,7 +51,9 @@ def tail_screen(app: Any) -> Any:
 
 
 def summary(app: Any) -> str:
-    return app.screen.query_one("#tail-summary", FittedLine).text
+    screen = app.screen
+    rate = screen.query_one("#tail-rate", FittedLine).text
+    return rate + "\n" + screen.query_one("#tail-mode", FittedLine).text
 
 
 def status(app: Any) -> str:
@@ -84,8 +86,10 @@ async def test_C_tails_what_browse_has_selected_and_draws_hostile_text_inert(
         assert app.current_view == "tail"
         assert view.tail.scope == TtlScope.of_tenant(Key.of("acme"))
         assert view.tail.mode is FeedMode.LATEST
-        assert "deletes and TTL expirations are not visible" in summary(app)
-        assert "enableAllVersionsAndDeletesChangeFeed" in summary(app)
+        assert "deletes and TTL expirations are not visible · m: all versions" in summary(app)
+        assert "which needs continuous backup and enableAllVersionsAndDeletesChangeFeed" in (
+            summary(app)
+        )
         title = str(view.listing.border_title)
         assert "tail of tenant acme" in title and "latest version" in title
 
@@ -105,7 +109,7 @@ async def test_C_tails_what_browse_has_selected_and_draws_hostile_text_inert(
         assert "\\u202e" in preview
         shown = screen_text(app)
         assert "\x1b" not in shown and "\u202e" not in shown
-        assert "user: [bold]markup" in shown  # markup shows as text, not bold
+        assert "user: [bold]mar" in shown  # markup shows as text, not bold (80 columns: cut)
         assert "changes/s" in summary(app) and "acme" in summary(app)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.strip import Strip
+
 from cosmem_tui.core.tail_rate import RateSummary, WriterRate
 from cosmem_tui.core.tail_records import TAIL_FIELDS, change_record
 from cosmem_tui.core.tail_window import TailWindow
@@ -18,7 +20,7 @@ from cosmem_tui.model.keys import value_text
 from cosmem_tui.model.times import utc_text
 from cosmem_tui.schemas import Schema
 from cosmem_tui.ui.widgets.cells import safe_cells
-from cosmem_tui.ui.widgets.row_list import Cell, Column
+from cosmem_tui.ui.widgets.row_list import Cell, Column, RowList
 
 PREVIEW = 120  # characters of a preview read: the column shows what fits
 
@@ -64,16 +66,24 @@ def change_cells(change: Change) -> list[Cell]:
     order = "" if change.order is None else one_line(value_text(change.order), 8, exact=True)
     return safe_cells(
         [
-            (utc_text(change.commit_time, "%H:%M:%S"), "dim"),
+            (utc_text(change.commit_time, "%H:%M:%S"), ""),
             OP_TEXT[change.op],
             key_cell(change, tenant=True),
             key_cell(change, tenant=False),
             (one_line(change.item_id, 40, exact=True), ""),
-            (order, "dim"),
+            (order, ""),
             preview_cell(change),
-            (f"{change.request_units:.2f}", "dim"),
+            (f"{change.request_units:.2f}", ""),
         ]
     )
+
+
+class TailList(RowList):
+    """The tail's rows: a line is written as one run of text per style, not per cell, so
+    a screenful of new rows costs the terminal what its text does, and little more."""
+
+    def render_line(self, y: int) -> Strip:
+        return super().render_line(y).simplify()
 
 
 class TailRows:

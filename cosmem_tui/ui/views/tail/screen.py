@@ -26,7 +26,7 @@ from typing import ClassVar, Final
 from textual.app import ComposeResult
 
 from cosmem_tui.core.session import Session
-from cosmem_tui.core.tail import LATEST_MODE_FIX, LATEST_MODE_NOTE, Tail, TailPoll
+from cosmem_tui.core.tail import ALL_VERSIONS_NEEDS, Tail, TailPoll
 from cosmem_tui.core.tail_rate import DEFAULT_FLOOD_SHARE
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model.changes import Change, FeedMode, FeedUnavailable
@@ -38,7 +38,13 @@ from cosmem_tui.ui.refresh import RefreshLoop
 from cosmem_tui.ui.shared_actions import view_bindings
 from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen
-from cosmem_tui.ui.views.tail.rows import TAIL_COLUMNS, TAIL_RECORD_FIELDS, TailRows, rate_line
+from cosmem_tui.ui.views.tail.rows import (
+    TAIL_COLUMNS,
+    TAIL_RECORD_FIELDS,
+    TailList,
+    TailRows,
+    rate_line,
+)
 from cosmem_tui.ui.views.tail.spec import SPEC
 from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import RowList
@@ -56,10 +62,15 @@ class TailScreen(ViewScreen):
         VIEW_CSS
         + """
     TailScreen { layout: vertical; }
-    #tail-summary { height: 3; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
-    #tail-list { height: 1fr; border: round $panel-lighten-2; border-title-color: $text;
-                 border-subtitle-color: $text-muted; }
-    #tail-list:focus { border: round $accent; }
+    #tail-rate { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    #tail-mode { height: 2; padding: 0 1; color: $text-muted;
+                 text-wrap: nowrap; text-overflow: ellipsis; }
+    /* No side borders and no scrollbar: at 500 changes/s every row is new each second,
+       and what a row costs the terminal beyond its text is what they would add to it. */
+    #tail-list { height: 1fr; border-top: round $panel-lighten-2;
+                 border-bottom: round $panel-lighten-2; border-title-color: $text;
+                 border-subtitle-color: $text-muted; scrollbar-size-vertical: 0; }
+    #tail-list:focus { border-top: round $accent; border-bottom: round $accent; }
     """
     )
 
@@ -89,8 +100,9 @@ class TailScreen(ViewScreen):
 
     def compose(self) -> ComposeResult:
         yield from self.compose_chrome_top()
-        yield FittedLine(id="tail-summary")
-        yield RowList(
+        yield FittedLine(id="tail-rate")  # moves every poll: one line, alone
+        yield FittedLine(id="tail-mode")  # what the mode cannot see: drawn once a tail
+        yield TailList(
             TAIL_COLUMNS, id="tail-list", empty_text="waiting for changes…", noun="changes"
         )
         yield from self.compose_chrome_bottom()
@@ -190,6 +202,7 @@ class TailScreen(ViewScreen):
         listing.set_title(self._title_base)
         self._shown_summary = ""
         self._show_summary()
+        self._show_mode()
         self.set_status("")
         self.poll_loop.changed()
 
@@ -238,16 +251,26 @@ class TailScreen(ViewScreen):
         tail, session = self.tail, self.session
         if tail is None or session is None:
             return
-        lines = [rate_line(tail.summary(), session.schema.tenant_label)]
-        if tail.note is not None:  # what is invisible, then what shows it: two short lines
-            lines.append(f"{LATEST_MODE_NOTE} · m: all versions and deletes")
-            lines.append(LATEST_MODE_FIX.replace(" (--mode all)", ""))
-        else:
-            lines.append("all versions and deletes: creates, replaces, deletes and TTL purges")
-        text = "\n".join(one_line(line) for line in lines)
+        rate = rate_line(tail.summary(), session.schema.tenant_label)
+        text = one_line(f"{rate} · {tail.pages:,} reads, {tail.request_units:,.1f} RU")
         if text != self._shown_summary:  # an unchanged line must not redraw
             self._shown_summary = text
-            self.query_one("#tail-summary", FittedLine).show(text)
+            self.query_one("#tail-rate", FittedLine).show(text)
+
+    def _show_mode(self) -> None:
+        tail = self.tail
+        if tail is None:
+            return
+        if tail.note is not None:  # what is invisible, then what shows it: two short lines
+            lines = [
+                "latest version: deletes and TTL expirations are not visible · m: all versions"
+            ]
+            lines.append(f"which {ALL_VERSIONS_NEEDS.removeprefix('it ')}")
+        else:
+            lines = ["all versions and deletes: creates, replaces, deletes and TTL purges"]
+        shown = self.query_one("#tail-mode", FittedLine)
+        shown.styles.height = len(lines)
+        shown.show("\n".join(lines))
 
     def _show_subtitle(self, poll: TailPoll) -> None:
         tail = self.tail
@@ -257,10 +280,8 @@ class TailScreen(ViewScreen):
             text = f"held off {poll.held_off_s:.1f} s (429)"
         elif tail.stopped is not None:
             text = "stopped at the budget"
-        else:
-            text = (
-                f"{self.poll_loop.describe()} · {tail.pages:,} pages, {tail.request_units:,.1f} RU"
-            )
+        else:  # the cost moves every poll: it is in the summary, not in the list's border
+            text = f"polls {self.poll_loop.describe()}"
         if text != self._shown_subtitle:
             self._shown_subtitle = text
             self.listing.border_subtitle = plain(text)
