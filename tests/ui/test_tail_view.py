@@ -222,3 +222,31 @@ async def test_colon_tail_names_a_thread(make_app, workspace):
         app.run_command("tail a b c")
         await settle(pilot)
         assert "usage: :tail" in status(app)
+
+
+async def test_a_reader_off_the_newest_row_keeps_their_row(make_app, workspace):
+    app = make_app(workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("C", "f")
+        await settle(pilot)
+        view = tail_screen(app)
+        assert "no changes since the tail started" in summary(app)
+        write(workspace, ANCHOR + 1, lambda b: creates(b, "t1", range(1, 6)))
+        await polled(pilot, app, 5)
+        await pilot.press("down", "down")
+        await settle(pilot)
+        reading = view.selected_change()
+        assert reading is not None and reading.item_id == "t1-3"
+        write(workspace, ANCHOR + 2, lambda b: creates(b, "t1", range(6, 9)))
+        await polled(pilot, app, 8)
+        assert view.selected_change() is reading and view.listing.cursor == 5
+        await pilot.press("home")  # back on the newest row: it follows again
+        write(workspace, ANCHOR + 3, lambda b: creates(b, "t1", range(9, 10)))
+        await polled(pilot, app, 9)
+        assert view.listing.cursor == 0 and view.selected_change().item_id == "t1-9"
+
+
+def creates(batch: Any, thread: str, indices: range) -> None:
+    for n in indices:
+        batch.create(exchange("acme", thread, n))

@@ -36,7 +36,7 @@ TAIL_COLUMNS = (
     Column("RU", 6, "right", drop_order=5),
 )
 
-OP_TEXT = {
+OP_TEXT: dict[ChangeOp, Cell] = {
     ChangeOp.CREATE: ("create", "good"),
     ChangeOp.REPLACE: ("replace", "accent"),
     ChangeOp.WRITE: ("write", ""),
@@ -143,6 +143,12 @@ def _writer(rate: WriterRate) -> str:
 
 def rate_line(summary: RateSummary, tenant_label: str) -> str:
     """``12.4 changes/s over the last minute · top: hot 8.1/s (65%) …``, and a flood."""
+    if not summary.changes:  # the same words each poll: an idle tail redraws nothing
+        return (
+            "no changes since the tail started"
+            if summary.span_s < 60
+            else ("no changes in the last minute")
+        )
     span = "the last minute" if summary.span_s >= 60 else f"the last {summary.span_s:.0f} s"
     line = f"{summary.per_s:,.1f} changes/s over {span} ({summary.changes:,})"
     if summary.top:

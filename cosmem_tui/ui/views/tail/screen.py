@@ -52,6 +52,7 @@ from cosmem_tui.ui.workers import run_async
 
 POLL_S: Final = 1.0  # lag from write to row: about a poll, at the 2 s goal's half
 POLL_FLOOR_S: Final = 1.0
+COST_EVERY_S: Final = 15.0
 
 
 class TailScreen(ViewScreen):
@@ -94,6 +95,7 @@ class TailScreen(ViewScreen):
         self._pinned = False  # showing what :tail named, not browse's selection
         self._named: tuple[str, ...] | None = None
         self._shown_summary = ""
+        self._cost: tuple[float, str] | None = None  # when the cost was last said, and what
         self._shown_subtitle = ""
         self._title_base = "tail"
         self._generation = 0
@@ -201,6 +203,7 @@ class TailScreen(ViewScreen):
         self._title_base = f"tail of {scope.describe(label)} · {mode}, from now"
         listing.set_title(self._title_base)
         self._shown_summary = ""
+        self._cost = None
         self._show_summary()
         self._show_mode()
         self.set_status("")
@@ -224,7 +227,7 @@ class TailScreen(ViewScreen):
             return
         if poll.fresh:
             self._show_rows(rows, tail, len(poll.fresh))
-        self._show_summary()
+        self._show_summary(fresh=bool(poll.fresh))
         self._show_subtitle(poll)
         if poll.stopped is not None:
             self.set_status(f"{poll.stopped} · ctrl+r polls again", error=True)
@@ -247,12 +250,17 @@ class TailScreen(ViewScreen):
         )
         listing.set_title(self._title_base, label)
 
-    def _show_summary(self) -> None:
+    def _show_summary(self, *, fresh: bool = False) -> None:
         tail, session = self.tail, self.session
         if tail is None or session is None:
             return
         rate = rate_line(tail.summary(), session.schema.tenant_label)
-        text = one_line(f"{rate} · {tail.pages:,} reads, {tail.request_units:,.1f} RU")
+        # The cost is said again when rows come, or every COST_EVERY_S: an idle tail's
+        # line then stays as it is (each empty read would otherwise redraw it).
+        now = session.clock.now()
+        if self._cost is None or fresh or now - self._cost[0] >= COST_EVERY_S:
+            self._cost = (now, f"{tail.pages:,} reads, {tail.request_units:,.1f} RU")
+        text = one_line(f"{rate} · {self._cost[1]}")
         if text != self._shown_summary:  # an unchanged line must not redraw
             self._shown_summary = text
             self.query_one("#tail-rate", FittedLine).show(text)
