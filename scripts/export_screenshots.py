@@ -68,6 +68,7 @@ VIEWS: dict[str, Shot] = {
     "advise": Shot(("A",), ("80x24", "120x40")),
     "doctor": Shot(("D",), ("80x24", "120x40")),
     "recall": Shot(tuple(RECALL), ("80x24", "120x40")),
+    "tail": Shot((*HOT, "C"), ("80x24", "120x40")),  # the hot tenant's change feed
     "help": Shot(("question_mark",), ("80x24", "120x40")),
     "production": Shot((), ("80x24", "120x40"), theme="production"),
     "high-contrast": Shot(tuple(TURNS), ("80x24",), theme="high-contrast"),

@@ -104,6 +104,16 @@ def test_each_level_beats_the_next(config: Path, monkeypatch: pytest.MonkeyPatch
     assert flag.settings.ru_budget == 50 and flag.origins["ru_budget"] == "flag"
 
 
+def test_the_tails_flood_share_is_a_setting_with_a_default(config, monkeypatch, capsys):
+    code, out, err = run_cli(capsys, "config", "show", "--json")
+    assert code == 0, err
+    assert shown(json.loads(out))["tail_flood_share"] == ("0.5", "default")
+    monkeypatch.setenv("COSMEM_TAIL_FLOOD_SHARE", "0.3")
+    env = resolve({})
+    assert env.settings.tail_flood_share == 0.3
+    assert env.origins["tail_flood_share"] == "env COSMEM_TAIL_FLOOD_SHARE"
+
+
 def test_config_show_says_where_each_value_came_from(config, monkeypatch, capsys):
     monkeypatch.setenv("COSMEM_THEME", "high-contrast")
     code, out, err = run_cli(capsys, "--ru-budget", "42", "config", "show", "--json")
@@ -250,6 +260,10 @@ def test_show_masks_a_key_pasted_into_a_value(tmp_path: Path, monkeypatch):
         (
             "[profiles.prod]\nrefresh_s = 1\n",
             "{file}: profiles.prod.refresh_s: expected a number of seconds, at least 2, got 1",
+        ),
+        (
+            "[profiles.prod]\ntail_flood_share = 1.5\n",
+            "{file}: profiles.prod.tail_flood_share: expected a share above 0 and at most 1",
         ),
         (
             "[profiles.prod]\nendpont = 'https://x'\n",

@@ -22,6 +22,7 @@ from cosmem_tui.cli import (
     opening,
     options,
     recall,
+    tail,
     telemetry,
     workspace,
     writes,
@@ -38,7 +39,7 @@ from cosmem_tui.schemas import SchemaError
 from cosmem_tui.sources.errors import BudgetSpent, StoreError
 
 # The command modules, in the order ``cosmem --help`` lists their commands.
-GROUPS = (browse, recall, history, telemetry, container, writes, config, workspace)
+GROUPS = (browse, recall, tail, history, telemetry, container, writes, config, workspace)
 DECLARED: tuple[Command, ...] = tuple(c for group in GROUPS for c in group.COMMANDS)
 DECLARATION = "declaration"  # where a subcommand's parser leaves its declaration
 

@@ -29,6 +29,7 @@ default_profile = "demo"
 theme = "cosmem-dark"
 refresh_s = 5          # live views refresh every N seconds (never under 2)
 # demo_live = false    # the demo without its live workload (as cosmem --still)
+# tail_flood_share = 0.5  # the tail warns when one tenant writes more than this share
 
 # [profiles.prod]
 # endpoint = "https://ACCOUNT.documents.azure.com:443/"

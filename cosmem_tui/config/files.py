@@ -32,6 +32,7 @@ ENV: dict[str, str] = {
     "resource_id": "COSMEM_RESOURCE_ID",
     "workspace_id": "COSMEM_WORKSPACE_ID",
     "refresh_s": "COSMEM_REFRESH_S",
+    "tail_flood_share": "COSMEM_TAIL_FLOOD_SHARE",
     "ru_budget": "COSMEM_RU_BUDGET",
     "theme": "COSMEM_THEME",
 }
@@ -42,7 +43,15 @@ DEFAULT_REFRESH_S = 5.0  # a live view's interval when nothing sets one
 # Variables only the settings model reads (the others are also read by the code that
 # existed before profiles): when one is set, the model is loaded even without a file,
 # and its value is written into the command line's options.
-MODEL_ONLY = ("workspace", "schema", "auth", "refresh_s", "ru_budget", "theme")
+MODEL_ONLY = (
+    "workspace",
+    "schema",
+    "auth",
+    "refresh_s",
+    "tail_flood_share",
+    "ru_budget",
+    "theme",
+)
 
 
 class ConfigError(Exception):

@@ -105,6 +105,7 @@ class Invocation(NamedTuple):
     allow_writes: bool = False
     demo_live: bool = True  # the demo's live workload writes while it is on screen
     refresh_s: float | None = None  # a profile's live-view interval (None: the views' own)
+    tail_flood_share: float | None = None  # the tail's flood warning (None: its default)
     # A profile's Azure OpenAI embeddings deployment (recall's --text as a vector).
     embeddings_endpoint: str | None = None
     embeddings_deployment: str | None = None
@@ -206,12 +207,14 @@ def _from_settings(
         value = given[name] if origin == "flag" else resolved.value(name)
         values[name], origins[name] = value, origin
     origins["refresh_s"] = resolved.origins["refresh_s"]
+    origins["tail_flood_share"] = resolved.origins["tail_flood_share"]
     origins["keys"] = resolved.origins["keys"]
     for name in ("embeddings_endpoint", "embeddings_deployment"):
         origins[name] = resolved.origins[name]
     return Invocation(
         **values,
         refresh_s=settings.refresh_s,
+        tail_flood_share=settings.tail_flood_share,
         embeddings_endpoint=settings.embeddings_endpoint,
         embeddings_deployment=settings.embeddings_deployment,
         keymap=dict(settings.keys),

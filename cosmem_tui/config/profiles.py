@@ -42,6 +42,10 @@ class ProfileChoice:
     def refresh_s(self) -> float | None:
         return self.invocation.refresh_s
 
+    @property
+    def tail_flood_share(self) -> float | None:
+        return self.invocation.tail_flood_share
+
 
 class ConfigProfiles:
     """The profiles of the config file; ``known_actions``: the ids a profile's keys may

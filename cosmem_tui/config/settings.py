@@ -86,6 +86,8 @@ class Fields(BaseModel):
     embeddings_endpoint: str | None = None
     embeddings_deployment: str | None = None
     refresh_s: float | None = None
+    # The tail's flood warning: one tenant writing more than this share of the changes.
+    tail_flood_share: float | None = None
     ru_budget: float | None = None
     theme: str | None = None
     keys: dict[str, str] = Field(default_factory=dict)
@@ -118,6 +120,13 @@ class Fields(BaseModel):
     def _refresh(cls, value: float | None) -> float | None:
         if value is not None and not (REFRESH_FLOOR_S <= value < math.inf):
             raise ValueError(f"expected a number of seconds, at least {REFRESH_FLOOR_S:g}")
+        return value
+
+    @field_validator("tail_flood_share")
+    @classmethod
+    def _flood_share(cls, value: float | None) -> float | None:
+        if value is not None and not (0 < value <= 1):
+            raise ValueError("expected a share above 0 and at most 1 (e.g. 0.5)")
         return value
 
     @field_validator("ru_budget")

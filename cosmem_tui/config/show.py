@@ -9,6 +9,7 @@ from cosmem_tui.config.files import DEFAULT_REFRESH_S
 from cosmem_tui.config.settings import Resolved, public_names, secret_source
 from cosmem_tui.config.themes import DEFAULT_THEME
 from cosmem_tui.core.session import default_workspace_path
+from cosmem_tui.core.tail_rate import DEFAULT_FLOOD_SHARE
 from cosmem_tui.sources.cosmos.settings import (  # plain data, no SDK
     ENV_CONNECTION_STRING,
     ENV_KEY,
@@ -55,6 +56,7 @@ def default_values(resolved: Resolved) -> dict[str, str]:
         "key_env": ENV_KEY,
         "connection_string_env": ENV_CONNECTION_STRING,
         "refresh_s": _display(DEFAULT_REFRESH_S),
+        "tail_flood_share": _display(DEFAULT_FLOOD_SHARE),
         "ru_budget": _display(DEFAULT_RU_BUDGET),
         "theme": DEFAULT_THEME,
     }

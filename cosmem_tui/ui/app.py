@@ -126,6 +126,7 @@ class CosmemApp(App[None]):
         keymap: Mapping[str, str] | None = None,
         ledger: Path | None = None,
         refresh_s: float | None = None,
+        tail_flood_share: float | None = None,
         profiles: Profiles | None = None,
         profile: str | None = None,
     ) -> None:
@@ -133,6 +134,7 @@ class CosmemApp(App[None]):
         super().__init__()
         self.animation_level = animation_level(os.environ)  # SSH: nothing moves by itself
         self.refresh_s = refresh_s  # a profile's live-view interval (None: the views' own)
+        self.tail_flood_share = tail_flood_share  # the tail's flood warning (None: default)
         self.profiles = profiles  # :profile NAME switches to one of these
         self.profile_name = profile
         self.options = options or SessionOptions()
@@ -571,6 +573,7 @@ class CosmemApp(App[None]):
         self.registry.keymap.clear()
         self.rebind(choice.keymap)
         self.refresh_s = choice.refresh_s
+        self.tail_flood_share = choice.tail_flood_share
         for screen in self.screens_by_view.values():
             self._apply_refresh(screen)
         self.chrome = replace(
@@ -681,6 +684,7 @@ def run_app(invocation: Invocation) -> int:
         ledger=invocation.ledger,
         keymap=invocation.keymap,
         refresh_s=invocation.refresh_s,
+        tail_flood_share=invocation.tail_flood_share,
         profiles=ConfigProfiles(_action_ids) if invocation.configured else None,
         profile=invocation.profile,
     )

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # annotations only: the writes and the lifecycle load when fi
 
 class Host(Protocol):
     registry: Registry
+    tail_flood_share: float | None  # the setting (None: the tail's default)
 
     @property
     def current_view(self) -> str | None: ...

@@ -36,12 +36,14 @@ class RefreshLoop(Generic[T]):
         hold_off_s: Callable[[], float] = lambda: 0.0,
         failed: Callable[[BaseException], None] | None = None,
         name: str = "refresh",
+        floor_s: float = REFRESH_FLOOR_S,
     ) -> None:
         self._screen = screen
         self._fetch = fetch
         self._render = render
         self._failed = failed
         self._hold_off_s = hold_off_s
+        self._floor_s = floor_s  # the tail polls each second: a poll is one small read
         self.interval_s = interval_s
         self.name = name
         self.paused_by_user = False
@@ -61,7 +63,7 @@ class RefreshLoop(Generic[T]):
 
     @interval_s.setter
     def interval_s(self, seconds: float) -> None:
-        self._interval_s = max(REFRESH_FLOOR_S, seconds)
+        self._interval_s = max(self._floor_s, seconds)
 
     @property
     def running(self) -> bool:

@@ -70,6 +70,7 @@ def test_a_family_applies_to_exactly_the_views_that_take_it():
         "advise",
         "ttl",
         "recall",
+        "tail",
         "doctor",
     }
     assert registry.get("hot.back").views == {"hot"}
@@ -90,7 +91,11 @@ def test_the_help_says_what_each_view_shows():
     for spec in VIEWS:
         assert spec.description
         listed = " ".join(help_text(registry, None, width=200).plain.split())
-        if spec.name not in ("ttl", "recall"):  # :ttl [TENANT [THREAD]] … say the same and more
+        if spec.name not in (
+            "ttl",
+            "recall",
+            "tail",
+        ):  # :ttl [TENANT [THREAD]] … say the same and more
             assert f":{spec.name} {spec.description}" in listed, spec.name
 
 

@@ -19,6 +19,7 @@ from cosmem_tui.ui.views.hot.spec import SPEC as HOT
 from cosmem_tui.ui.views.lifecycle.spec import SPEC as LIFECYCLE
 from cosmem_tui.ui.views.recall.spec import SPEC as RECALL
 from cosmem_tui.ui.views.requests.spec import SPEC as REQUESTS
+from cosmem_tui.ui.views.tail.spec import SPEC as TAIL
 from cosmem_tui.ui.views.throughput.spec import SPEC as THROUGHPUT
 
 VIEWS: tuple[ViewSpec, ...] = (
@@ -29,6 +30,7 @@ VIEWS: tuple[ViewSpec, ...] = (
     ADVISE,
     LIFECYCLE,
     RECALL,
+    TAIL,
     DOCTOR,
 )
 

@@ -1,0 +1,1 @@
+"""The change-feed tail view (``:tail``, ``C``)."""
