@@ -23,9 +23,9 @@ class BrowseHistory(BrowseLevels):
         if self.level is Level.THREADS and (thread := self.thread_column.current_thread):
             return thread.ref, None
         if self.level is Level.TENANTS and self.session is not None:
-            key = self.top.current_key
-            if key is not None and not self.session.schema.has_tenant_level:
-                return ThreadRef(None, key), None
+            top_key = self.top.current_key
+            if top_key is not None and not self.session.schema.has_tenant_level:
+                return ThreadRef(None, top_key), None
         return None
 
     def action_history(self) -> None:

@@ -101,7 +101,10 @@ class TurnColumn(RowList):
         self.follow_end = False  # End was the last move: stay on the newest turn
         self.reload_target: ReloadTarget | None = None
         self.hits: HitCursor | None = None  # a whole-thread search of the open thread
-        self.gap_history = GapHistory(self, self.refresh)  # what the markers can say
+        self.gap_history = GapHistory(self, self.redraw)  # what the markers can say
+
+    def redraw(self) -> None:
+        self.refresh()
 
     @property
     def ref(self) -> ThreadRef | None:
