@@ -101,6 +101,9 @@ class Tail:
         self.max_pages = max_pages
         self.continuation: str | None = None
         self.stopped: str | None = None
+        # After a stop at the budget the user chose to go on: polls are then foreground
+        # work, admitted under what the user grants (the ledger asks again when it is spent).
+        self.granted = False
         self.polls = 0  # polls that sent at least one request
         self.pages = 0
         self.request_units = 0.0
@@ -112,8 +115,11 @@ class Tail:
         return mode_note(self.mode)
 
     def resume(self) -> None:
-        """Poll again after a stop (the budget was raised): from the same continuation."""
+        """Poll again after a stop at the budget, from the same continuation: as
+        foreground work from now on, so the ledger asks the user before it goes past the
+        budget (a yes grants a budget step; a no stops the tail again, nothing sent)."""
         self.stopped = None
+        self.granted = True
 
     async def poll(self) -> TailPoll:
         """Read what the scope's feed has now (at most ``max_pages`` pages).
@@ -139,7 +145,7 @@ class Tail:
                         start=self.start if self.continuation is None else None,
                         continuation=self.continuation,
                         max_items=self.max_items,
-                        background=True,
+                        background=not self.granted,
                     )
                 except BudgetSpent as exc:
                     self.stopped = f"stopped at the session's RU budget: {exc.message}"

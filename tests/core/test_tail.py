@@ -197,6 +197,56 @@ async def test_at_the_budget_the_tail_stops_quietly_and_says_so(workspace):
         await session.close()
 
 
+async def test_resumed_after_the_budget_the_tail_asks_before_each_step(workspace):
+    clock = FrozenClock(NOW)
+    session = session_on(workspace, clock)
+    questions = []
+    answer = [True]
+
+    async def confirm(question):
+        questions.append(question)
+        return answer[0]
+
+    session.ledger.set_confirmer(confirm)
+    budget = session.ledger.totals().request_units + 60.0
+    session.ledger.set_budget(budget)
+    try:
+        tail = Tail(session.store, TtlScope.container(), FeedMode.LATEST, clock=clock, max_items=5)
+
+        async def poll_until_stopped(first_second):
+            for second in range(first_second, first_second + 400):
+                write(
+                    workspace, NOW + second, lambda b, s=second: creates(b, "acme", f"r{s}", 0, 9)
+                )
+                clock.advance(1)
+                polled = await tail.poll()
+                if polled.stopped is not None:
+                    return second, polled
+            raise AssertionError(
+                f"the tail never stopped: {len(questions)} asked, {tail.request_units:.1f} RU"
+            )
+
+        second, _ = await poll_until_stopped(1)
+        assert questions == []  # background polls stop quietly: nobody is asked
+        tail.resume()
+        read_before = tail.changes
+        for second in range(second + 1, second + 40):  # each yes grants a budget step
+            write(workspace, NOW + second, lambda b, s=second: creates(b, "acme", f"y{s}", 0, 9))
+            clock.advance(1)
+            assert (await tail.poll()).stopped is None
+        assert len(questions) >= 2 and tail.changes > read_before
+        assert session.ledger.totals().request_units > budget
+        answer[0] = False
+        asked = len(questions)
+        _, refused = await poll_until_stopped(second + 1)
+        assert len(questions) == asked + 1  # the next step was asked for, and refused
+        assert "not run" in refused.stopped
+        sent = len(session.ledger.records())
+        assert (await tail.poll()).pages == 0 and len(session.ledger.records()) == sent
+    finally:
+        await session.close()
+
+
 async def test_while_held_off_a_poll_sends_nothing(workspace):
     clock = FrozenClock(NOW)
     session = session_on(workspace, clock)

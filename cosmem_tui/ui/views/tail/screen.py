@@ -230,7 +230,9 @@ class TailScreen(ViewScreen):
         self._show_summary(fresh=bool(poll.fresh))
         self._show_subtitle(poll)
         if poll.stopped is not None:
-            self.set_status(f"{poll.stopped} · ctrl+r polls again", error=True)
+            self.set_status(
+                f"{poll.stopped} · ctrl+r goes on (asking before each budget step)", error=True
+            )
 
     def _show_rows(self, rows: TailRows, tail: Tail, new: int) -> None:
         listing = self.listing
@@ -287,7 +289,7 @@ class TailScreen(ViewScreen):
         if poll.held_off_s > 0:
             text = f"held off {poll.held_off_s:.1f} s (429)"
         elif tail.stopped is not None:
-            text = "stopped at the budget"
+            text = "stopped at the budget · ctrl+r goes on"
         else:  # the cost moves every poll: it is in the summary, not in the list's border
             text = f"polls {self.poll_loop.describe()}"
         if text != self._shown_subtitle:
