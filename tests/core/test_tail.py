@@ -230,7 +230,8 @@ async def test_resumed_after_the_budget_the_tail_asks_before_each_step(workspace
         assert questions == []  # background polls stop quietly: nobody is asked
         tail.resume()
         read_before = tail.changes
-        for second in range(second + 1, second + 40):  # each yes grants a budget step
+        stopped_at = second
+        for second in range(stopped_at + 1, stopped_at + 40):  # each yes grants a budget step
             write(workspace, NOW + second, lambda b, s=second: creates(b, "acme", f"y{s}", 0, 9))
             clock.advance(1)
             assert (await tail.poll()).stopped is None
