@@ -60,6 +60,7 @@ def test_on_the_demo_it_reports_the_demo(demo_home, frozen_system_time, capsys, 
         "hot-tenants",
         "throttles-by-key",
         "storage-by-key",
+        "change-feed",  # the workspace's change log: all versions, deletes, TTL purges
         "vector-search",  # the recall probe: exact distances and FTS5 on a workspace
     }
     assert rows["hot-tenants"]["simulated"] and not rows["browse"]["simulated"]
@@ -69,10 +70,14 @@ def test_on_the_demo_it_reports_the_demo(demo_home, frozen_system_time, capsys, 
     assert "no Azure account" in checks["account.merge"]["evidence"]
     assert "cosmem: note: the embedded demo" in err
     assert "demo workspace demo.sqlite" in err
-    # Metadata only, every read in the ledger: the container's properties, the simulated
-    # metrics call and table probe.
+    # Nothing an agent wrote, every read in the ledger: the container's properties, the
+    # change log of a thread no agent writes, the simulated metrics call and table probe.
     lines = [json.loads(line) for line in ledger.read_text("ascii").splitlines()]
-    assert lines and {line["scope"] for line in lines} <= {"metadata", "metrics", "logs"}
+    assert lines and {line["scope"] for line in lines} <= {"metadata", "metrics", "logs"} | {
+        "single-partition"
+    }
+    data = [line for line in lines if line["scope"] == "single-partition"]
+    assert len(data) == 1 and "cosmem-doctor-probe" in data[0]["target"]
 
 
 def test_the_checks_as_csv_have_the_json_keys_as_columns(demo_home, frozen_system_time, capsys):

@@ -24,7 +24,7 @@ from cosmem_tui.cli import opening, options
 from cosmem_tui.cli.command import CliError, SessionCommand
 from cosmem_tui.core.exit_status import EXIT_OK, EXIT_PARTIAL
 from cosmem_tui.core.session import Session
-from cosmem_tui.core.tail import Tail
+from cosmem_tui.core.tail import Tail, tail_bookmarks
 from cosmem_tui.core.tail_records import change_record, table_header, table_line
 from cosmem_tui.core.text import json_for_terminal, visible
 from cosmem_tui.model.changes import Change, FeedMode, FeedStart, FeedUnavailable
@@ -103,6 +103,7 @@ async def run_tail(session: Session, args: argparse.Namespace, out: TextIO) -> i
             mode,
             clock=session.clock,
             start=args.since,
+            bookmarks=tail_bookmarks(session.store),
         )
     except ValueError as exc:
         raise CliError(str(exc)) from None

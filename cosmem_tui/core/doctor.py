@@ -128,7 +128,6 @@ CAPABILITIES: tuple[Capability, ...] = (
         "all-versions change feed",
         ("setting.container", "data.change_feed", "feed.all_versions"),
         (),
-        upcoming=True,
         # Why it is served or not, as the account's ARM features say (the verdict is the
         # data plane's own answer in feed.all_versions, which reads these too).
         shows=("account.backup", "account.all_versions", "account.merge"),

@@ -296,13 +296,27 @@ def _data_change_feed(e: DoctorEvidence) -> Outcome:
     if missing is not None:
         return missing
     if on_workspace(e):
-        return Outcome(MISSING, "a local workspace has no change feed")
+        return _workspace_change_log(e)
     if _probes(e, READ_CHANGE_FEED) or e.access is None or e.access.value is None:
         return _action(e, READ_CHANGE_FEED)
     return Outcome(
         UNKNOWN,
         f"not tried: an earlier probe did not get through ({READER_ROLE} includes it)",
     )
+
+
+def _workspace_change_log(e: DoctorEvidence) -> Outcome:
+    probe = e.access.value.probe(READ_CHANGE_FEED) if e.access and e.access.value else None
+    if probe is None:
+        return Outcome(UNKNOWN, "not tried: the workspace was not read")
+    if probe.access is Access.LOCAL:
+        return Outcome(
+            OK, "the workspace keeps a change log (creates, replaces, deletes, TTL purges)"
+        )
+    reason, _, fix = probe.message.partition(" — ")
+    if probe.access is Access.DENIED:
+        return Outcome(MISSING, reason, fix)
+    return Outcome(UNKNOWN, f"the change log could not be read: {probe.message}")
 
 
 @check("schema.fits", "schema", NeedKind.SETTING, "a schema whose partition key is the container's")

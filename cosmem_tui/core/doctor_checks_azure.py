@@ -312,7 +312,13 @@ def _feed_all_versions(e: DoctorEvidence) -> Outcome:
     own answer to a read from now decides (a 400 is no); the account's ARM features say
     why, and stand in for it when the data plane was not reached."""
     if on_workspace(e):
-        return Outcome(UNKNOWN, "a local workspace has no Azure change feed")
+        probe = e.access.value.probe(ALL_VERSIONS_MODE) if e.access and e.access.value else None
+        if probe is not None and probe.access is Access.ALLOWED:
+            return Outcome(OK, "served by the workspace's change log (deletes and TTL purges too)")
+        if probe is not None and probe.access is Access.DENIED:
+            reason, _, fix = probe.message.partition(" — ")
+            return Outcome(MISSING, reason, fix)
+        return Outcome(UNKNOWN, "the workspace's change log was not read")
     if e.session.backend is not Backend.COSMOS:
         return Outcome(UNKNOWN, "not asked: no container configured (--endpoint)")
     probe = e.access.value.probe(ALL_VERSIONS_MODE) if e.access and e.access.value else None

@@ -16,8 +16,10 @@ newest first, each ``(lsn, id)`` once) and the last minute's rates (``RateMeter`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
+from cosmem_tui.core.feed_bookmarks import FeedBookmarks, feed_identity
 from cosmem_tui.core.tail_rate import DEFAULT_FLOOD_SHARE, RateMeter, RateSummary
 from cosmem_tui.core.tail_window import DEFAULT_WINDOW_ROWS, TailWindow
 from cosmem_tui.model import Clock
@@ -89,8 +91,13 @@ class Tail:
         flood_share: float = DEFAULT_FLOOD_SHARE,
         max_items: int = MAX_CHANGES_PER_READ,
         max_pages: int = MAX_PAGES_PER_POLL,
+        bookmarks: FeedBookmarks | None = None,
     ) -> None:
         self.store = store
+        # Where an all-versions tail leaves its first position, so a later history of
+        # this container can read from there (all versions cannot start in the past).
+        self.bookmarks = bookmarks
+        self.bookmarked = False
         self.scope = scope
         self.mode = mode
         self.clock = clock
@@ -162,6 +169,7 @@ class Tail:
                     break
                 if ledger.throttle_pause_s() > 0:
                     break  # a 429 on the way: the rest waits for the next poll
+        self._bookmark()
         newest_first = [change for batch in reversed(batches) for change in batch]
         self.rates.add(newest_first, self.clock.now())
         if pages:
@@ -178,8 +186,25 @@ class Tail:
             retained_since=self.retained_since,
         )
 
+    def _bookmark(self) -> None:
+        if self.bookmarked or self.bookmarks is None or self.continuation is None:
+            return
+        if self.mode is FeedMode.ALL_VERSIONS:
+            self.bookmarks.save(
+                self.scope, self.mode, self.continuation, int(self.clock.now()), by="tail"
+            )
+        self.bookmarked = True  # once per tail: the oldest position is the useful one
+
     def summary(self) -> RateSummary:
         """The last minute's rates; a flood is looked for only over the whole container
         (a tenant's own tail is all that tenant)."""
         floods = self.scope.level is ScopeLevel.CONTAINER
         return self.rates.summary(self.clock.now(), floods=floods)
+
+
+def tail_bookmarks(store: MemoryStore, root: Path | None = None) -> FeedBookmarks:
+    """The feed positions of the store's container, in the user cache dir (as the
+    history reads them; ``root`` for a test)."""
+    from cosmem_tui.core.session import cache_dir
+
+    return FeedBookmarks(root if root is not None else cache_dir(), feed_identity(store))

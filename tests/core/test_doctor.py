@@ -14,8 +14,10 @@ from cosmem_tui.core.doctor import CAPABILITIES, diagnose
 from cosmem_tui.core.doctor_checks import CHECKS
 from cosmem_tui.model import ContainerProperties, PartitionKeyDefinition
 from cosmem_tui.model.doctor import (
+    ALL_VERSIONS_MODE,
     EXECUTE_QUERY,
     ITEMS_READ,
+    READ_CHANGE_FEED,
     READ_METADATA,
     Access,
     AccessReport,
@@ -409,9 +411,12 @@ def test_the_demo_reports_what_is_simulated_and_what_cannot_be_checked():
         telemetry=TelemetryKind.SIMULATED,
     )
     local = AccessReport(
-        tuple(
-            DataActionProbe(a, Access.LOCAL, "a local workspace")
-            for a in (READ_METADATA, ITEMS_READ, EXECUTE_QUERY)
+        (
+            *(
+                DataActionProbe(a, Access.LOCAL, "a local workspace")
+                for a in (READ_METADATA, ITEMS_READ, EXECUTE_QUERY, READ_CHANGE_FEED)
+            ),
+            DataActionProbe(ALL_VERSIONS_MODE, Access.ALLOWED, "the change log, from now"),
         ),
         container=CONTAINER,
     )
@@ -427,13 +432,36 @@ def test_the_demo_reports_what_is_simulated_and_what_cannot_be_checked():
     found = rows(report)
     assert found["browse"].verdict is Verdict.WORKS and not found["browse"].simulated
     assert found["hot-tenants"].verdict is Verdict.WORKS and found["hot-tenants"].simulated
-    assert found["change-feed"].verdict is Verdict.BLOCKED  # a workspace has none
+    assert found["change-feed"].verdict is Verdict.WORKS  # the workspace's change log
     # The recall probe runs on a workspace: exact distances, computed by the console.
     assert found["vector-search"].verdict is not Verdict.BLOCKED
     assert "exact distances" in check_of(report, "policy.vector").evidence
     merge = check_of(report, "account.merge")
     assert merge.status is CheckStatus.UNKNOWN and "no Azure account" in merge.evidence
     assert report.demo and report.notes and report.blocked_asked() == ()
+
+
+def test_a_workspace_without_a_change_log_blocks_the_change_feed_with_its_fix():
+    facts = SessionFacts(Backend.WORKSPACE, "workspace old.sqlite", auth="local")
+    said = "this workspace predates the change log — build it again: cosmem import …"
+    local = AccessReport(
+        (
+            *(
+                DataActionProbe(a, Access.LOCAL, "a local workspace")
+                for a in (READ_METADATA, ITEMS_READ, EXECUTE_QUERY)
+            ),
+            *(
+                DataActionProbe(a, Access.DENIED, "the change log, from now", message=said)
+                for a in (READ_CHANGE_FEED, ALL_VERSIONS_MODE)
+            ),
+        ),
+        container=CONTAINER,
+    )
+    report = diagnose(DoctorEvidence(facts, access=Reading("the data plane", local)), at=0)
+    assert rows(report)["change-feed"].verdict is Verdict.BLOCKED
+    feed = check_of(report, "data.change_feed")
+    assert feed.status is CheckStatus.MISSING and "predates the change log" in feed.evidence
+    assert feed.fix == "build it again: cosmem import …"
 
 
 def test_opening_a_session_loads_no_doctor_module_until_it_is_asked_for(demo_path):

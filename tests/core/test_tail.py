@@ -261,3 +261,27 @@ async def test_while_held_off_a_poll_sends_nothing(workspace):
         assert len(session.ledger.records()) == sent
     finally:
         await session.close()
+
+
+async def test_an_all_versions_tail_leaves_its_first_position_for_the_history(workspace, tmp_path):
+    from cosmem_tui.core.tail import tail_bookmarks
+
+    clock = FrozenClock(NOW)
+    session = session_on(workspace, clock)
+    try:
+        marks = tail_bookmarks(session.store, tmp_path)
+        scope = TtlScope.container()
+        latest = Tail(session.store, scope, FeedMode.LATEST, clock=clock, bookmarks=marks)
+        await latest.poll()
+        assert marks.saved(scope, FeedMode.LATEST) == []  # only all versions needs one
+        tail = Tail(session.store, scope, FeedMode.ALL_VERSIONS, clock=clock, bookmarks=marks)
+        await tail.poll()
+        first = tail.continuation
+        write(workspace, NOW + 1, lambda b: creates(b, "acme", "bm", 0, 3))
+        clock.advance(1)
+        await tail.poll()
+        saved = marks.saved(scope, FeedMode.ALL_VERSIONS)
+        assert [b.continuation for b in saved] == [first] and saved[0].by == "tail"
+        assert saved[0].saved_at == NOW
+    finally:
+        await session.close()

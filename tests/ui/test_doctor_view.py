@@ -35,11 +35,11 @@ async def test_the_demo_is_reported_as_the_demo(make_app: AppFactory, demo_path:
         await settle(pilot)
         assert isinstance(app.screen, DoctorScreen)
         rows = cells(app, "capabilities")
-        assert [r[0] for r in rows] == ["works"] * 8 + ["blocked"] * 2 + ["works"]
+        assert [r[0] for r in rows] == ["works"] * 8 + ["blocked"] + ["works"] * 2
         assert rows[4][1] == "throughput metrics · sim"  # the simulator answers it
-        assert rows[9][1] == "all-versions change feed · next"  # not built yet
+        assert rows[9][1] == "all-versions change feed"  # the workspace's change log serves it
         text = screen_text(app)
-        assert "9 works, 2 blocked" in text and "the embedded demo" in text
+        assert "10 works, 1 blocked" in text and "the embedded demo" in text
         # The selected row's checks: what was read and what it cost.
         detail = doctor_text(app)
         assert detail.startswith("works · browse · this session asks for it")

@@ -26,7 +26,7 @@ from typing import ClassVar, Final
 from textual.app import ComposeResult
 
 from cosmem_tui.core.session import Session
-from cosmem_tui.core.tail import ALL_VERSIONS_NEEDS, Tail, TailPoll
+from cosmem_tui.core.tail import ALL_VERSIONS_NEEDS, Tail, TailPoll, tail_bookmarks
 from cosmem_tui.core.tail_rate import DEFAULT_FLOOD_SHARE
 from cosmem_tui.core.text import one_line
 from cosmem_tui.model.changes import Change, FeedMode, FeedUnavailable
@@ -193,6 +193,7 @@ class TailScreen(ViewScreen):
             self.mode,
             clock=session.clock,
             flood_share=DEFAULT_FLOOD_SHARE if share is None else share,
+            bookmarks=tail_bookmarks(session.store),
         )
         self.rows = TailRows(session.schema)
         listing = self.listing
