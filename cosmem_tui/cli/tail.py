@@ -18,18 +18,19 @@ import signal
 import sys
 import time
 from datetime import UTC, datetime
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from cosmem_tui.cli import opening, options
 from cosmem_tui.cli.command import CliError, SessionCommand
 from cosmem_tui.core.exit_status import EXIT_OK, EXIT_PARTIAL
 from cosmem_tui.core.session import Session
-from cosmem_tui.core.tail import Tail, tail_bookmarks
-from cosmem_tui.core.tail_records import change_record, table_header, table_line
 from cosmem_tui.core.text import json_for_terminal, visible
 from cosmem_tui.model.changes import Change, FeedMode, FeedStart, FeedUnavailable
 from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.errors import StoreError
+
+if TYPE_CHECKING:  # the tail's machinery loads when a tail starts, not with the CLI
+    from cosmem_tui.core.tail import Tail
 
 DEFAULT_POLL_S = 1.0
 MIN_POLL_S = 0.5  # a poll is a request: faster than this is load, not freshness
@@ -74,11 +75,15 @@ class Stream:
         self.lines = 0
 
     def header(self) -> None:
+        from cosmem_tui.core.tail_records import table_header
+
         if not self.json:
             print(table_header(), file=self.out)
             self.out.flush()
 
     def write(self, change: Change, schema: Schema) -> None:
+        from cosmem_tui.core.tail_records import change_record, table_line
+
         record = change_record(change, schema)
         if self.json:
             self.out.write(json_for_terminal(record) + "\n")
@@ -91,6 +96,8 @@ class Stream:
 
 
 async def run_tail(session: Session, args: argparse.Namespace, out: TextIO) -> int:
+    from cosmem_tui.core.tail import Tail, tail_bookmarks
+
     if len(args.names) > 2:
         raise CliError(f"usage: cosmem tail [{session.schema.tenant_label.upper()} [THREAD]]")
     mode = FeedMode(args.mode)
