@@ -17,7 +17,7 @@ through the dot product). Cosine divides the dot product by the norms computed w
 from __future__ import annotations
 
 import math
-from array import array
+import struct
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,18 +39,19 @@ class BulkScorer:
         self._distance = distance
         self._query = np.array(query, dtype=np.float64)
         self._query_norm = math.hypot(*query)
-        self._rows: Floats = np.empty((CHUNK, self.dims))
+        self._packer = struct.Struct(f"<{self.dims}d")  # the vectors table's layout
         self._work: Floats = np.empty((CHUNK, self.dims))
-        self._norms: Floats = np.empty(CHUNK)
-        self._filled = 0
+        # A chunk's vectors as bytes: one join and one frombuffer read them all, far
+        # cheaper than copying each into an array row.
+        self._blobs: list[bytes] = []
+        self._norms: list[float] = []
         self._scored: list[Floats] = []
 
     def add_stored(self, stored: StoredVector) -> bool:
         """A vector from the vectors table: finite float64 and its norm, as built."""
         if stored.dims != self.dims:
             return False
-        self._rows[self._filled] = np.frombuffer(stored.vector, dtype="<f8")
-        self._add(stored.norm)
+        self._add(stored.vector, stored.norm)
         return True
 
     def add_numbers(self, vector: list[float]) -> bool:
@@ -58,27 +59,28 @@ class BulkScorer:
         if len(vector) != self.dims:
             return False
         try:
-            numbers = array("d", vector)  # TypeError for any element that is no number
-        except TypeError:
+            packed = self._packer.pack(*vector)  # struct.error for an element no number
+        except struct.error:
             return False  # undefined, as in Cosmos SQL
-        self._rows[self._filled] = np.frombuffer(numbers, dtype=np.float64)
-        self._add(math.hypot(*vector))
+        self._add(packed, math.hypot(*vector))  # the norm the build stores
         return True
 
-    def _add(self, norm: float) -> None:
-        self._norms[self._filled] = norm
-        self._filled += 1
-        if self._filled == CHUNK:
+    def _add(self, vector: bytes, norm: float) -> None:
+        self._blobs.append(vector)
+        self._norms.append(norm)
+        if len(self._blobs) == CHUNK:
             self._score_chunk()
 
     def scores(self) -> Floats:
         """The score of every vector added, in the order added."""
-        if self._filled:
+        if self._blobs:
             self._score_chunk()
         return np.concatenate(self._scored) if self._scored else np.empty(0)
 
     def _score_chunk(self) -> None:
-        rows, work, n = self._rows[: self._filled], self._work[: self._filled], self._filled
+        n = len(self._blobs)
+        rows = np.frombuffer(b"".join(self._blobs), dtype="<f8").reshape(n, self.dims)
+        work = self._work[:n]
         if self._distance is Distance.EUCLIDEAN:
             np.subtract(rows, self._query, out=work)
             np.multiply(work, work, out=work)
@@ -87,12 +89,12 @@ class BulkScorer:
             np.multiply(rows, self._query, out=work)
             scores = work.sum(axis=1)
             if self._distance is Distance.COSINE:
-                norms = self._norms[:n] * self._query_norm
+                norms = np.array(self._norms) * self._query_norm
                 # A vector of no direction (zero norm) has cosine 0.0, as the fake's.
                 with np.errstate(divide="ignore", invalid="ignore"):
                     scores = np.where(norms != 0.0, scores / norms, 0.0)
         self._scored.append(scores)
-        self._filled = 0
+        self._blobs, self._norms = [], []
 
 
 def may_rank(firsts: Floats, k: int) -> Sequence[int]:
