@@ -29,7 +29,7 @@ from cosmem_tui.model.recall import (
     RecallQuery,
 )
 from cosmem_tui.schemas import get_schema
-from cosmem_tui.sources.local import LocalStore
+from cosmem_tui.sources.local import LocalStore, vector_scores
 from cosmem_tui.sources.local.vector_table import MIN_DIMS
 from tests.conftest import ANCHOR
 from tests.helpers import build_workspace, exchange
@@ -169,9 +169,12 @@ def probes(query_vector: tuple[float, ...]) -> list[RecallQuery]:
     return found
 
 
+@pytest.mark.parametrize("chunk", [vector_scores.CHUNK, 5])
 async def test_every_probe_answers_alike_with_and_without_the_table(
-    workspaces: tuple[Path, Path, tuple[float, ...]],
+    workspaces: tuple[Path, Path, tuple[float, ...]], chunk: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Also with the vectors scored a few at a time: they then share chunks differently.
+    monkeypatch.setattr(vector_scores, "CHUNK", chunk)
     path, older, query_vector = workspaces
     # The table holds the plain vectors only; the others are read from their bodies.
     assert stored_ids(path) == {

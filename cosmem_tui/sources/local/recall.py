@@ -1,8 +1,9 @@
 """Recall probes on a local workspace: exact vector search and FTS5 full-text, in the console.
 
-A workspace has no vector index, so every vector probe is the exact one: each candidate's
-distance to the query vector is computed while the scope's rows stream past, and a heap
-keeps only the best k (memory stays flat however large the tenant). Full-text ranks with
+A workspace has no vector index, so every vector probe is the exact one: the candidates'
+distances to the query vector are computed in chunks (numpy, ``vector_scores.py``) while
+the scope's rows stream past, and only their scores are kept (memory stays flat however
+large the tenant). Full-text ranks with
 SQLite FTS5's ``bm25()`` over the schema's text paths, in a temp table built for the
 probe. Hybrid is Reciprocal Rank Fusion of the two whole rankings, computed here: the
 service's own RRF constant is not documented, so the console labels it an approximation.
@@ -14,7 +15,6 @@ and dot product, smaller for euclidean.
 from __future__ import annotations
 
 import heapq
-import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,9 +22,9 @@ from typing import Any
 import orjson
 
 from cosmem_tui.model import JsonValue, Key, ThreadRef
-from cosmem_tui.model.recall import Distance, RecallFilter, RecallQuery, admitted, rrf
+from cosmem_tui.model.recall import RecallFilter, RecallQuery, admitted, rrf
 from cosmem_tui.schemas import FieldPath
-from cosmem_tui.sources.local.vector_table import StoredVector, VectorReader
+from cosmem_tui.sources.local.vector_table import StoredVector
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +81,8 @@ def vector_of(
 
     Only a body whose JSON text spells ``true`` or ``false`` can hold a bool, and only
     then are the element types looked at (in C, ``set(map(type, …))``). Any other
-    non-number (a string, null, an object, an array) makes the scorer's C arithmetic
-    raise, and ``VectorScorer.score`` says None for it: checking the types of 1,536
+    non-number (a string, null, an object, an array) is refused by the scorer's
+    conversion to float64 (``BulkScorer.add_numbers``): checking the types of 1,536
     numbers per item up front was a quarter of an exact probe's time."""
     value = path.get(body)
     if not isinstance(value, list) or not value:
@@ -90,46 +90,6 @@ def vector_of(
     if may_hold_bools and not set(map(type, value)) <= _NUMBERS:
         return None  # a bool is no number here, as in Cosmos SQL
     return value
-
-
-class VectorScorer:
-    """VectorDistance(item, query) for one query vector, with the query's norm worked out
-    once. ``math.dist`` and ``math.hypot`` run in C: the dot product is recovered from
-    them (|a|² + |b|² − |a−b|²) / 2, far faster than a Python loop over 1,536 numbers."""
-
-    def __init__(self, query: tuple[float, ...], distance: Distance) -> None:
-        self._query = query
-        self._distance = distance
-        self._query_norm = math.hypot(*query)
-        self._stored = VectorReader(len(query))
-
-    def score(self, vector: list[float]) -> float | None:
-        """None when the dimensions differ from the query's (the service skips the item)."""
-        if len(vector) != len(self._query):
-            return None
-        try:
-            gap = math.dist(vector, self._query)
-            norm = math.hypot(*vector)
-        except TypeError:  # an element that is no number: undefined, as in Cosmos SQL
-            return None
-        return self._distance_of(gap, norm)
-
-    def score_stored(self, stored: StoredVector) -> float | None:
-        """``score`` of a vector from the vectors table: the same numbers (float64 holds
-        every number orjson reads) and the norm computed alike at build time, so the
-        same score to the last bit."""
-        if stored.dims != self._stored.dims:
-            return None
-        return self._distance_of(math.dist(self._stored.numbers(stored), self._query), stored.norm)
-
-    def _distance_of(self, gap: float, norm: float) -> float:
-        if self._distance is Distance.EUCLIDEAN:
-            return gap
-        dot = (norm * norm + self._query_norm * self._query_norm - gap * gap) / 2.0
-        if self._distance is Distance.DOT_PRODUCT:
-            return dot
-        norms = norm * self._query_norm
-        return dot / norms if norms else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,38 +100,41 @@ class Ranked:
     score: float | None
 
 
-def _order_key(distance: Distance, score: float, hit: Candidate) -> tuple[float, str, str, str]:
-    # Closest first, ties broken by id (then keys: an id is unique only within a partition)
-    # so every run ranks alike.
-    first = -score if distance.larger_is_closer else score
-    return (first, hit.id, hit.tenant or "", hit.thread or "")
-
-
 def top_vector(
     found: Iterable[Candidate], query: RecallQuery, *, everything: bool = False
 ) -> list[Ranked]:
     """The k closest candidates, best first (``everything``: every scored one, ranked).
 
-    ``heapq.nsmallest`` keeps a heap of k entries while the candidates stream past: the
-    scope's vectors are never held at once."""
+    The vectors are scored in chunks while the candidates stream past
+    (``vector_scores.py``): only their scores and keys are kept, never the vectors.
+    Closest first, ties broken by id (then keys: an id is unique only within a
+    partition) so every run ranks alike."""
+    # numpy loads with the first vector probe, not with the console.
+    from cosmem_tui.sources.local.vector_scores import BulkScorer, may_rank
+
     assert query.vector is not None and query.vector_path is not None
     path = FieldPath.parse(query.vector_path)
-    scorer = VectorScorer(query.vector, query.distance)
-    distance = query.distance
+    scorer = BulkScorer(query.vector, query.distance)
+    keys: list[tuple[str, str | None, str | None]] = []
+    for candidate in found:
+        if candidate.stored is not None:
+            kept = scorer.add_stored(candidate.stored)
+        else:
+            vector = vector_of(candidate.body, path, may_hold_bools=candidate.may_hold_bools)
+            kept = vector is not None and scorer.add_numbers(vector)
+        if kept:
+            keys.append((candidate.id, candidate.tenant, candidate.thread))
+    scores = scorer.scores()
+    firsts = -scores if query.distance.larger_is_closer else scores
+    chosen = range(len(keys)) if everything else may_rank(firsts, query.k)
+    first_of, score_of = firsts.tolist(), scores.tolist()
 
-    def scored() -> Iterator[tuple[tuple[float, str, str, str], Ranked]]:
-        for candidate in found:
-            if candidate.stored is not None:
-                score = scorer.score_stored(candidate.stored)
-            else:
-                vector = vector_of(candidate.body, path, may_hold_bools=candidate.may_hold_bools)
-                score = scorer.score(vector) if vector is not None else None
-            if score is not None:
-                hit = Ranked(candidate.id, candidate.tenant, candidate.thread, score)
-                yield _order_key(distance, score, candidate), hit
+    def order(n: int) -> tuple[float, str, str, str]:
+        item_id, tenant, thread = keys[n]
+        return (first_of[n], item_id, tenant or "", thread or "")
 
-    entries = sorted(scored()) if everything else heapq.nsmallest(query.k, scored())
-    return [hit for _, hit in entries]
+    ranked = sorted(chosen, key=order) if everything else heapq.nsmallest(query.k, chosen, order)
+    return [Ranked(*keys[n], score_of[n]) for n in ranked]
 
 
 def text_of(body: Mapping[str, JsonValue], paths: tuple[str, ...]) -> str:

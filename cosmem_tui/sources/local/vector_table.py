@@ -135,14 +135,3 @@ def _reads(name: str, filters: Iterable[RecallFilter], text_paths: Iterable[str]
         if name in (raw, raw.replace("~1", "/").replace("~0", "~")):
             return True
     return any(FieldPath.parse(text).top == name for text in text_paths)
-
-
-class VectorReader:
-    """Unpacks stored vectors of one length (the query's) into floats, in C."""
-
-    def __init__(self, dims: int) -> None:
-        self.dims = dims
-        self._unpack = struct.Struct(f"<{dims}d").unpack
-
-    def numbers(self, stored: StoredVector) -> tuple[float, ...]:
-        return self._unpack(stored.vector)
