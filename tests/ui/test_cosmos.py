@@ -22,7 +22,7 @@ from cosmem_tui.ui.widgets.header import SessionHeader
 from cosmem_tui.ui.widgets.row_list import RowList
 from tests.helpers import exchange
 from tests.peer.fault_proxy import Fault
-from tests.ui.conftest import settle
+from tests.ui.conftest import screen_text, settle
 
 
 def header(app) -> str:
@@ -132,3 +132,22 @@ async def test_browsing_a_peer_container_end_to_end(containers, tmp_path):
         assert '"_etag"' in detail and '"embedding"' in detail  # the point read is whole
         subtitle = app.browse.query_one("#detail").border_subtitle
         assert "point read 1 request, 1.0 RU" in str(subtitle)
+
+
+async def test_the_tail_falls_back_to_the_latest_version_where_all_versions_is_refused(
+    containers, tmp_path
+):
+    from cosmem_tui.model.changes import FeedMode
+    from cosmem_tui.ui.views.tail.screen import TailScreen
+
+    seeded = await containers()  # the peer serves the latest version only
+    app = cosmos_app(seeded.settings(), tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("C")
+        await until(pilot, lambda: "tailing the latest version: " in screen_text(app))
+        assert isinstance(app.screen, TailScreen)
+        assert app.screen.tail is not None and app.screen.tail.mode is FeedMode.LATEST
+        shown = screen_text(app)
+        assert "deletes and TTL expirations are not visible" in shown
+        assert "latest version" in str(app.screen.listing.border_title)

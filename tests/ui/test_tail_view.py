@@ -85,6 +85,10 @@ async def test_C_tails_what_browse_has_selected_and_draws_hostile_text_inert(
         view = tail_screen(app)
         assert app.current_view == "tail"
         assert view.tail.scope == TtlScope.of_tenant(Key.of("acme"))
+        assert view.tail.mode is FeedMode.ALL_VERSIONS  # where the container serves it
+        await pilot.press("m")  # the latest version, as on an account without all versions
+        await settle(pilot)
+        view = tail_screen(app)
         assert view.tail.mode is FeedMode.LATEST
         assert "deletes and TTL expirations are not visible · m: all versions" in summary(app)
         assert "which needs continuous backup and enableAllVersionsAndDeletesChangeFeed" in (
@@ -119,10 +123,8 @@ async def test_enter_opens_the_turn_in_browse_and_a_removal_says_gone(make_app, 
         await settle(pilot)
         await pilot.press("C")
         await settle(pilot)
-        await pilot.press("m")  # all versions and deletes
-        await settle(pilot)
         view = tail_screen(app)
-        assert view.tail.mode is FeedMode.ALL_VERSIONS
+        assert view.tail.mode is FeedMode.ALL_VERSIONS  # the default where it is served
         assert "all versions and deletes" in summary(app)
         assert "not visible" not in summary(app)
 

@@ -44,7 +44,7 @@ from cosmem_tui.schemas import Schema
 from cosmem_tui.sources.changes import removal_change, version_change
 from cosmem_tui.sources.errors import BadRequest, WorkspaceError
 from cosmem_tui.sources.local import change_log, lifecycle
-from cosmem_tui.sources.local.charge import query_charge
+from cosmem_tui.sources.local.charge import feed_charge
 from cosmem_tui.sources.local.workspace import Workspace
 from cosmem_tui.sources.request_ledger import RequestLedger
 
@@ -161,11 +161,9 @@ class LocalChangeFeed:
             )
             ticket.items = len(read.rows)
             ticket.charge(
-                query_charge(
+                feed_charge(
                     request_scope,
-                    returned=len(read.rows),
                     returned_bytes=returned_bytes,
-                    scanned=len(read.rows),
                     physical_partitions=self._physical_partitions,
                 ),
                 simulated=True,

@@ -12,6 +12,10 @@ behaviour and every record is marked simulated:
   container (``physical_partitions``, 4 in the demo workspace); single-partition
   and prefix queries visit one.
 
+* change feed read: 1 RU per partition range answered (an empty answer, a 304, is a
+  small read, not a query), plus 1 RU per KB of the changes returned (they are read
+  like the items they are);
+
 * write (a ttl change rewrites the item): 10 RU for the first KB, 2 RU per further KB;
   delete: 5 RU plus 1 RU per further KB; a write refused by its condition (412) or
   finding nothing (404): 1 RU.
@@ -36,6 +40,17 @@ WRITE_PER_KB_RU = 2.0
 DELETE_BASE_RU = 5.0
 DELETE_PER_KB_RU = 1.0
 REFUSED_RU = 1.0
+
+
+FEED_RANGE_RU = 1.0
+FEED_PER_KB_RU = 1.0
+
+
+def feed_charge(
+    scope: Scope, *, returned_bytes: int, physical_partitions: int = DEFAULT_PHYSICAL_PARTITIONS
+) -> float:
+    ranges = physical_partitions if scope is Scope.CROSS_PARTITION else 1
+    return round(FEED_RANGE_RU * ranges + FEED_PER_KB_RU * returned_bytes / 1024, 2)
 
 
 def point_read_charge(size_bytes: int) -> float:

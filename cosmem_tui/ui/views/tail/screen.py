@@ -88,7 +88,10 @@ class TailScreen(ViewScreen):
             name="tail",
             floor_s=POLL_FLOOR_S,
         )
-        self.mode = FeedMode.LATEST
+        # All versions where the container serves it (deletes and TTL purges are what a
+        # tail is for); a refusal falls back to the latest version once, saying why.
+        self.mode = FeedMode.ALL_VERSIONS
+        self._mode_chosen = False  # the user pressed m: their mode stays, refused or not
         self.tail: Tail | None = None
         self.rows: TailRows | None = None
         self._followed: TtlScope | None = None
@@ -301,6 +304,12 @@ class TailScreen(ViewScreen):
         from cosmem_tui.ui.messages import describe_error
 
         if isinstance(error, FeedUnavailable):
+            fallback = error.mode is FeedMode.ALL_VERSIONS and not self._mode_chosen
+            if fallback and self.tail is not None:
+                self.mode = FeedMode.LATEST
+                self.start(self.tail.scope)
+                self.set_status(f"tailing the latest version: {one_line(error.reason)}")
+                return
             self.poll_loop.hidden_now()  # asking again will not help: say what would
             self.listing.show_message(f"{error.reason}\n\n{error.fix}\n\nm switches the mode")
             self.set_status(one_line(error.reason), error=True)
@@ -328,6 +337,7 @@ class TailScreen(ViewScreen):
         self.start(TtlScope.container())
 
     def action_toggle_mode(self) -> None:
+        self._mode_chosen = True
         self.mode = FeedMode.ALL_VERSIONS if self.mode is FeedMode.LATEST else FeedMode.LATEST
         if self.tail is not None:
             scope = self.tail.scope
