@@ -36,8 +36,11 @@ TAIL_COLUMNS = (
     Column("RU", 6, "right", drop_order=5),
 )
 
+# A create is the usual change and is drawn plain: a row is then one run of one style
+# (a styled cell costs the terminal two style changes a row, a screenful each poll under
+# a flood), and the rarer replaces and removals stand out.
 OP_TEXT: dict[ChangeOp, Cell] = {
-    ChangeOp.CREATE: ("create", "good"),
+    ChangeOp.CREATE: ("create", ""),
     ChangeOp.REPLACE: ("replace", "accent"),
     ChangeOp.WRITE: ("write", ""),
     ChangeOp.DELETE: ("delete", "bad"),
