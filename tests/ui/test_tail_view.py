@@ -18,6 +18,7 @@ from cosmem_tui.schemas import get_schema
 from cosmem_tui.sources.local.workspace_writer import WorkspaceWriter
 from cosmem_tui.ui.views.browse.levels import Level
 from cosmem_tui.ui.views.browse.screen import BrowseScreen
+from cosmem_tui.ui.views.tail.screen import FLOOD_POLL_S, POLL_S
 from cosmem_tui.ui.widgets.hint_line import FittedLine
 from tests.conftest import ANCHOR
 from tests.helpers import build_workspace, exchange
@@ -252,3 +253,25 @@ async def test_a_reader_off_the_newest_row_keeps_their_row(make_app, workspace):
 def creates(batch: Any, thread: str, indices: range) -> None:
     for n in indices:
         batch.create(exchange("acme", thread, n))
+
+
+async def test_a_flood_spaces_the_polls_and_keeps_every_row(make_app, workspace):
+    app = make_app(workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("C", "f")
+        await settle(pilot)
+        view = tail_screen(app)
+        shown = view.listing.rows_shown
+        write(workspace, ANCHOR + 1, lambda b: creates(b, "t1", range(1, 4)))
+        await polled(pilot, app, 3)
+        assert view.poll_loop.interval_s == POLL_S  # a few rows: the next poll in a second
+        flood = range(4, 4 + shown + 10)  # more new rows than the list shows
+        write(workspace, ANCHOR + 2, lambda b: creates(b, "t1", flood))
+        await polled(pilot, app, 3 + len(flood))
+        assert len(view.listing.source) == 3 + len(flood)  # every row kept, none skipped
+        assert view.poll_loop.interval_s == FLOOD_POLL_S > POLL_S
+        assert f"every {FLOOD_POLL_S:g} s" in str(view.listing.border_subtitle)
+        write(workspace, ANCHOR + 3, lambda b: creates(b, "t1", range(100, 102)))
+        await polled(pilot, app, 5 + len(flood))
+        assert view.poll_loop.interval_s == POLL_S  # the flood is over: each second again

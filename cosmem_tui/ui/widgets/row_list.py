@@ -516,6 +516,11 @@ class RowList(ScrollView, can_focus=True):
     def _rows_per_page(self) -> int:
         return max(1, self.size.height - 1)
 
+    @property
+    def rows_shown(self) -> int:
+        """How many rows the list shows at once (its height less the header)."""
+        return self._rows_per_page
+
     def move_cursor(self, position: int) -> None:
         if self.row_count == 0:
             return

@@ -16,7 +16,9 @@ deletes: the view says so and what would show them) and all versions and deletes
 
 Only new rows cost: a row's cells are made once, and when the cursor is off the newest
 row (someone is reading) the rows on screen stay where they are as new ones arrive
-above them, so the terminal is written to only where something changed.
+above them, so the terminal is written to only where something changed. Under a flood
+(more new rows a poll than the list shows) the polls are spaced to ``FLOOD_POLL_S``, as
+each one repaints a screenful; every poll's rows still appear at once.
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ from cosmem_tui.ui.widgets.row_list import RowList
 from cosmem_tui.ui.workers import run_async
 
 POLL_S: Final = 1.0  # lag from write to row: about a poll, at the 2 s goal's half
+# Under a flood (a poll brought more new rows than the list shows) every row on screen is
+# new at each poll, so each poll repaints a screenful: the next poll waits this long
+# instead, for fewer bytes a second while the lag stays under 2 s (a poll and its read).
+FLOOD_POLL_S: Final = 1.6
 POLL_FLOOR_S: Final = 1.0
 COST_EVERY_S: Final = 15.0
 
@@ -231,6 +237,9 @@ class TailScreen(ViewScreen):
             return
         if poll.fresh:
             self._show_rows(rows, tail, len(poll.fresh))
+        # Every poll's rows are shown at once; only the wait for the next one is longer.
+        flooded = len(poll.fresh) > self.listing.rows_shown
+        self.poll_loop.interval_s = FLOOD_POLL_S if flooded else POLL_S
         self._show_summary(fresh=bool(poll.fresh))
         self._show_subtitle(poll)
         if poll.stopped is not None:
