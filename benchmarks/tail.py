@@ -13,8 +13,8 @@ the screen (ids are looked for in the terminal stream). A write's lag is until i
 newer row, is on screen: at this rate most rows are pushed down by newer ones before the
 next frame. The references, measured in the same run: the same console on browse's
 tenant list under the same load (what the console costs without the tail), and the tail
-with nothing written. Prints figures; asserts nothing. Goals: lag ≤ 2 s, ≤ 4 KB/s, ≤ 10
-% of a core, RSS flat.
+with nothing written. Prints figures; asserts nothing. Goals: lag ≤ 2 s, ≤ 4 KB/s,
+≤ 10 % of a core, RSS flat.
 """
 
 from __future__ import annotations
