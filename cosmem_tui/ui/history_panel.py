@@ -14,11 +14,9 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cosmem_tui.core.history import history_service
@@ -32,9 +30,8 @@ from cosmem_tui.model.keys import value_text
 from cosmem_tui.model.times import utc_text
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
-from cosmem_tui.ui.widgets.hint_line import fit_hints
+from cosmem_tui.ui.scroll_panel import SCROLL_KEYS, ScrollPanel
 
-KEYS = ("Esc closes", "j k scroll", "PgDn PgUp page", "g G first, last")
 PREVIEW = 120  # characters of a version's text shown under its event
 TIME = "%Y-%m-%d %H:%M:%S"
 TONES = {
@@ -77,23 +74,11 @@ def history_text(history: History, tenant_label: str) -> Text:
     return text
 
 
-class HistoryPanel(ModalScreen[None]):
+class HistoryPanel(ScrollPanel):
     """One item's or one thread's history; ``Esc``, ``q`` or ``i`` closes it."""
 
-    BINDINGS: ClassVar = [
-        Binding("escape,q,i", "dismiss", "close"),
-        Binding("down,j", "scroll('down')", show=False),
-        Binding("up,k", "scroll('up')", show=False),
-        Binding("pagedown,space,ctrl+f", "scroll('page_down')", show=False),
-        Binding("pageup,ctrl+b", "scroll('page_up')", show=False),
-        Binding("home,g", "scroll('home')", show=False),
-        Binding("end,G", "scroll('end')", show=False),
-    ]
-    DEFAULT_CSS = """
-    HistoryPanel { align: center middle; }
-    HistoryPanel > VerticalScroll { width: 100%; height: 100%; border: round $accent;
-        background: $surface; padding: 0 1; }
-    """
+    BINDINGS: ClassVar = [Binding("escape,q,i", "dismiss", "close"), *SCROLL_KEYS]
+    SCROLL_ID = "history"
 
     def __init__(
         self,
@@ -123,7 +108,7 @@ class HistoryPanel(ModalScreen[None]):
             yield Static(Text("reading the change feed…", style="dim"), id="history-body")
 
     def on_mount(self) -> None:
-        self._fit_keys()
+        super().on_mount()
         service = history_service(self.session)
         ref, item_id = self.ref, self.item_id
         self.loader.start(
@@ -138,24 +123,10 @@ class HistoryPanel(ModalScreen[None]):
         self.history = history
         body = self.query_one("#history-body", Static)
         body.update(history_text(history, self.session.schema.tenant_label))
-        scroll = self.query_one("#history", VerticalScroll)
-        scroll.border_title = plain(f"{self.title_text} · {cost_text(cost)}")
+        self.scroll.border_title = plain(f"{self.title_text} · {cost_text(cost)}")
         if self.read is not None:
             self.read(history)
 
     def _failed(self, error: str) -> None:
         body = self.query_one("#history-body", Static)
         body.update(Text(f"the history could not be read: {visible(error)}", style="red"))
-
-    def on_resize(self, event: events.Resize) -> None:
-        self._fit_keys()
-
-    def _fit_keys(self) -> None:
-        scroll = self.query_one("#history", VerticalScroll)
-        scroll.border_subtitle = fit_hints(KEYS, max(0, self.size.width - 8))
-
-    def action_scroll(self, how: str) -> None:
-        self.call_after_refresh(self._scroll, how)
-
-    def _scroll(self, how: str) -> None:
-        getattr(self.query_one("#history", VerticalScroll), f"scroll_{how}")(animate=False)

@@ -17,19 +17,16 @@ from typing import Any, ClassVar
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cosmem_tui.core.text import cut_long, json_for_terminal, size_text, visible
 from cosmem_tui.ui.messages import plain
-from cosmem_tui.ui.widgets.hint_line import fit_hints
+from cosmem_tui.ui.scroll_panel import SCROLL_KEYS, ScrollPanel
 
 FIELD_LIMIT = 16 * 1024  # characters of one value shown; the rest is said, not drawn
-KEYS = ("Esc closes", "j k scroll", "PgDn PgUp page", "g G first, last")
 
 
 def value_text(value: Any) -> str:
@@ -64,23 +61,11 @@ def fields_table(record: Mapping[str, Any]) -> RenderableType:
     return grid
 
 
-class RowDetail(ModalScreen[None]):
+class RowDetail(ScrollPanel):
     """The fields of one row; ``v``, ``Esc`` or ``q`` closes it."""
 
-    BINDINGS: ClassVar = [
-        Binding("escape,q,v", "dismiss", "close"),
-        Binding("down,j", "scroll('down')", show=False),
-        Binding("up,k", "scroll('up')", show=False),
-        Binding("pagedown,space,ctrl+f", "scroll('page_down')", show=False),
-        Binding("pageup,ctrl+b", "scroll('page_up')", show=False),
-        Binding("home,g", "scroll('home')", show=False),
-        Binding("end,G", "scroll('end')", show=False),
-    ]
-    DEFAULT_CSS = """
-    RowDetail { align: center middle; }
-    RowDetail > VerticalScroll { width: 100%; height: 100%; border: round $accent;
-        background: $surface; padding: 0 1; }
-    """
+    BINDINGS: ClassVar = [Binding("escape,q,v", "dismiss", "close"), *SCROLL_KEYS]
+    SCROLL_ID = "row-detail"
 
     def __init__(self, title: str, record: Mapping[str, Any]) -> None:
         super().__init__()
@@ -91,22 +76,3 @@ class RowDetail(ModalScreen[None]):
         with VerticalScroll(id="row-detail") as scroll:
             scroll.border_title = plain(self.title_text)
             yield Static(fields_table(self.record), id="row-fields")
-
-    def on_mount(self) -> None:
-        self._fit_keys()
-
-    def on_resize(self, event: events.Resize) -> None:
-        self._fit_keys()
-
-    def _fit_keys(self) -> None:
-        # Whole hints that fit the border (a cut "Esc clo…" reads as nothing).
-        scroll = self.query_one("#row-detail", VerticalScroll)
-        scroll.border_subtitle = fit_hints(KEYS, max(0, self.size.width - 8))
-
-    # Keys sent with the v that opened the detail may arrive before its first layout:
-    # each scroll waits for it, as the help does.
-    def action_scroll(self, how: str) -> None:
-        self.call_after_refresh(self._scroll, how)
-
-    def _scroll(self, how: str) -> None:
-        getattr(self.query_one("#row-detail", VerticalScroll), f"scroll_{how}")(animate=False)
