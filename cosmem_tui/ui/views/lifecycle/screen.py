@@ -30,6 +30,7 @@ from cosmem_tui.model.ttl import format_duration
 from cosmem_tui.ui.commands import Mistake
 from cosmem_tui.ui.loader import Loader
 from cosmem_tui.ui.messages import cost_text, plain
+from cosmem_tui.ui.scope_names import resolve_scope_names
 from cosmem_tui.ui.shared_actions import view_bindings
 from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen
@@ -45,7 +46,6 @@ from cosmem_tui.ui.views.lifecycle.rows import (
 from cosmem_tui.ui.views.lifecycle.spec import SPEC
 from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import RowList
-from cosmem_tui.ui.workers import run_async
 
 
 class LifecycleScreen(ViewScreen):
@@ -124,20 +124,15 @@ class LifecycleScreen(ViewScreen):
             return
         self._followed = self.cosmem.browse_selection()  # browse moving on follows again
         self._pinned = True
-        service = self.service
         generation = self.loader.bump()
-
-        async def resolve() -> None:
-            try:
-                scope = await service.scope_named(list(args))
-            except Exception as exc:
-                from cosmem_tui.ui.messages import describe_error
-
-                self.call_later(self._named_failed, generation, describe_error(exc))
-                return
-            self.call_later(self._named_found, generation, scope)
-
-        run_async(self, resolve, group="ttl-resolve", exclusive=True, exit_on_error=False)
+        resolve_scope_names(
+            self,
+            self.service,
+            args,
+            group="ttl-resolve",
+            found=lambda scope: self._named_found(generation, scope),
+            failed=lambda error: self._named_failed(generation, error),
+        )
 
     def _named_found(self, generation: int, scope: TtlScope) -> None:
         if generation == self.loader.generation:

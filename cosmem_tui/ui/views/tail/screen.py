@@ -37,6 +37,7 @@ from cosmem_tui.model.times import utc_text
 from cosmem_tui.ui.commands import Mistake
 from cosmem_tui.ui.messages import plain
 from cosmem_tui.ui.refresh import RefreshLoop
+from cosmem_tui.ui.scope_names import resolve_scope_names
 from cosmem_tui.ui.shared_actions import view_bindings
 from cosmem_tui.ui.table_export import ShownTable
 from cosmem_tui.ui.view import VIEW_CSS, ViewScreen
@@ -50,7 +51,6 @@ from cosmem_tui.ui.views.tail.rows import (
 from cosmem_tui.ui.views.tail.spec import SPEC
 from cosmem_tui.ui.widgets.hint_line import FittedLine
 from cosmem_tui.ui.widgets.row_list import RowList
-from cosmem_tui.ui.workers import run_async
 
 POLL_S: Final = 1.0  # lag from write to row: about a poll, at the 2 s goal's half
 # Under a flood (a poll brought more new rows than the list shows) every row on screen is
@@ -165,21 +165,16 @@ class TailScreen(ViewScreen):
             return
         self._followed = self.cosmem.browse_selection()
         self._pinned = True
-        service = self.session.lifecycle
         self._generation += 1
         generation = self._generation
-
-        async def resolve() -> None:
-            try:
-                scope = await service.scope_named(list(args))
-            except Exception as exc:
-                from cosmem_tui.ui.messages import describe_error
-
-                self.call_later(self._named_failed, generation, describe_error(exc))
-                return
-            self.call_later(self._named_found, generation, scope)
-
-        run_async(self, resolve, group="tail-resolve", exclusive=True, exit_on_error=False)
+        resolve_scope_names(
+            self,
+            self.session.lifecycle,
+            args,
+            group="tail-resolve",
+            found=lambda scope: self._named_found(generation, scope),
+            failed=lambda error: self._named_failed(generation, error),
+        )
 
     def _named_found(self, generation: int, scope: TtlScope) -> None:
         if generation == self._generation:
