@@ -434,3 +434,42 @@ async def test_a_write_between_a_page_and_its_settling_read_loses_nothing(
         )  # fmt: skip
     finally:
         await store.close()
+
+
+async def test_a_429_storm_loses_and_repeats_nothing_and_every_attempt_is_ledgered(
+    fake: FakeCosmos,
+) -> None:
+    """Half the feed's requests answered 429 (acme split over two ranges): the SDK's
+    retries and the merge still hand out every change once, in order; the throttled
+    attempts are in the ledger at low priority."""
+    _container(fake)
+    store = _store(fake)
+    client, writer = await _writer(fake)
+    try:
+        first = await store.read_changes(TtlScope(), mode=FeedMode.ALL_VERSIONS)
+        written = [_turn(ACME + i % 3, f"t{i % 7}", i, "x") for i in range(60)]
+        for item in written:
+            await writer.create_item(item)
+        fake.faults.storm(0.5, seed=11, kind="feed", retry_after_ms=5)
+        token, seen, lsns = first.continuation, [], []
+        for _ in range(200):
+            page = await store.read_changes(
+                TtlScope(), mode=FeedMode.ALL_VERSIONS, continuation=token, max_items=7
+            )
+            seen.extend(c.item_id for c in page.changes)
+            lsns.extend(c.lsn for c in page.changes)
+            token = page.continuation
+            if page.not_modified:
+                break
+        assert sorted(seen) == sorted(i["id"] for i in written)  # none lost, none twice
+        assert lsns == sorted(lsns)
+        sent = [e for e in fake.log.of("feed") if e.operation == "change-feed"]
+        assert any(e.throttled for e in sent), "the storm never reached the feed"
+        assert {e.priority for e in sent} == {"Low"}
+        # One ledger record per attempt the fake saw, the 429s among them.
+        feed = [r for r in store.ledger.records() if r.operation == "change-feed"]
+        assert len(feed) == len(sent)
+        assert sum(r.status == 429 for r in feed) == sum(e.throttled for e in sent)
+    finally:
+        await client.close()
+        await store.close()
