@@ -171,12 +171,19 @@ class RequestLedger(RequestBudget, SilenceAndHoldOff):
 
     @asynccontextmanager
     async def request(
-        self, operation: str, scope: Scope, *, target: str = "", write: bool = False
+        self,
+        operation: str,
+        scope: Scope,
+        *,
+        target: str = "",
+        write: bool = False,
+        background: bool = False,
     ) -> AsyncIterator[RequestTicket]:
         """One modelled request of a backend without HTTP (the local workspace).
 
         ``write``: the request changes data; refused (nothing recorded) unless the
-        session allows writes."""
+        session allows writes. ``background``: recorded as background work, as the
+        Cosmos wire records a call admitted as such."""
         if write:
             self.check_write(operation, target)
         ticket = RequestTicket()
@@ -214,6 +221,7 @@ class RequestLedger(RequestBudget, SilenceAndHoldOff):
                     cancelled=cancelled,
                     cause=_CAUSE.get(),
                     at=self.clock.now(),
+                    background=background,
                 )
             )
 

@@ -8,6 +8,7 @@ import pytest
 
 from tests.conftest import ANCHOR
 from tests.contract.backends import Backend, CosmosBackend, LocalBackend
+from tests.contract.change_writes import ChangeWrites
 
 # "cosmos" is the Cosmos-protocol peer every run starts (tests/peer): one physical
 # partition, no DISTINCT or GROUP BY. "gateway" is the in-process fake of the real
@@ -41,3 +42,12 @@ async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     instance = open_backend(request.param, request, tmp_path)
     yield instance
     await instance.close()
+
+
+@pytest.fixture
+async def writers() -> AsyncIterator[list[ChangeWrites]]:
+    """The change-feed writers a test made (``change_writes.change_writes``), closed after it."""
+    made: list[ChangeWrites] = []
+    yield made
+    for writes in made:
+        await writes.close()

@@ -47,7 +47,7 @@ ALL = FeedMode.ALL_VERSIONS
 LATEST = FeedMode.LATEST
 
 
-def _backend_param(name: str) -> Any:
+def feed_backend_param(name: str) -> Any:
     """Every backend of the suite; those whose change feed is not built yet are expected
     to fail (strictly: once one passes, its mark must go) rather than skipped."""
     if name in ("local", "cosmos", "gateway"):
@@ -59,19 +59,11 @@ def _backend_param(name: str) -> Any:
     return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=reason))
 
 
-@pytest.fixture(params=[_backend_param(name) for name in BACKENDS])
+@pytest.fixture(params=[feed_backend_param(name) for name in BACKENDS])
 async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
     instance = open_backend(request.param, request, tmp_path)
     yield instance
     await instance.close()
-
-
-@pytest.fixture
-async def writers() -> AsyncIterator[list[ChangeWrites]]:
-    made: list[ChangeWrites] = []
-    yield made
-    for writes in made:
-        await writes.close()
 
 
 async def feed_of(

@@ -50,7 +50,7 @@ async def test_a_long_history_stops_at_its_read_budget_and_says_so(
         assert not history.complete and history.requests == 2
         assert [e.item_id for e in history.events] == [f"t1-{i}" for i in range(1, 7)]
         assert any(n.kind is NoteKind.STOPPED for n in history.notes)
-        reads = [r for r in session.ledger.records()[before:] if r.operation == "read-changes"]
+        reads = [r for r in session.ledger.records()[before:] if r.operation == "change-feed"]
         assert len(reads) == 2 and all(r.scope is Scope.PARTITION for r in reads)
         # with room, the same history reads to the end of the feed
         whole = await HistoryService(session.store, session.clock, marks).history(REF)
@@ -78,7 +78,7 @@ async def test_a_tenants_position_serves_its_threads_and_the_containers_never_do
         history = await service.history(REF)
         assert [e.item_id for e in history.events] == ["t1-5"]  # t2's change is read, not kept
         assert history.since == t0  # the tenant's position, not the container's older one
-        reads = [r for r in session.ledger.records()[before:] if r.operation == "read-changes"]
+        reads = [r for r in session.ledger.records()[before:] if r.operation == "change-feed"]
         assert reads and all(r.scope is Scope.PREFIX for r in reads)
         assert any("tenant's position" in n.text for n in history.notes)
         # another tenant's thread: no position of its own or its tenant's, so from now

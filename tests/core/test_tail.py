@@ -65,7 +65,7 @@ async def test_a_tail_from_now_reads_what_is_written_after_it_started(workspace)
         assert [c.item_id for c in tail.window] == ["t1-3", "t1-2", "t1-1"]
         # Every page was a request in the ledger, caused by the tail's poll.
         records = [r for r in session.ledger.records() if r.cause == TAIL_CAUSE]
-        assert len(records) == tail.pages and all(r.operation == "read-changes" for r in records)
+        assert len(records) == tail.pages and all(r.operation == "change-feed" for r in records)
         assert tail.request_units == pytest.approx(sum(r.request_units for r in records))
         summary = tail.summary()
         assert summary.changes == 3 and summary.top[0].writer == Key.of("acme")

@@ -2,8 +2,8 @@
 
 Items are seeded through the SDK, like on the peer, and the product's own
 ``CosmosStore`` reads them; ``advance`` steps the fake's clock instead of sleeping, so
-TTL cases run instantly. To enable it, add ``"gateway"`` to ``BACKENDS`` in
-``tests/contract/conftest.py`` and build ``GatewayBackend(ANCHOR)`` for that parameter.
+TTL cases run instantly. It is the suite's ``"gateway"`` backend
+(``tests/contract/conftest.py``).
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ from cosmem_tui.sources.local.charge import feed_charge
 from cosmem_tui.sources.local.workspace import Workspace
 from cosmem_tui.sources.request_ledger import RequestLedger
 
-OPERATION: Final = "read-changes"
+OPERATION: Final = "change-feed"  # the name the Cosmos store records
 _TOKEN: Final = "F1."
 _EARLIEST: Final = -(2**63)
 _REMOVAL_BYTES: Final = 96  # a delete's entry on the wire: id, key and metadata
@@ -152,7 +152,9 @@ class LocalChangeFeed:
         request_scope = lifecycle.scope_of_request(scope.level, self._thread_scope)
         target = f"{mode.value} changes of {scope.describe(self._schema.tenant_label)}"
         await self._ledger.admit(OPERATION, target, background=background)
-        async with self._ledger.request(OPERATION, request_scope, target=target) as ticket:
+        async with self._ledger.request(
+            OPERATION, request_scope, target=target, background=background
+        ) as ticket:
             read = await asyncio.to_thread(
                 self._fetch, _QUERIES[scope.level], params, mode, start, after, limit
             )

@@ -193,7 +193,9 @@ class LocalStore:
             if schema.granularity is Granularity.SESSION and schema.messages is not None:
                 name += "_sessions"  # a thread counts the messages of its session documents
                 params["messages"] = sqlite_json_path(schema.messages)
-        async with self._ledger.request("count-key", scope, target=target) as ticket:
+        async with self._ledger.request(
+            "count-key", scope, target=target, background=background
+        ) as ticket:
             rows = await asyncio.to_thread(
                 self._workspace.query, name, {**params, "now": self._now()}
             )
