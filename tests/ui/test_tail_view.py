@@ -275,3 +275,19 @@ async def test_a_flood_spaces_the_polls_and_keeps_every_row(make_app, workspace)
         write(workspace, ANCHOR + 3, lambda b: creates(b, "t1", range(100, 102)))
         await polled(pilot, app, 5 + len(flood))
         assert view.poll_loop.interval_s == POLL_S  # the flood is over: each second again
+
+
+async def test_a_quiet_tail_says_its_first_read_at_once(make_app, workspace):
+    # A tail that reads but finds nothing must not look stalled ("0 reads") until the
+    # cost line's next turn comes round.
+    app = make_app(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("C")
+        await settle(pilot)
+        view = tail_screen(app)
+        await until(pilot, lambda: view.tail.pages > 0)
+        await settle(pilot)
+        assert "no changes since the tail started" in summary(app)
+        assert "0 reads" not in summary(app)
+        assert f"{view.tail.pages} reads" in summary(app)

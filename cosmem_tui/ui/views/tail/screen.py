@@ -104,7 +104,7 @@ class TailScreen(ViewScreen):
         self._pinned = False  # showing what :tail named, not browse's selection
         self._named: tuple[str, ...] | None = None
         self._shown_summary = ""
-        self._cost: tuple[float, str] | None = None  # when the cost was last said, and what
+        self._cost: tuple[float, int, str] | None = None  # when the cost was said, its reads, what
         self._shown_subtitle = ""
         self._title_base = "tail"
         self._generation = 0
@@ -266,11 +266,13 @@ class TailScreen(ViewScreen):
             return
         rate = rate_line(tail.summary(), session.schema.tenant_label)
         # The cost is said again when rows come, or every COST_EVERY_S: an idle tail's
-        # line then stays as it is (each empty read would otherwise redraw it).
+        # line then stays as it is (each empty read would otherwise redraw it). The
+        # first read is said at once: "0 reads" on a tail that reads looks stalled.
         now = session.clock.now()
-        if self._cost is None or fresh or now - self._cost[0] >= COST_EVERY_S:
-            self._cost = (now, f"{tail.pages:,} reads, {tail.request_units:,.1f} RU")
-        text = one_line(f"{rate} · {self._cost[1]}")
+        first_read = self._cost is not None and self._cost[1] == 0 and tail.pages > 0
+        if self._cost is None or fresh or first_read or now - self._cost[0] >= COST_EVERY_S:
+            self._cost = (now, tail.pages, f"{tail.pages:,} reads, {tail.request_units:,.1f} RU")
+        text = one_line(f"{rate} · {self._cost[2]}")
         if text != self._shown_summary:  # an unchanged line must not redraw
             self._shown_summary = text
             self.query_one("#tail-rate", FittedLine).show(text)
