@@ -52,8 +52,9 @@ async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
 
 
 @pytest.fixture
-async def marks(tmp_path: Path) -> AsyncIterator[Path]:
-    yield tmp_path / "feed-positions"
+def marks(tmp_path: Path) -> Path:
+    """Where the test's feed positions are kept (the user cache dir's stand-in)."""
+    return tmp_path / "feed-positions"
 
 
 def history_of(store: MemoryStore, clock: Clock, root: Path) -> HistoryService:
